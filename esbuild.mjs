@@ -1,0 +1,55 @@
+// One build script for every bundle: the CLI (and, later, the extension host) as CommonJS for Node,
+// the webview as a browser IIFE. The sql.js wasm binary is copied beside the bundles it serves.
+import * as esbuild from 'esbuild';
+import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints esbuild errors as file:line:column so editor problem matchers pick them up. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => { if (watch) console.log('[watch] build started'); });
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      if (watch) console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'silent',
+  plugins: [problemMatcher],
+};
+
+const contexts = await Promise.all([
+  esbuild.context({
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
+]);
+
+mkdirSync('dist', { recursive: true });
+copyFileSync('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/sql-wasm.wasm');
+
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  const results = await Promise.allSettled(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+  if (results.some((r) => r.status === 'rejected')) process.exit(1);
+  chmodSync('dist/cli.js', 0o755);
+}

@@ -1,0 +1,78 @@
+// Prefix-cache stability between consecutive requests of one lineage (REPORT.md, requests[].prefix).
+
+import { wireKey, type WireMessage } from '../engine/apiMessages';
+import type { ReplayRequest } from '../engine/replay';
+import { firstDifferingByte } from '../engine/utf8';
+import type { RequestWire } from './requestWire';
+
+export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'compression' | 'system-changed' | 'tools-changed';
+
+export interface PrefixBreak {
+  messageIndex: number;
+  byteOffset: number | null;
+  cause: BreakCause;
+}
+
+export interface PrefixResult {
+  previousRequest: number | null;
+  stable: boolean;
+  breakAt: PrefixBreak | null;
+  reusedTokens: number;
+}
+
+/** Compares a request with the previous one of its lineage. */
+export function comparePrefix(prev: ReplayRequest | null, cur: ReplayRequest, wire: RequestWire): PrefixResult {
+  if (!prev) return { previousRequest: null, stable: true, breakAt: null, reusedTokens: 0 };
+  const at = firstDifference(prev, cur, wire);
+  if (at === null) {
+    return { previousRequest: prev.index, stable: true, breakAt: null, reusedTokens: wire.inputTokens(prev) };
+  }
+  return { previousRequest: prev.index, stable: false, breakAt: at, reusedTokens: wire.leadingTokens(prev, at.messageIndex) };
+}
+
+function contentByte(a: WireMessage, b: WireMessage): number | null {
+  const x = a.message.content;
+  const y = b.message.content;
+  return typeof x === 'string' && typeof y === 'string' ? firstDifferingByte(x, y) : null;
+}
+
+function firstDifference(prev: ReplayRequest, cur: ReplayRequest, wire: RequestWire): PrefixBreak | null {
+  if (prev.systemPrompt !== cur.systemPrompt) {
+    return { messageIndex: 0, byteOffset: firstDifferingByte(prev.systemPrompt, cur.systemPrompt), cause: 'system-changed' };
+  }
+  if (prev.tools !== undefined && cur.tools !== undefined && JSON.stringify(prev.tools) !== JSON.stringify(cur.tools)) {
+    return { messageIndex: 0, byteOffset: null, cause: 'tools-changed' };
+  }
+  const prevCount = wire.messageCount(prev);
+  const curCount = wire.messageCount(cur);
+  const limit = Math.min(prevCount, curCount);
+  for (const index of candidateIndices(prev, cur, limit)) {
+    const a = wire.message(prev, index);
+    const b = wire.message(cur, index);
+    if (wireKey(a.message) !== wireKey(b.message)) {
+      return { messageIndex: index, byteOffset: contentByte(a, b), cause: classify(cur, a, b) };
+    }
+  }
+  if (curCount < prevCount) return { messageIndex: curCount, byteOffset: null, cause: cur.afterCompaction ? 'compression' : 'history-rewritten' };
+  return null;
+}
+
+/**
+ * The wire indices where the two requests can differ, in order. Within one generation only the
+ * rows whose mode changed (the previous current/final rows, the new current row) can; across
+ * generations every message must be compared.
+ */
+function candidateIndices(prev: ReplayRequest, cur: ReplayRequest, limit: number): number[] {
+  if (prev.rows !== cur.rows) return Array.from({ length: Math.max(0, limit - 1) }, (_, i) => i + 1);
+  const rows = new Set([prev.currentUserIdx, prev.end - 1, cur.currentUserIdx, cur.end - 1]);
+  return [...rows].filter((r) => r >= 0 && r + 1 < limit).map((r) => r + 1).sort((a, b) => a - b);
+}
+
+function classify(cur: ReplayRequest, a: WireMessage, b: WireMessage): PrefixBreak['cause'] {
+  if (cur.afterCompaction) return 'compression';
+  if (a.substituted === 'sidecar' && b.substituted !== 'sidecar') {
+    const row = b.source >= 0 ? cur.rows[b.source] : undefined;
+    return typeof row?.api_content === 'string' && row.api_content !== '' ? 'sidecar-not-replayed' : 'sidecar-dropped';
+  }
+  return 'history-rewritten';
+}

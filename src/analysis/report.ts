@@ -1,0 +1,240 @@
+// The analysis report (REPORT.md): the CLI's public JSON contract, and the model the views read.
+
+import { wireCopy, wireKey } from '../engine/apiMessages';
+import { estimateMessagesTokensRough } from '../engine/estimator';
+import type { Row } from '../engine/messages';
+import type { Profile } from '../engine/profile';
+import { compressionMadeProgress, preflightGateBranch } from '../engine/progress';
+import { replayTranscript, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
+import { firstDifferingByte } from '../engine/utf8';
+import type { CapturedRequest, Severity, SourcePos, Transcript } from '../transcripts/model';
+import { comparePrefix, type PrefixResult } from './prefix';
+import { RequestWire } from './requestWire';
+import type { TokenCounter } from './tokenizer';
+import { sha256Hex } from './sha256';
+
+export type DiagnosticCode =
+  | 'system-prompt-changed' | 'prefix-break' | 'notes-lost' | 'compression-no-progress'
+  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error';
+
+export interface Diagnostic {
+  severity: Severity;
+  code: DiagnosticCode;
+  message: string;
+  turn: number | null;
+  request: number | null;
+  /** Where in the input (line for text formats, session and row for state.db). */
+  line?: number;
+  column?: number;
+  offset?: number;
+  sessionId?: string;
+  rowId?: number;
+}
+
+export interface ReportCompression {
+  mode: 'rotation' | 'in-place';
+  beforeMessages: number;
+  afterMessages: number;
+  beforeTokens: number;
+  afterTokens: number;
+  beforeRoughTokens: number;
+  afterRoughTokens: number;
+  madeProgress: boolean;
+  /** Which branch of the preflight gate let the compaction run (protect 3 + 20 rows by default). */
+  gateBranch: 'count' | 'chars';
+  reanchor: { before: number; after: number; rule: string };
+}
+
+export interface ReportMessage {
+  role: string;
+  tokens: number;
+  substituted: boolean;
+  substitution: 'sidecar' | 'placeholder' | null;
+}
+
+export interface Report {
+  schemaVersion: 1;
+  source: { path: string; format: string };
+  profile: string;
+  tokenizer: string;
+  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null; endReason: string | null }[];
+  turns: {
+    index: number;
+    sessionId: string;
+    userMessageIndex: number;
+    requests: number[];
+    injected: { kind: string; text: string; start: number; end: number; part?: number }[];
+    compression: ReportCompression | null;
+    laterCompressions: ReportCompression[];
+    line?: number;
+  }[];
+  requests: {
+    index: number;
+    turn: number;
+    sessionId: string;
+    systemPromptSha256: string;
+    messageCount: number;
+    messages?: ReportMessage[];
+    inputTokens: number;
+    prefix: PrefixResult;
+    line?: number;
+  }[];
+  diagnostics: Diagnostic[];
+}
+
+export interface AnalyzeOptions {
+  profile: Profile;
+  counter: TokenCounter;
+  messages: boolean;
+}
+
+function at(pos: SourcePos | undefined): Pick<Diagnostic, 'line' | 'column' | 'offset' | 'sessionId' | 'rowId'> {
+  if (!pos) return {};
+  const out: Pick<Diagnostic, 'line' | 'column' | 'offset' | 'sessionId' | 'rowId'> = {};
+  if (pos.line !== undefined) out.line = pos.line;
+  if (pos.column !== undefined) out.column = pos.column;
+  if (pos.offset !== undefined) out.offset = pos.offset;
+  if (pos.sessionId !== undefined) out.sessionId = pos.sessionId;
+  if (pos.rowId !== undefined) out.rowId = pos.rowId;
+  return out;
+}
+
+export function analyzeTranscript(transcript: Transcript, opts: AnalyzeOptions): Report {
+  const { profile, counter } = opts;
+  const replay = replayTranscript(transcript, profile);
+  const wire = new RequestWire(profile, counter);
+  const shaCache = new Map<string, string>();
+  const sha = (s: string): string => {
+    let h = shaCache.get(s);
+    if (h === undefined) { h = sha256Hex(s); shaCache.set(s, h); }
+    return h;
+  };
+  const diagnostics: Diagnostic[] = transcript.findings.map((f) => ({
+    severity: f.severity, code: f.code, message: f.message, turn: null, request: null, ...at(f.pos),
+  }));
+
+  const compressionOf = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompression => {
+    const tokensOf = (rows: Row[], current: number): number => rows.reduce((sum, row, i) =>
+      sum + wire.messageTokens(wireCopy(row, i, { profile, isCurrent: i === current, isFinal: i === rows.length - 1 }).message), 0);
+    const beforeRough = estimateMessagesTokensRough(c.before, profile);
+    const afterRough = estimateMessagesTokensRough(c.after, profile);
+    const madeProgress = compressionMadeProgress(c.before.length, c.after.length, beforeRough, afterRough);
+    if (!madeProgress) {
+      diagnostics.push({ severity: 'warning', code: 'compression-no-progress', turn, request: null, ...at(pos),
+        message: `compaction kept ${c.after.length} of ${c.before.length} rows and ${afterRough} of ${beforeRough} rough tokens: not below 95 %, so it made no progress` });
+    }
+    return {
+      mode: c.mode,
+      beforeMessages: c.before.length, afterMessages: c.after.length,
+      beforeTokens: tokensOf(c.before, c.reanchorBefore), afterTokens: tokensOf(c.after, c.reanchor.index),
+      beforeRoughTokens: beforeRough, afterRoughTokens: afterRough, madeProgress,
+      gateBranch: preflightGateBranch(c.before.length, beforeRough, 3, 20, Number.POSITIVE_INFINITY) ?? 'chars',
+      reanchor: { before: c.reanchorBefore, after: c.reanchor.index, rule: c.reanchor.rule },
+    };
+  };
+
+  const turns = replay.turns.map((t) => {
+    const pos = t.pos;
+    if (t.anchor.rule === 'none') {
+      diagnostics.push({ severity: 'error', code: 'reanchor-none', turn: t.index, request: null, ...at(pos),
+        message: `no user-originated row drives turn ${t.index}: re-anchoring returned -1` });
+    } else if (t.anchor.rule === 'fallback') {
+      diagnostics.push({ severity: 'warning', code: 'reanchor-fallback', turn: t.index, request: null, ...at(pos),
+        message: `turn ${t.index}'s user row was found only by the fallback rule (index ${t.anchor.index})` });
+    }
+    if (t.lost.length) {
+      diagnostics.push({ severity: 'warning', code: 'notes-lost', turn: t.index, request: null, ...at(pos),
+        message: `${profile.name} drops the ${t.lost.join(' and ')} context of multimodal turn ${t.index} (upstream #71998)` });
+    }
+    if (t.recordedMismatch) {
+      const a = wireCopy(t.recordedMismatch.recorded, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
+      const b = wireCopy(t.recordedMismatch.replayed, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
+      const byte = typeof a.content === 'string' && typeof b.content === 'string' ? firstDifferingByte(a.content, b.content) : null;
+      diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: t.index, request: null, ...at(pos),
+        message: `the recorded user row of turn ${t.index} differs on the wire from its ${profile.name} replay${byte === null ? '' : ` at byte ${byte}`}` });
+    }
+    return {
+      index: t.index,
+      sessionId: t.session.id,
+      userMessageIndex: t.userRow,
+      requests: t.requests,
+      injected: t.injected.map((s) => ({ kind: s.kind, text: s.text, start: s.start, end: s.end, ...(s.part === undefined ? {} : { part: s.part }) })),
+      compression: t.compaction ? compressionOf(t.compaction, t.index, pos) : null,
+      laterCompressions: t.laterCompactions.map((c) => compressionOf(c, t.index, pos)),
+      ...(pos.line === undefined ? {} : { line: pos.line }),
+    };
+  });
+
+  const requests = replay.requests.map((r) => {
+    const prefix = comparePrefix(r.previous === null ? null : replay.requests[r.previous], r, wire);
+    if (prefix.breakAt) {
+      const b = prefix.breakAt;
+      const where = `wire message ${b.messageIndex}${b.byteOffset === null ? '' : `, byte ${b.byteOffset}`}`;
+      if (b.cause === 'system-changed') {
+        diagnostics.push({ severity: 'error', code: 'system-prompt-changed', turn: r.turn, request: r.index, ...at(r.pos),
+          message: `system prompt differs from request ${prefix.previousRequest}'s at byte ${b.byteOffset}` });
+      }
+      diagnostics.push({ severity: b.cause === 'compression' ? 'info' : 'error', code: 'prefix-break', turn: r.turn, request: r.index, ...at(r.pos),
+        message: `request ${r.index} does not extend request ${prefix.previousRequest}: first difference at ${where} (${b.cause}); ${prefix.reusedTokens} tokens reused` });
+    }
+    const out: Report['requests'][number] = {
+      index: r.index, turn: r.turn, sessionId: r.session.id, systemPromptSha256: sha(r.systemPrompt),
+      messageCount: wire.messageCount(r), inputTokens: wire.inputTokens(r), prefix,
+      ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
+    };
+    if (opts.messages) {
+      out.messages = wire.messages(r).map((m, i) => ({
+        role: m.message.role, tokens: wire.tokensAt(r, i), substituted: m.substituted !== null, substitution: m.substituted,
+      }));
+    }
+    return out;
+  });
+
+  for (const captured of transcript.captured) compareCaptured(captured, replay.requests, wire, diagnostics);
+
+  return {
+    schemaVersion: 1,
+    source: { path: transcript.path, format: transcript.format },
+    profile: profile.name,
+    tokenizer: counter.name,
+    sessions: transcript.sessions.map((s) => ({
+      id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPrompt === null ? null : sha(s.systemPrompt), endReason: s.endReason,
+    })),
+    turns,
+    requests,
+    diagnostics,
+  };
+}
+
+/**
+ * Checks the replay against the bytes a request dump captured. The dump is matched to the replayed
+ * request of its session with as many wire messages (a failed request has no stored answer, so the
+ * replay is rebuilt for that prefix when no answered request matches).
+ */
+function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], wire: RequestWire, diagnostics: Diagnostic[]): void {
+  const rowsNeeded = captured.messages.length - 1;
+  const candidates = requests.filter((r) => r.session.id === captured.sessionId);
+  if (!candidates.length) return;
+  const match = candidates.find((r) => r.end === rowsNeeded)
+    ?? (() => {
+      const last = candidates[candidates.length - 1];
+      return last.rows.length >= rowsNeeded ? { ...last, end: rowsNeeded } : undefined;
+    })();
+  const fileAt = { line: captured.pos.line ?? 1, sessionId: captured.sessionId };
+  if (!match) {
+    diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: null, request: null, ...fileAt,
+      message: `${captured.path}: the dump holds ${captured.messages.length} wire messages; the replay of session ${captured.sessionId} has no request that long` });
+    return;
+  }
+  const replayed = wire.messages(match);
+  for (let i = 0; i < Math.max(replayed.length, captured.messages.length); i++) {
+    const real = captured.messages[i];
+    const ours = replayed[i]?.message;
+    if (!real || !ours || wireKey(real) !== wireKey(ours)) {
+      const byte = typeof real?.content === 'string' && typeof ours?.content === 'string' ? firstDifferingByte(ours.content, real.content) : null;
+      diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: match.turn, request: requests.includes(match) ? match.index : null, ...fileAt,
+        message: `${captured.path}: the replay differs from the captured request at wire message ${i}${byte === null ? '' : `, byte ${byte}`}` });
+      return;
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// The wire messages and token sums of replayed requests, without rebuilding every request's whole
+// input: within one generation a row's wire copy depends only on whether it is the request's
+// current user row and whether it is its final row, so copies and token counts are cached per row
+// and mode, and sums come from prefix sums. A 1,000-turn session re-sends its history 1,000 times.
+
+import { systemWireMessage, wireCopy, type WireMessage } from '../engine/apiMessages';
+import type { Row } from '../engine/messages';
+import type { Profile } from '../engine/profile';
+import type { ReplayRequest } from '../engine/replay';
+import type { TokenCounter } from './tokenizer';
+import { wireTextPieces } from './wireText';
+
+const MODES = 4; // isCurrent × isFinal
+
+export class RequestWire {
+  private readonly generations = new WeakMap<Row[], GenerationWire>();
+  private readonly systemTokens = new Map<string, number>();
+
+  constructor(private readonly profile: Profile, private readonly counter: TokenCounter) {}
+
+  messageTokens(message: Row): number {
+    let n = 0;
+    for (const piece of wireTextPieces(message)) n += this.counter.count(piece);
+    return n;
+  }
+
+  private generation(rows: Row[]): GenerationWire {
+    let g = this.generations.get(rows);
+    if (!g) {
+      g = new GenerationWire(rows, this.profile, (m) => this.messageTokens(m));
+      this.generations.set(rows, g);
+    }
+    return g;
+  }
+
+  systemMessage(req: ReplayRequest): WireMessage {
+    return systemWireMessage(req.systemPrompt);
+  }
+
+  private systemTokenCount(req: ReplayRequest): number {
+    const cached = this.systemTokens.get(req.systemPrompt);
+    if (cached !== undefined) return cached;
+    const n = this.counter.count(req.systemPrompt);
+    this.systemTokens.set(req.systemPrompt, n);
+    return n;
+  }
+
+  /** Wire message `index` of the request (0 is the system message). */
+  message(req: ReplayRequest, index: number): WireMessage {
+    if (index === 0) return this.systemMessage(req);
+    const row = index - 1;
+    return this.generation(req.rows).copy(row, row === req.currentUserIdx, row === req.end - 1);
+  }
+
+  tokensAt(req: ReplayRequest, index: number): number {
+    if (index === 0) return this.systemTokenCount(req);
+    const row = index - 1;
+    return this.generation(req.rows).tokens(row, row === req.currentUserIdx, row === req.end - 1);
+  }
+
+  messageCount(req: ReplayRequest): number {
+    return req.end + 1;
+  }
+
+  /** Every wire message of the request; linear in its length, so only for --messages and dumps. */
+  messages(req: ReplayRequest): WireMessage[] {
+    const out: WireMessage[] = [];
+    for (let i = 0; i <= req.end; i++) out.push(this.message(req, i));
+    return out;
+  }
+
+  /** Tokens of the first `count` wire messages of the request. */
+  leadingTokens(req: ReplayRequest, count: number): number {
+    if (count <= 0) return 0;
+    const rowsCounted = Math.min(count - 1, req.end);
+    const g = this.generation(req.rows);
+    let total = this.systemTokenCount(req) + g.historicalPrefix(rowsCounted);
+    // Rows whose mode is not "historical, non-final" differ from the prefix sums' assumption.
+    for (const row of new Set([req.currentUserIdx, req.end - 1])) {
+      if (row >= 0 && row < rowsCounted) {
+        total += g.tokens(row, row === req.currentUserIdx, row === req.end - 1) - g.tokens(row, false, false);
+      }
+    }
+    return total;
+  }
+
+  inputTokens(req: ReplayRequest): number {
+    return this.leadingTokens(req, this.messageCount(req));
+  }
+
+  /** The generation-level view, for comparisons that need a row's copy in a given mode. */
+  copyOf(rows: Row[], row: number, isCurrent: boolean, isFinal: boolean): WireMessage {
+    return this.generation(rows).copy(row, isCurrent, isFinal);
+  }
+}
+
+class GenerationWire {
+  private readonly copies: (WireMessage | undefined)[] = [];
+  private readonly tokenCounts: (number | undefined)[] = [];
+  private readonly prefix: number[] = [0];
+
+  constructor(private readonly rows: Row[], private readonly profile: Profile, private readonly tokensOf: (m: Row) => number) {}
+
+  copy(row: number, isCurrent: boolean, isFinal: boolean): WireMessage {
+    const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
+    let c = this.copies[slot];
+    if (!c) {
+      c = wireCopy(this.rows[row], row, { profile: this.profile, isCurrent, isFinal });
+      this.copies[slot] = c;
+    }
+    return c;
+  }
+
+  tokens(row: number, isCurrent: boolean, isFinal: boolean): number {
+    const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
+    let n = this.tokenCounts[slot];
+    if (n === undefined) {
+      n = this.tokensOf(this.copy(row, isCurrent, isFinal).message);
+      this.tokenCounts[slot] = n;
+    }
+    return n;
+  }
+
+  /** Tokens of rows [0, n) all sent as historical, non-final copies. */
+  historicalPrefix(n: number): number {
+    while (this.prefix.length <= n) {
+      const i = this.prefix.length - 1;
+      this.prefix.push(this.prefix[i] + this.tokens(i, false, false));
+    }
+    return this.prefix[n];
+  }
+}

@@ -1,0 +1,202 @@
+// prompt-inspector: the engine on the command line, for people and for CI.
+
+import { analyzeTranscript, type Diagnostic, type Report } from '../analysis/report';
+import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
+import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
+import { loadTranscript, UnopenablePath } from './loadTranscript';
+
+const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
+
+Usage:
+  prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N]
+  prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T]
+  prompt-inspector <command> --help
+
+Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
+Profiles: ${PROFILE_NAMES.join(', ')} (default hermes-current). Tokenizers: ${TOKENIZER_NAMES.join(', ')} (default o200k_base).
+`;
+
+const HELP: Record<string, string> = {
+  analyze: `prompt-inspector analyze <file> [options]
+
+Replays every request of the transcript and prints one line per request: tokens sent, tokens
+reused from the previous request's prefix, and what broke it.
+
+  --json          the full report as JSON (contract: REPORT.md, schema: schemas/report.schema.json)
+  --messages      with --json: every wire message of every request (quadratic in size)
+  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
+  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+  --turn N        text output: only turn N
+`,
+  check: `prompt-inspector check <file...> [options]
+
+Exit 0 when no finding of severity error, 1 when there is one (a malformed transcript counts),
+2 on a usage error or a path that cannot be opened. One line per error or warning:
+  path:line: severity code message
+
+  --format F      text (default) or github (GitHub Actions annotations)
+  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
+  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+`,
+};
+
+class UsageError extends Error {}
+
+interface Options {
+  files: string[];
+  json: boolean;
+  messages: boolean;
+  profile: ProfileName;
+  tokenizer: TokenizerName;
+  turn: number | null;
+  format: 'text' | 'github';
+  help: boolean;
+}
+
+function parseArgs(args: string[]): Options {
+  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', help: false };
+  const value = (i: number, flag: string): string => {
+    const v = args[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const take = (): string => { if (inline !== undefined) return inline; const v = value(i, flag); i++; return v; };
+    switch (flag) {
+      case '--json': o.json = true; break;
+      case '--messages': o.messages = true; break;
+      case '-h': case '--help': o.help = true; break;
+      case '--profile': {
+        const v = take();
+        if (!isProfileName(v)) throw new UsageError(`unknown profile "${v}" (${PROFILE_NAMES.join(', ')})`);
+        o.profile = v;
+        break;
+      }
+      case '--tokenizer': {
+        const v = take();
+        if (!(TOKENIZER_NAMES as readonly string[]).includes(v)) throw new UsageError(`unknown tokenizer "${v}" (${TOKENIZER_NAMES.join(', ')})`);
+        o.tokenizer = v as TokenizerName;
+        break;
+      }
+      case '--turn': {
+        const v = take();
+        if (!/^\d+$/.test(v)) throw new UsageError(`--turn takes a turn number, not "${v}"`);
+        o.turn = Number(v);
+        break;
+      }
+      case '--format': {
+        const v = take();
+        if (v !== 'text' && v !== 'github') throw new UsageError(`--format is text or github, not "${v}"`);
+        o.format = v;
+        break;
+      }
+      default:
+        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
+        o.files.push(a);
+    }
+  }
+  return o;
+}
+
+async function analyzeFile(path: string, o: Options): Promise<Report> {
+  const transcript = await loadTranscript(path);
+  return analyzeTranscript(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
+}
+
+function where(d: Diagnostic): string {
+  const bits: string[] = [];
+  if (d.sessionId !== undefined && d.line === undefined) bits.push(`session ${d.sessionId}`);
+  if (d.rowId !== undefined) bits.push(`message id ${d.rowId}`);
+  return bits.length ? ` (${bits.join(', ')})` : '';
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ');
+}
+
+function textReport(r: Report, turn: number | null): string {
+  const out: string[] = [];
+  out.push(`${r.source.path} (${r.source.format}), profile ${r.profile}, tokenizer ${r.tokenizer}`);
+  out.push(`${r.sessions.length} session(s), ${r.turns.length} turn(s), ${r.requests.length} request(s)`);
+  for (const t of r.turns) {
+    if (turn !== null && t.index !== turn) continue;
+    const injected = t.injected.length ? `; injected: ${t.injected.map((s) => s.kind).join(', ')}` : '';
+    out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}`);
+    if (t.compression) {
+      const c = t.compression;
+      out.push(`  compaction (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), ${c.madeProgress ? 'progress' : 'NO progress'}, gate: ${c.gateBranch}; user row re-anchored ${c.reanchor.before} -> ${c.reanchor.after} (${c.reanchor.rule})`);
+    }
+    for (const q of t.requests) {
+      const req = r.requests[q];
+      const p = req.prefix;
+      const status = p.previousRequest === null ? 'first request'
+        : p.stable ? `extends #${p.previousRequest}`
+          : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
+      const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
+      out.push(`  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`);
+    }
+  }
+  const shown = r.diagnostics.filter((d) => turn === null || d.turn === null || d.turn === turn);
+  out.push(shown.length ? 'findings:' : 'findings: none');
+  for (const d of shown) out.push(`  ${d.severity} ${d.code}: ${oneLine(d.message)}${where(d)}`);
+  return out.join('\n');
+}
+
+function checkLine(path: string, d: Diagnostic, format: Options['format']): string {
+  const line = d.line ?? 1;
+  if (format === 'github') {
+    const level = d.severity === 'error' ? 'error' : 'warning';
+    const msg = `${d.code} ${oneLine(d.message)}${where(d)}`.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+    return `::${level} file=${path},line=${line},title=${d.code}::${msg}`;
+  }
+  return `${path}:${line}: ${d.severity} ${d.code} ${oneLine(d.message)}${where(d)}`;
+}
+
+export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (!command || command === '--help' || command === '-h' || command === 'help') { out(USAGE); return command ? 0 : 2; }
+    if (command !== 'analyze' && command !== 'check') throw new UsageError(`unknown command "${command}"`);
+    const o = parseArgs(rest);
+    if (o.help) { out(HELP[command]); return 0; }
+    if (command === 'analyze') {
+      if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
+      const report = await analyzeFile(o.files[0], o);
+      out(o.json ? JSON.stringify(report, null, 2) : textReport(report, o.turn));
+      return 0;
+    }
+    if (!o.files.length) throw new UsageError('check takes at least one file');
+    let errors = 0;
+    let unopenable = false;
+    for (const file of o.files) {
+      let report: Report;
+      try {
+        report = await analyzeFile(file, o);
+      } catch (e) {
+        if (!(e instanceof UnopenablePath)) throw e;
+        err(`prompt-inspector: ${e.message}`);
+        unopenable = true;
+        continue;
+      }
+      for (const d of report.diagnostics) {
+        if (d.severity === 'info') continue;
+        if (d.severity === 'error') errors++;
+        out(checkLine(file, d, o.format));
+      }
+    }
+    if (unopenable) return 2;
+    return errors ? 1 : 0;
+  } catch (e) {
+    if (e instanceof UsageError) { err(`prompt-inspector: ${e.message}\n\n${USAGE}`); return 2; }
+    if (e instanceof UnopenablePath) { err(`prompt-inspector: ${e.message}`); return 2; }
+    err(`prompt-inspector: internal error: ${(e as Error).message}`);
+    return 3;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), (s) => process.stdout.write(`${s}\n`), (s) => process.stderr.write(`${s}\n`))
+    .then((code) => { process.exitCode = code; });
+}

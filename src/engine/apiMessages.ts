@@ -1,0 +1,92 @@
+// The wire build (reference §1.7, build_api_messages): what one provider request really carried.
+
+import { PERSISTENCE_ONLY_MESSAGE_FIELDS } from './estimator';
+import { injectedSpansOfSidecar, multimodalNoteSpans, type InjectedSpan } from './injection';
+import { cloneRow, hasToolCalls, isEmptyContent, isPartList, type Row } from './messages';
+import type { Profile } from './profile';
+import { effectiveSidecar } from './sidecar';
+
+/** Keys that reach the provider; everything else on a stored row is bookkeeping. */
+const WIRE_KEYS = ['role', 'content', 'tool_calls', 'tool_call_id', 'name', 'reasoning_content', 'reasoning_details'];
+
+export type Substitution = 'sidecar' | 'placeholder' | null;
+
+export interface WireMessage {
+  message: Row;
+  /** Index of the stored row in the message list; -1 for the system message. */
+  source: number;
+  substituted: Substitution;
+  /** Spans the assembly injected into this message (the current or a replayed user row). */
+  injected: InjectedSpan[];
+}
+
+export interface WireCopyContext {
+  profile: Profile;
+  /** This row is the current turn's user row of the request being built. */
+  isCurrent: boolean;
+  /** This row is the last one of the request (an empty final row is not filled). */
+  isFinal: boolean;
+}
+
+/** The wire copy of one stored row: sidecar substituted per profile, bookkeeping gone, placeholder. */
+export function wireCopy(row: Row, source: number, ctx: WireCopyContext): WireMessage {
+  const clone = cloneRow(row);
+  let substituted: Substitution = null;
+  const sidecar = effectiveSidecar(row);
+  if (sidecar !== null && (ctx.profile.sidecarReplay === 'all' || ctx.isCurrent) && sidecar !== row.content) {
+    clone.content = sidecar;
+    substituted = 'sidecar';
+  }
+  if (row.role === 'assistant' && row.reasoning !== undefined && row.reasoning !== null && clone.reasoning_content === undefined) {
+    clone.reasoning_content = row.reasoning;
+  }
+  const message: Row = { role: row.role };
+  for (const key of WIRE_KEYS) {
+    if (key !== 'role' && clone[key] !== undefined && !PERSISTENCE_ONLY_MESSAGE_FIELDS.includes(key)) message[key] = clone[key];
+  }
+  if (message.content === undefined) message.content = row.role === 'assistant' && hasToolCalls(row) ? null : '';
+  if (!ctx.isFinal && (row.role === 'user' || row.role === 'assistant') && isEmptyContent(message.content) && !hasToolCalls(message)) {
+    message.content = ctx.profile.interruptPlaceholder;
+    substituted = 'placeholder';
+  }
+  let injected: InjectedSpan[] = [];
+  if (row.role === 'user') {
+    if (substituted === 'sidecar') injected = injectedSpansOfSidecar(row.content, message.content as string);
+    else if (isPartList(message.content)) injected = multimodalNoteSpans(message.content);
+  }
+  return { message, source, substituted, injected };
+}
+
+export interface BuildApiMessagesOptions {
+  profile: Profile;
+  currentTurnUserIdx: number;
+  activeSystemPrompt: string | null;
+  ephemeralSystemPrompt?: string;
+}
+
+export function effectiveSystemPrompt(active: string | null, ephemeral?: string): string {
+  const base = active ?? '';
+  return ephemeral ? `${base}\n\n${ephemeral}`.trim() : base;
+}
+
+/** System message first, then the wire copy of every row (the last one is the final row). */
+export function buildApiMessages(rows: readonly Row[], opts: BuildApiMessagesOptions): WireMessage[] {
+  const wire: WireMessage[] = [systemWireMessage(effectiveSystemPrompt(opts.activeSystemPrompt, opts.ephemeralSystemPrompt))];
+  rows.forEach((row, i) => {
+    wire.push(wireCopy(row, i, { profile: opts.profile, isCurrent: i === opts.currentTurnUserIdx, isFinal: i === rows.length - 1 }));
+  });
+  return wire;
+}
+
+export function systemWireMessage(prompt: string): WireMessage {
+  return { message: { role: 'system', content: prompt }, source: -1, substituted: null, injected: [] };
+}
+
+/**
+ * The payload of a wire message that prefix comparison and dump comparison look at. Reasoning
+ * copies are left out: they come from immutable stored fields, and dumps differ in whether they
+ * carry them by provider.
+ */
+export function wireKey(message: Row): string {
+  return JSON.stringify([message.role, message.content ?? null, message.tool_calls ?? null, message.tool_call_id ?? null]);
+}

@@ -1,0 +1,100 @@
+// The common model every reader produces: sessions of stored rows (exactly as the agent kept them),
+// the real request bodies found in dumps, and findings about the input itself. Turns and requests
+// are not read from disk: the replay derives them from the rows (src/engine/replay.ts).
+
+import type { TurnInjectionInputs } from '../engine/injection';
+import type { Row } from '../engine/messages';
+
+export type TranscriptFormat =
+  | 'hermes-state-db'
+  | 'hermes-session-json'
+  | 'hermes-request-dump'
+  | 'turn-trace';
+
+/** Where something is in the input: a line/column for text formats, a session/row for SQLite. */
+export interface SourcePos {
+  line?: number;     // 1-based
+  column?: number;   // 1-based
+  offset?: number;   // byte offset, when lines mean nothing (binary input)
+  sessionId?: string;
+  rowId?: number;    // state.db messages.id
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A problem with the input (as opposed to a finding about the prompts). */
+export interface InputFinding {
+  severity: Severity;
+  code: 'parse-error';
+  message: string;
+  pos: SourcePos;
+}
+
+/** A compaction the reader saw in the stored data (rotation into a child, or in place). */
+export interface StoredCompaction {
+  mode: 'rotation' | 'in-place';
+  /** The message list before the compaction (the parent's rows, or the archived generation). */
+  before: Row[];
+  /** Positions of `before` rows, same indices. */
+  beforePos: SourcePos[];
+}
+
+/**
+ * One stretch of one session's rows that was a single running message list: a session that was
+ * never compacted is one generation; each in-place compaction starts a new one.
+ */
+export interface Generation {
+  rows: Row[];
+  pos: SourcePos[];
+  /** How this generation's list came to be, when it was made by a compaction. */
+  compaction?: StoredCompaction;
+  /**
+   * Trace-provided facts the replay must use instead of re-deriving them: for a turn-trace the
+   * agent recorded its typed current-turn index and injected context per turn.
+   */
+  turnInputs?: Map<number, RecordedTurnInputs>;
+  /** Leading rows known to be carried over from the previous generation (a rewind in a trace). */
+  carried?: number;
+  /** The list ends with a request that was sent but has no stored answer (a request dump). */
+  trailingRequest?: boolean;
+}
+
+/** Assembly inputs recorded for the turn whose user row sits at the map key (turn-trace only). */
+export interface RecordedTurnInputs extends TurnInjectionInputs {
+  /** The inbound message before any injection. */
+  userMessage: unknown;
+  currentTurnUserIdx?: number;
+  systemPrompt?: string;
+  tools?: unknown[];
+}
+
+export interface TranscriptSession {
+  id: string;
+  parentId: string | null;
+  endReason: string | null;
+  /** The prompt as stored; null when the store had none (a real upstream failure, #45499). */
+  systemPrompt: string | null;
+  tools?: unknown[];
+  generations: Generation[];
+  pos: SourcePos;
+}
+
+/** A provider request body captured by the agent (request_dump_*.json): the bytes really sent. */
+export interface CapturedRequest {
+  sessionId: string;
+  path: string;
+  timestamp?: string;
+  reason?: string;
+  messages: Row[];
+  tools?: unknown[];
+  pos: SourcePos;
+}
+
+export interface Transcript {
+  path: string;
+  format: TranscriptFormat;
+  /** In lineage order: a parent before its children. */
+  sessions: TranscriptSession[];
+  captured: CapturedRequest[];
+  findings: InputFinding[];
+}

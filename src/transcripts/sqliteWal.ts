@@ -1,0 +1,163 @@
+/**
+ * Folds a SQLite write-ahead log into a plain database image, in memory.
+ *
+ * The agent's `state.db` runs in WAL mode: its newest transactions live only in
+ * `state.db-wal` until a checkpoint copies them back. sql.js loads a single
+ * database image and never sees that file, and we must not open the live
+ * database with a real SQLite (that would create `-shm` files or checkpoint
+ * next to it). So we replay the WAL ourselves, following the documented file
+ * format (https://www.sqlite.org/fileformat2.html §4 "The Write-Ahead Log").
+ *
+ * Pure: no I/O, inputs are never modified, malformed input never throws.
+ */
+
+export interface WalApplyResult {
+  /** A database image with every committed WAL frame applied (a new buffer; inputs untouched). */
+  bytes: Uint8Array;
+  /** Frames of committed transactions that were applied (superseded ones included). */
+  framesApplied: number;
+  /** Frames after the last valid commit, or from the first bad checksum/salt on (an in-progress writer, a stale tail). */
+  framesIgnored: number;
+  /** Human-readable notes, e.g. "WAL header checksum mismatch: WAL ignored". */
+  warnings: string[];
+}
+
+const WAL_HEADER_BYTES = 32;
+const FRAME_HEADER_BYTES = 24;
+/** The low bit of the magic selects the byte order of the checksum words: 1 = big-endian. */
+const WAL_MAGIC_LITTLE_ENDIAN = 0x377f0682;
+const WAL_MAGIC_BIG_ENDIAN = 0x377f0683;
+const WAL_FORMAT_VERSION = 3007000;
+/** Database header bytes 18/19: file format write/read versions; 1 = rollback journal, 2 = WAL. */
+const DB_WRITE_VERSION_OFFSET = 18;
+const DB_READ_VERSION_OFFSET = 19;
+const DB_HEADER_BYTES = 100;
+
+type Checksum = [number, number];
+
+/**
+ * SQLite's WAL checksum: over 32-bit words taken two at a time,
+ * s0 += x[i] + s1; s1 += x[i+1] + s0 (mod 2^32), seeded with the previous
+ * checksum so that every frame's checksum covers the whole log before it.
+ */
+function walChecksum(bytes: Uint8Array, start: number, end: number, bigEndian: boolean, seed: Checksum): Checksum {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let [s0, s1] = seed;
+  for (let offset = start; offset < end; offset += 8) {
+    s0 = (s0 + view.getUint32(offset, !bigEndian) + s1) >>> 0;
+    s1 = (s1 + view.getUint32(offset + 4, !bigEndian) + s0) >>> 0;
+  }
+  return [s0, s1];
+}
+
+function readUint32(bytes: Uint8Array, offset: number): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(offset, false);
+}
+
+/** Page size from the database header (bytes 16-17, big-endian; 1 means 65536), or undefined without a header. */
+function databasePageSize(db: Uint8Array): number | undefined {
+  if (db.length < DB_HEADER_BYTES) return undefined;
+  const raw = (db[16] << 8) | db[17];
+  return raw === 1 ? 65536 : raw;
+}
+
+/** sql.js keeps the image in an in-memory file system with no shared memory: mark it as a rollback-journal database. */
+function clearWalModeMarker(image: Uint8Array): Uint8Array {
+  if (image.length >= DB_HEADER_BYTES && (image[DB_WRITE_VERSION_OFFSET] === 2 || image[DB_READ_VERSION_OFFSET] === 2)) {
+    image[DB_WRITE_VERSION_OFFSET] = 1;
+    image[DB_READ_VERSION_OFFSET] = 1;
+  }
+  return image;
+}
+
+export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
+  const warnings: string[] = [];
+  const walIgnored = (reason: string, framesIgnored = 0): WalApplyResult => {
+    warnings.push(`${reason}: WAL ignored`);
+    return { bytes: clearWalModeMarker(db.slice()), framesApplied: 0, framesIgnored, warnings };
+  };
+
+  if (wal.length === 0) return walIgnored('WAL is empty');
+  if (wal.length < WAL_HEADER_BYTES) return walIgnored(`WAL is shorter than its ${WAL_HEADER_BYTES}-byte header (${wal.length} bytes)`);
+
+  const magic = readUint32(wal, 0);
+  if (magic !== WAL_MAGIC_LITTLE_ENDIAN && magic !== WAL_MAGIC_BIG_ENDIAN) {
+    return walIgnored(`WAL magic 0x${magic.toString(16).padStart(8, '0')} is not a SQLite WAL`);
+  }
+  const bigEndian = magic === WAL_MAGIC_BIG_ENDIAN;
+  const version = readUint32(wal, 4);
+  if (version !== WAL_FORMAT_VERSION) return walIgnored(`unsupported WAL format version ${version}`);
+  const pageSize = readUint32(wal, 8);
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
+    return walIgnored(`invalid WAL page size ${pageSize}`);
+  }
+  let checksum = walChecksum(wal, 0, 24, bigEndian, [0, 0]);
+  if (checksum[0] !== readUint32(wal, 24) || checksum[1] !== readUint32(wal, 28)) {
+    return walIgnored('WAL header checksum mismatch');
+  }
+  const dbPageSize = databasePageSize(db);
+  if (dbPageSize !== undefined && dbPageSize !== pageSize) {
+    return walIgnored(`WAL page size ${pageSize} differs from the database page size ${dbPageSize}`);
+  }
+  const salt1 = readUint32(wal, 16);
+  const salt2 = readUint32(wal, 20);
+
+  const frameBytes = FRAME_HEADER_BYTES + pageSize;
+  const completeFrames = Math.floor((wal.length - WAL_HEADER_BYTES) / frameBytes);
+  const tornBytes = (wal.length - WAL_HEADER_BYTES) % frameBytes;
+  const framesInFile = completeFrames + (tornBytes > 0 ? 1 : 0);
+  if (tornBytes > 0) warnings.push(`WAL ends with a partial frame (${tornBytes} of ${frameBytes} bytes): ignored`);
+
+  // Walk the valid prefix of the log. Each checksum chains from the previous one, so
+  // the first frame that fails (a torn write, or a stale frame left from an earlier
+  // WAL generation with old salts) ends the log: nothing after it can be trusted.
+  const validFramePages: number[] = [];
+  let committedFrames = 0;
+  let committedDbPages = 0;
+  for (let index = 0; index < completeFrames; index++) {
+    const frameStart = WAL_HEADER_BYTES + index * frameBytes;
+    const pageNumber = readUint32(wal, frameStart);
+    const dbPagesAfterCommit = readUint32(wal, frameStart + 4);
+    if (readUint32(wal, frameStart + 8) !== salt1 || readUint32(wal, frameStart + 12) !== salt2) {
+      warnings.push(`WAL frame ${index + 1}: salt differs from the header (left from an earlier WAL generation); it and later frames ignored`);
+      break;
+    }
+    const frameChecksum = walChecksum(wal, frameStart + FRAME_HEADER_BYTES, frameStart + frameBytes, bigEndian, walChecksum(wal, frameStart, frameStart + 8, bigEndian, checksum));
+    if (frameChecksum[0] !== readUint32(wal, frameStart + 16) || frameChecksum[1] !== readUint32(wal, frameStart + 20)) {
+      warnings.push(`WAL frame ${index + 1}: checksum mismatch; it and later frames ignored`);
+      break;
+    }
+    if (pageNumber === 0) {
+      warnings.push(`WAL frame ${index + 1}: page number 0; it and later frames ignored`);
+      break;
+    }
+    checksum = frameChecksum;
+    validFramePages.push(pageNumber);
+    if (dbPagesAfterCommit !== 0) {
+      committedFrames = validFramePages.length;
+      committedDbPages = dbPagesAfterCommit;
+    }
+  }
+
+  const uncommitted = validFramePages.length - committedFrames;
+  if (uncommitted > 0) warnings.push(`${uncommitted} WAL frame(s) after the last commit ignored (transaction in progress)`);
+  if (committedFrames === 0) return walIgnored('WAL holds no committed transaction', framesInFile);
+
+  // The last commit fixes the database size: truncate or zero-extend, then replay the
+  // committed frames in log order so that a later frame for the same page wins.
+  const image = new Uint8Array(committedDbPages * pageSize);
+  image.set(db.subarray(0, Math.min(db.length, image.length)));
+  for (let index = 0; index < committedFrames; index++) {
+    const pageNumber = validFramePages[index];
+    if (pageNumber > committedDbPages) continue; // page dropped by a later, shrinking commit
+    const pageStart = WAL_HEADER_BYTES + index * frameBytes + FRAME_HEADER_BYTES;
+    image.set(wal.subarray(pageStart, pageStart + pageSize), (pageNumber - 1) * pageSize);
+  }
+
+  return {
+    bytes: clearWalModeMarker(image),
+    framesApplied: committedFrames,
+    framesIgnored: framesInFile - committedFrames,
+    warnings,
+  };
+}

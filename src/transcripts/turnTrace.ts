@@ -1,0 +1,121 @@
+// Our own turn-trace JSONL (schemas/turn-trace.schema.json, docs/turn-trace.md): one line per
+// turn with the assembly's inputs and the rows it stored, so the replay recomputes the assembly.
+
+import type { Row } from '../engine/messages';
+import { userOriginatedTurnView } from '../engine/compactionMarkers';
+import { parseJson } from './jsonText';
+import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from './model';
+import { acceptRow, parseError } from './rows';
+
+interface TraceLine {
+  kind?: unknown; version?: unknown; sessionId?: unknown; parentSessionId?: unknown; systemPrompt?: unknown;
+  tools?: unknown; historyLength?: unknown; userMessage?: unknown; memoryPrefetch?: unknown; pluginContext?: unknown;
+  gatewayNotes?: unknown; surfaceSwitchNote?: unknown; currentTurnUserIdx?: unknown;
+  compaction?: { mode?: unknown; messages?: unknown }; messages?: unknown;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+export function isTurnTraceLine(line: string): boolean {
+  const p = parseJson(line);
+  return p.ok && typeof p.value === 'object' && p.value !== null && (p.value as TraceLine).kind === 'turn-trace';
+}
+
+export function readTurnTrace(path: string, text: string): Transcript {
+  const findings: InputFinding[] = [];
+  const sessions: TranscriptSession[] = [];
+  let session: TranscriptSession | null = null;
+  let gen: Generation | null = null;
+  const lines = text.split('\n');
+  const lastLine = text.endsWith('\n') ? lines.length - 1 : lines.length;
+
+  for (let n = 0; n < lastLine; n++) {
+    const raw = lines[n];
+    if (raw.trim() === '') continue;
+    const line = n + 1;
+    const at: SourcePos = { line };
+    const parsed = parseJson(raw);
+    if (!parsed.ok) {
+      const partial = n === lastLine - 1 && !text.endsWith('\n');
+      findings.push(parseError(`${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`, { line, column: parsed.pos.column }));
+      continue;
+    }
+    const t = parsed.value as TraceLine;
+    const problem = validate(t);
+    if (problem) { findings.push(parseError(`${path}:${line}: ${problem}`, at)); continue; }
+
+    const sessionId = t.sessionId as string;
+    const rotation = t.compaction?.mode === 'rotation';
+    if (!session || session.id !== sessionId) {
+      const parentId: string | null = str(t.parentSessionId) ?? (rotation && session ? session.id : null);
+      if (rotation && session && parentId === session.id) session.endReason = 'compression';
+      session = { id: sessionId, parentId, endReason: null, systemPrompt: t.systemPrompt as string, tools: Array.isArray(t.tools) ? t.tools : undefined, generations: [], pos: { line, sessionId } };
+      const before = gen && rotation ? gen : null;
+      gen = { rows: [], pos: [], turnInputs: new Map() };
+      if (before) gen.compaction = { mode: 'rotation', before: before.rows, beforePos: before.pos };
+      session.generations.push(gen);
+      sessions.push(session);
+    }
+    const current = gen as Generation;
+    const inputs: RecordedTurnInputs = {
+      userMessage: t.userMessage,
+      memoryPrefetch: str(t.memoryPrefetch), pluginContext: str(t.pluginContext),
+      gatewayNotes: str(t.gatewayNotes), surfaceSwitchNote: str(t.surfaceSwitchNote),
+      systemPrompt: t.systemPrompt as string,
+      tools: Array.isArray(t.tools) ? t.tools : undefined,
+      currentTurnUserIdx: typeof t.currentTurnUserIdx === 'number' ? t.currentTurnUserIdx : undefined,
+    };
+    const rowsOf = (list: unknown[], where: string): Row[] =>
+      list.map((v, i) => acceptRow(v, `${path}:${line}: ${where} ${i}`, at, findings)).filter((r): r is Row => r !== null);
+
+    let target = current;
+    if (t.compaction && !rotation) {
+      target = { rows: [], pos: [], turnInputs: new Map(), compaction: { mode: 'in-place', before: current.rows, beforePos: current.pos } };
+      session.generations.push(target);
+    } else if (!t.compaction && typeof t.historyLength === 'number' && t.historyLength < current.rows.length) {
+      // A rewind: the turn starts from a shorter list than the one the previous turn left.
+      target = { rows: current.rows.slice(0, t.historyLength), pos: current.pos.slice(0, t.historyLength), turnInputs: new Map(), carried: t.historyLength };
+      session.generations.push(target);
+    }
+    gen = target;
+
+    let userIdx: number;
+    if (t.compaction) {
+      const compacted = rowsOf(t.compaction.messages as unknown[], 'compaction.messages');
+      target.rows.push(...compacted);
+      target.pos.push(...compacted.map(() => at));
+      userIdx = inputs.currentTurnUserIdx ?? lastUserOriginated(target.rows);
+    } else {
+      userIdx = target.rows.length;
+    }
+    const appended = rowsOf(t.messages as unknown[], 'message');
+    if (!t.compaction && appended[0]?.role !== 'user') {
+      findings.push(parseError(`${path}:${line}: the turn's first message must be its user row`, at));
+      continue;
+    }
+    target.rows.push(...appended);
+    target.pos.push(...appended.map(() => at));
+    if (userIdx >= 0) target.turnInputs?.set(userIdx, inputs);
+  }
+  return { path, format: 'turn-trace', sessions, captured: [], findings };
+}
+
+function lastUserOriginated(rows: Row[]): number {
+  for (let i = rows.length - 1; i >= 0; i--) if (userOriginatedTurnView(rows[i]) !== null) return i;
+  return -1;
+}
+
+function validate(t: TraceLine): string | null {
+  if (typeof t !== 'object' || t === null || Array.isArray(t)) return 'a trace line must be a JSON object';
+  if (t.kind !== 'turn-trace') return 'not a turn-trace line (kind must be "turn-trace")';
+  if (t.version !== 1) return `unsupported turn-trace version ${JSON.stringify(t.version)}`;
+  if (typeof t.sessionId !== 'string' || !t.sessionId) return '"sessionId" must be a non-empty string';
+  if (typeof t.systemPrompt !== 'string') return '"systemPrompt" must be a string';
+  if (typeof t.userMessage !== 'string' && !Array.isArray(t.userMessage)) return '"userMessage" must be a string or a list of parts';
+  if (!Array.isArray(t.messages)) return '"messages" must be a list';
+  if (t.compaction !== undefined) {
+    if (t.compaction.mode !== 'rotation' && t.compaction.mode !== 'in-place') return '"compaction.mode" must be "rotation" or "in-place"';
+    if (!Array.isArray(t.compaction.messages)) return '"compaction.messages" must be a list';
+  }
+  return null;
+}
