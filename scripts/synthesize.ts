@@ -196,6 +196,7 @@ export function compactMessages(rows: readonly SynthRow[], currentUser: SynthRow
   if (headCount < 0 || tailStart <= headCount || tailStart > rows.length) {
     throw new Error(`compaction shape out of range: head ${headCount}, tail from ${tailStart}, ${rows.length} rows`);
   }
+  if (!shape.summary.startsWith(SUMMARY_HEADING)) throw new Error(`a summary starts with "${SUMMARY_HEADING}"`);
   const head = rows.slice(0, headCount);
   const middle = rows.slice(headCount, tailStart);
   const tail = rows.slice(tailStart);
@@ -384,13 +385,17 @@ export interface StepSpec {
 export interface CompactionSpec {
   mode: 'rotation' | 'in-place';
   headCount: number;
-  tailStart: number;
+  /** Start of the verbatim tail, chosen from the running list as it stands when the turn starts. */
+  tailStart: (rows: readonly SynthRow[]) => number;
   summary: string;
   todo?: string[];
   /** Seconds the summariser took, after the user row was staged. */
   seconds: number;
-  /** Rotation: the child session (same prompt, model and tools unless overridden). */
-  child?: { id: string; title?: string; model?: string; systemPrompt?: string };
+  /**
+   * Rotation: the child session (same prompt, model and tools unless overridden). Its id is made
+   * from the compaction time and this six-hex-digit suffix, like every Hermes session id.
+   */
+  child?: { suffix: string; model?: string; systemPrompt?: string };
 }
 
 export interface TurnSpec extends UserTurnInput {
@@ -430,9 +435,17 @@ export interface TurnRecord {
   firstRequestRows: SynthRow[];
   /** Unix seconds at which that request was sent. */
   firstRequestAt: number;
+  /** The live list when the turn's last request (the one answered by the final reply) was built. */
+  lastRequestRows: SynthRow[];
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** A Hermes session id: YYYYMMDD_HHMMSS of its start (UTC here) and six hex digits. */
+export function sessionIdAt(unixSeconds: number, suffix: string): string {
+  const d = new Date(Math.floor(unixSeconds) * 1000).toISOString();
+  return `${d.slice(0, 10).replace(/-/g, '')}_${d.slice(11, 19).replace(/:/g, '')}_${suffix}`;
+}
 
 /**
  * Plays turns the way the agent does and records the result as stored rows, trace lines and the
@@ -484,12 +497,11 @@ export class AgentRun {
     const userRow = buildUserRow(spec, this.tick(gap + this.rng.int(0, 999) / 1000));
     const parent = this.session;
     const historyLength = parent.rows.length;
-    let compacted: SynthRow[] | undefined;
     if (spec.compaction) {
       const c = spec.compaction;
-      compacted = compactMessages(parent.rows, userRow, {
+      const compacted = compactMessages(parent.rows, userRow, {
         headCount: c.headCount,
-        tailStart: c.tailStart,
+        tailStart: c.tailStart(parent.rows),
         summary: c.summary,
         todo: c.todo,
         at: this.tick(c.seconds),
@@ -500,8 +512,7 @@ export class AgentRun {
         parent.endReason = 'compression';
         this.sessions.push({
           ...parent,
-          id: c.child.id,
-          title: c.child.title ?? parent.title,
+          id: sessionIdAt(this.clock, c.child.suffix),
           model: c.child.model ?? parent.model,
           systemPrompt: c.child.systemPrompt ?? parent.systemPrompt,
           startedAt: this.clock,
@@ -520,9 +531,10 @@ export class AgentRun {
     }
     const session = this.session;
     const userIndex = session.rows.indexOf(userRow);
+    // Also the list right after a compaction, which the trace line records whole.
     const firstRequestRows = [...session.rows];
     const firstRequestAt = this.tick(0.2 + this.rng.int(0, 600) / 1000);
-    const appended: SynthRow[] = compacted ? [] : [userRow];
+    const appended: SynthRow[] = spec.compaction ? [] : [userRow];
 
     for (const step of spec.steps ?? []) {
       const calls = step.calls.map((c) => ({ spec: c, id: this.callId() }));
@@ -547,36 +559,32 @@ export class AgentRun {
         appended.push(toolRow);
       }
     }
+    const lastRequestRows = [...session.rows];
     const reply: SynthRow = { role: 'assistant', content: spec.reply, timestamp: this.tick(this.rng.int(2000, 14000) / 1000), finish_reason: 'stop' };
     if (spec.replyReasoning) reply.reasoning = spec.replyReasoning;
     session.rows.push(reply);
     appended.push(reply);
 
-    this.turns.push({ sessionId: session.id, userIndex, firstRequestRows, firstRequestAt });
-    const line: TraceLine = {
+    this.turns.push({ sessionId: session.id, userIndex, firstRequestRows, firstRequestAt, lastRequestRows });
+    // Keys in the schema's order; optional inputs only when the turn had them.
+    this.trace.push({
       kind: 'turn-trace',
       version: 1,
       sessionId: session.id,
+      ...(session !== parent ? { parentSessionId: parent.id } : {}),
       turnId: `${session.id}:${this.uuid4()}:${this.rng.hex(8)}`,
       timestamp: userRow.timestamp,
       systemPrompt: session.systemPrompt,
       tools: session.tools,
       historyLength,
       userMessage: structuredClone(spec.user),
+      ...(spec.memory ? { memoryPrefetch: spec.memory } : {}),
+      ...(spec.plugin ? { pluginContext: spec.plugin } : {}),
+      ...(spec.gatewayNotes ? { gatewayNotes: spec.gatewayNotes } : {}),
       currentTurnUserIdx: userIndex,
+      ...(spec.compaction ? { compaction: { mode: spec.compaction.mode, messages: structuredClone(firstRequestRows) } } : {}),
       messages: structuredClone(appended),
-    };
-    if (session !== parent) line.parentSessionId = parent.id;
-    if (spec.memory) line.memoryPrefetch = spec.memory;
-    if (spec.plugin) line.pluginContext = spec.plugin;
-    if (spec.gatewayNotes) line.gatewayNotes = spec.gatewayNotes;
-    if (spec.compaction && compacted) {
-      // Key order of the schema's description: compaction before the rows that came after it.
-      const { messages, ...rest } = line;
-      this.trace.push({ ...rest, compaction: { mode: spec.compaction.mode, messages: structuredClone(compacted) }, messages });
-    } else {
-      this.trace.push(line);
-    }
+    });
   }
 
   private uuid4(): string {
@@ -589,9 +597,10 @@ export class AgentRun {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Wire view (the request body's messages), for request dumps. Deliberately the simple V1 rule:
-// every user/assistant row with a non-empty string sidecar is sent with it, bookkeeping keys are
-// gone, and each role keeps only what the provider accepts.
+// Wire view (the request body's messages), for request dumps and the expected findings in the
+// examples' READMEs. Deliberately simple: sidecars substituted, bookkeeping keys gone, and each
+// role keeps only what the provider accepts (user: content; assistant: content, tool_calls; tool:
+// content, tool_call_id).
 
 export interface WireMessage {
   role: string;
@@ -600,10 +609,16 @@ export interface WireMessage {
   tool_call_id?: string;
 }
 
-export function wireMessages(systemPrompt: string, rows: readonly SynthRow[]): WireMessage[] {
+/**
+ * `sidecars`: "all" is the V1 rule (every user/assistant row with a non-empty string sidecar is sent
+ * with it, #67274); a row index is the pre-sidecar rule, where only the current turn's user row
+ * carried its injected context (§1.8).
+ */
+export function wireMessages(systemPrompt: string, rows: readonly SynthRow[], sidecars: 'all' | number = 'all'): WireMessage[] {
   const out: WireMessage[] = [{ role: 'system', content: systemPrompt }];
-  for (const row of rows) {
-    const sidecar = typeof row.api_content === 'string' && row.api_content !== '' ? row.api_content : undefined;
+  for (const [i, row] of rows.entries()) {
+    const replayed = sidecars === 'all' || sidecars === i;
+    const sidecar = replayed && typeof row.api_content === 'string' && row.api_content !== '' ? row.api_content : undefined;
     if (row.role === 'tool') {
       out.push({ role: 'tool', content: row.content, tool_call_id: row.tool_call_id });
     } else if (row.role === 'assistant') {
@@ -963,7 +978,7 @@ function generatedCall(rng: Rng): CallSpec {
 export function synthesizeLongSession(turns: number, seed: number): SynthSession {
   const rng = createRng(seed);
   const startedAt = 1788253200 + rng.int(0, 86400);
-  const id = `${isoTimestamp(startedAt).slice(0, 19).replace(/[-:]/g, '').replace('T', '_')}_${rng.hex(6)}`;
+  const id = sessionIdAt(startedAt, rng.hex(6));
   const model = 'anthropic/claude-sonnet-4.6';
   const memoryFacts = Array.from({ length: 6 }, () => sentence(rng));
   const systemPrompt = buildSystemPrompt({
@@ -989,12 +1004,13 @@ export function synthesizeLongSession(turns: number, seed: number): SynthSession
   }, seed ^ 0x5bd1e995);
   for (let t = 1; t <= turns; t++) {
     const text = prose(rng, rng.int(150, 1400));
+    const steps: StepSpec[] = [];
     const spec: TurnSpec = {
       user: t % 50 === 0
         ? [{ type: 'text', text }, { type: 'image_url', image_url: { url: `https://files.example.net/shots/${rng.hex(12)}.png` } }]
         : text,
-      steps: [],
-      reply: prose(rng, rng.int(200, 3000)),
+      steps,
+      reply: prose(rng, rng.int(300, 3400)),
     };
     if (rng.chance(0.6) && typeof spec.user === 'string') {
       spec.memory = Array.from({ length: rng.int(2, 8) }, () => `- ${sentence(rng)}`).join('\n');
@@ -1006,7 +1022,7 @@ export function synthesizeLongSession(turns: number, seed: number): SynthSession
     if (rng.chance(0.04)) spec.gatewayNotes = `[Voice channel now: dev-vc (${rng.int(1, 6)} members)]`;
     if (rng.chance(0.7)) spec.replyReasoning = prose(rng, rng.int(100, 1000));
     for (let s = rng.chance(0.75) ? rng.int(1, 3) : 0; s > 0; s--) {
-      spec.steps!.push({
+      steps.push({
         text: sentence(rng),
         reasoning: rng.chance(0.7) ? prose(rng, rng.int(100, 800)) : undefined,
         calls: Array.from({ length: rng.chance(0.2) ? 2 : 1 }, () => generatedCall(rng)),
