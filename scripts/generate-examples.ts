@@ -1,4 +1,4 @@
-// Writes the example transcripts under examples/ (run: npx tsx scripts/generate-examples.ts).
+// Writes the example transcripts under examples/ (run: npx tsx scripts/generate-examples.ts [--out DIR]).
 // Each scenario is scripted here and played through scripts/synthesize.ts, so the files hold what
 // Hermes would have stored; each folder's README states what the inspector should find, computed
 // from the same data. Deterministic: two runs give byte-identical files.
@@ -13,7 +13,9 @@ import {
 } from './synthesize';
 import type { CallSpec, PromptSpec, SessionInit, SynthRow, SynthSession, TurnSpec, WireMessage } from './synthesize';
 
-const ROOT = join(__dirname, '..', 'examples');
+// `--out DIR` writes elsewhere, so a test can check the committed examples are reproducible.
+const outFlag = process.argv.indexOf('--out');
+const ROOT = outFlag >= 0 ? process.argv[outFlag + 1] : join(__dirname, '..', 'examples');
 const OPENROUTER = 'https://openrouter.ai/api/v1';
 const CWD = '/home/alice/src/ledger-sync';
 

@@ -1,0 +1,41 @@
+// npm run bench: every figure is measured in this one run, on inputs built here, and printed with
+// their sizes (these machines are noisy, so compare ratios, not absolute times across runs).
+
+import { performance } from 'node:perf_hooks';
+import { analyzeTranscript } from '../src/analysis/report';
+import { createTokenCounter } from '../src/analysis/tokenizer';
+import { PROFILES } from '../src/engine/profile';
+import { readTranscript } from '../src/transcripts/read';
+import { synthesizeLongSession, toSessionJson } from '../scripts/synthesize';
+import { benchTokenizers } from './tokenizers';
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+function benchAnalysis(turns: number): string[] {
+  const text = toSessionJson(synthesizeLongSession(turns, 42));
+  const bytes = new TextEncoder().encode(text);
+  const t0 = performance.now();
+  const transcript = readTranscript({ path: 'bench.json', bytes, sql: () => { throw new Error('no sql.js needed'); } });
+  const t1 = performance.now();
+  const report = analyzeTranscript(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
+  const t2 = performance.now();
+  const json = JSON.stringify(report);
+  const sent = report.requests.reduce((s, r) => s + r.inputTokens, 0);
+  return [
+    `analysis of a generated ${turns}-turn session JSON (${mb(bytes.length)}, ${report.turns.length} turns, ${report.requests.length} requests, ${sent.toLocaleString('en')} tokens sent in all):`,
+    `  read ${(t1 - t0).toFixed(0)} ms, replay + tokens + prefix ${(t2 - t1).toFixed(0)} ms, total ${(t2 - t0).toFixed(0)} ms; --json report ${mb(json.length)}`,
+  ];
+}
+
+async function main(): Promise<void> {
+  for (const line of await benchTokenizers()) console.log(line);
+  console.log('');
+  for (const line of benchAnalysis(1000)) console.log(line);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,21 @@
+// npm run demo: the CLI on every bundled example, as a newcomer would run it by hand.
+
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..');
+const runs: [string, string[]][] = [
+  ['Pre-sidecar replay (hermes-v0): every later turn breaks the prefix at the previous user row', ['analyze', 'examples/sidecars/session_20260918_101500_a1b2c3.json', '--profile', 'hermes-v0']],
+  ['The same session under v2026.7.20 (hermes-v1): sidecars replayed, prefix stable', ['analyze', 'examples/sidecars/session_20260918_101500_a1b2c3.json', '--profile', 'hermes-v1']],
+  ['state.db with a compaction by rotation', ['analyze', 'examples/rotation/state.db']],
+  ['CI check where only the compaction broke the prefix (exit 0)', ['check', 'examples/rotation/state.db']],
+  ['CI check where the child session changed its system prompt (exit 1)', ['check', 'examples/rotation-prompt-changed/state.db']],
+  ['state.db compacted in place', ['analyze', 'examples/in-place/state.db']],
+  ['Turn-trace JSONL replayed under hermes-v1: memory and plugin context lost on the image turn', ['analyze', 'examples/trace/agent.trace.jsonl', '--profile', 'hermes-v1']],
+];
+
+for (const [title, args] of runs) {
+  console.log(`\n=== ${title}\n$ prompt-inspector ${args.join(' ')}`);
+  const r = spawnSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { cwd: root, stdio: 'inherit' });
+  console.log(`(exit ${r.status})`);
+}
