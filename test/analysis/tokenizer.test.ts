@@ -141,8 +141,8 @@ test('long mixed runs without whitespace stay exact (not guarded)', () => {
 });
 
 test('run guard: 1,000,000-char single-class runs count close to the short-run ratio', () => {
-  // Below the guard, so exact; a multiple of 1,024 so the whole-run ratio has
-  // no rounding of its own (e.g. o200k packs 128 spaces or 64 dashes per token).
+  // Below the guard, so exact; 1,024 is a multiple of every run's chars per
+  // token (e.g. o200k packs 128 spaces or 64 dashes in one), so no rounding.
   const short = 1024;
   for (const name of TOKENIZER_NAMES) {
     const counter = createTokenCounter(name);

@@ -4,6 +4,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020';
+import type { Report } from '../../src/analysis/report';
 import { analyzeJson, assertNoStack, cli, example, ROOT, tempDir } from './support';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');
@@ -113,15 +114,16 @@ describe('the report contract', () => {
   for (const f of files) {
     for (const extra of [[], ['--messages'], ['--profile', 'hermes-v0', '--tokenizer', 'cl100k_base']]) {
       it(`validates ${f.slice(ROOT.length + 1)} ${extra.join(' ')}`, () => {
-        const report = analyzeJson(f, ...extra);
-        assert.ok(validate(report), ajv.errorsText(validate.errors));
+        const report: Report = analyzeJson(f, ...extra);
+        const valid = validate(report);
+        assert.ok(valid, ajv.errorsText(validate.errors));
         if (extra.includes('--messages')) {
           for (const q of report.requests) {
-            assert.equal(q.messages.length, q.messageCount);
-            assert.equal(q.messages.reduce((s: number, m: any) => s + m.tokens, 0), q.inputTokens);
+            assert.equal(q.messages?.length, q.messageCount);
+            assert.equal(q.messages?.reduce((s, m) => s + m.tokens, 0), q.inputTokens);
           }
         } else {
-          assert.ok(report.requests.every((q: any) => q.messages === undefined));
+          assert.ok(report.requests.every((q) => q.messages === undefined));
         }
       });
     }
