@@ -2,6 +2,10 @@
 // (shared/design/hermes-reference.md, cited below as §n). The functions here touch no file system:
 // scripts/generate-examples.ts and the benchmarks serialise what they return. Everything is
 // deterministic for a given seed, so the examples are byte-identical from run to run.
+//
+// The composition rules below are written again from the reference on purpose, not imported from
+// src/engine: the examples are the oracle the engine is tested against, so they must not share its
+// code (a bug shared by both would pass every test).
 
 import { createHash } from 'node:crypto';
 import type { SqlJsStatic } from 'sql.js';
