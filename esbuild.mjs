@@ -33,6 +33,15 @@ const common = {
 const contexts = await Promise.all([
   esbuild.context({
     ...common,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  }),
+  esbuild.context({
+    ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',
     platform: 'node',
@@ -40,10 +49,29 @@ const contexts = await Promise.all([
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   }),
+  esbuild.context({
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: production ? false : 'inline',
+  }),
+  esbuild.context({
+    ...common,
+    entryPoints: ['webview/reportHost.ts'],
+    outfile: 'dist/reportHost.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: false,
+  }),
 ]);
 
 mkdirSync('dist', { recursive: true });
 copyFileSync('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/sql-wasm.wasm');
+for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/${f}`);
 
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));

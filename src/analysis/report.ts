@@ -2,10 +2,11 @@
 
 import { wireCopy, wireKey } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';
+import type { InjectionKind } from '../engine/injection';
 import type { Row } from '../engine/messages';
 import type { Profile } from '../engine/profile';
 import { compressionMadeProgress, preflightGateBranch } from '../engine/progress';
-import { replayTranscript, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
+import { replayTranscript, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
 import { firstDifferingByte } from '../engine/utf8';
 import type { CapturedRequest, Severity, SourcePos, Transcript } from '../transcripts/model';
 import { comparePrefix, type PrefixResult } from './prefix';
@@ -63,7 +64,7 @@ export interface Report {
     sessionId: string;
     userMessageIndex: number;
     requests: number[];
-    injected: { kind: string; text: string; start: number; end: number; part?: number }[];
+    injected: { kind: InjectionKind; text: string; start: number; end: number; part?: number }[];
     compression: ReportCompression | null;
     laterCompressions: ReportCompression[];
     line?: number;
@@ -99,7 +100,19 @@ function at(pos: SourcePos | undefined): Pick<Diagnostic, 'line' | 'column' | 'o
   return out;
 }
 
+/** The report plus what produced it, for views that page through wire messages afterwards. */
+export interface Analysis {
+  transcript: Transcript;
+  report: Report;
+  replay: Replay;
+  wire: RequestWire;
+}
+
 export function analyzeTranscript(transcript: Transcript, opts: AnalyzeOptions): Report {
+  return analyze(transcript, opts).report;
+}
+
+export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis {
   const { profile, counter } = opts;
   const replay = replayTranscript(transcript, profile);
   const wire = new RequestWire(profile, counter);
@@ -192,7 +205,7 @@ export function analyzeTranscript(transcript: Transcript, opts: AnalyzeOptions):
 
   for (const captured of transcript.captured) compareCaptured(captured, replay.requests, wire, diagnostics);
 
-  return {
+  const report: Report = {
     schemaVersion: 1,
     source: { path: transcript.path, format: transcript.format },
     profile: profile.name,
@@ -204,6 +217,7 @@ export function analyzeTranscript(transcript: Transcript, opts: AnalyzeOptions):
     requests,
     diagnostics,
   };
+  return { transcript, report, replay, wire };
 }
 
 /**

@@ -1,15 +1,20 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
-import { analyzeTranscript, type Diagnostic, type Report } from '../analysis/report';
+import { Inspection } from '../analysis/inspection';
+import { analyze, type Analysis, type Diagnostic, type Report } from '../analysis/report';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
-import { loadTranscript, UnopenablePath } from './loadTranscript';
+import { basename } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { loadTranscript, UnopenablePath } from '../transcripts/load';
+import { renderHtmlReport } from './htmlReport';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
 
 Usage:
   prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N]
   prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T]
+  prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T]
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
@@ -38,6 +43,16 @@ Exit 0 when no finding of severity error, 1 when there is one (a malformed trans
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
 `,
+  report: `prompt-inspector report <file> -o <out.html> [options]
+
+Writes one self-contained HTML file with the inspector view of the transcript (the same view as in
+VS Code), which opens offline in any browser and loads nothing from the network.
+
+  -o, --output F  the HTML file to write
+  --theme T       light (default) or dark
+  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
+  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+`,
 };
 
 class UsageError extends Error {}
@@ -50,11 +65,13 @@ interface Options {
   tokenizer: TokenizerName;
   turn: number | null;
   format: 'text' | 'github';
+  output: string | null;
+  theme: 'light' | 'dark';
   help: boolean;
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', help: false };
+  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', help: false };
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -92,6 +109,13 @@ function parseArgs(args: string[]): Options {
         o.format = v;
         break;
       }
+      case '-o': case '--output': o.output = take(); break;
+      case '--theme': {
+        const v = take();
+        if (v !== 'light' && v !== 'dark') throw new UsageError(`--theme is light or dark, not "${v}"`);
+        o.theme = v;
+        break;
+      }
       default:
         if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
         o.files.push(a);
@@ -100,9 +124,9 @@ function parseArgs(args: string[]): Options {
   return o;
 }
 
-async function analyzeFile(path: string, o: Options): Promise<Report> {
+async function analyzeFile(path: string, o: Options): Promise<Analysis> {
   const transcript = await loadTranscript(path);
-  return analyzeTranscript(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
+  return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
 }
 
 function where(d: Diagnostic): string {
@@ -158,13 +182,22 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
   const [command, ...rest] = argv;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') { out(USAGE); return command ? 0 : 2; }
-    if (command !== 'analyze' && command !== 'check') throw new UsageError(`unknown command "${command}"`);
+    if (command !== 'analyze' && command !== 'check' && command !== 'report') throw new UsageError(`unknown command "${command}"`);
     const o = parseArgs(rest);
     if (o.help) { out(HELP[command]); return 0; }
     if (command === 'analyze') {
       if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
-      const report = await analyzeFile(o.files[0], o);
+      const { report } = await analyzeFile(o.files[0], o);
       out(o.json ? JSON.stringify(report, null, 2) : textReport(report, o.turn));
+      return 0;
+    }
+    if (command === 'report') {
+      if (o.files.length !== 1) throw new UsageError('report takes exactly one file');
+      if (!o.output) throw new UsageError('report needs -o <out.html>');
+      const analysis = await analyzeFile(o.files[0], o);
+      const title = `Prompt Inspector: ${basename(o.files[0])}`;
+      writeFileSync(o.output, renderHtmlReport(new Inspection(analysis, title), title, o.theme));
+      out(`wrote ${o.output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`);
       return 0;
     }
     if (!o.files.length) throw new UsageError('check takes at least one file');
@@ -173,7 +206,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     for (const file of o.files) {
       let report: Report;
       try {
-        report = await analyzeFile(file, o);
+        report = (await analyzeFile(file, o)).report;
       } catch (e) {
         if (!(e instanceof UnopenablePath)) throw e;
         err(`prompt-inspector: ${e.message}`);

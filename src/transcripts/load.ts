@@ -1,11 +1,12 @@
-// Node-side reading for the CLI: the file, its WAL, request dumps beside it, and sql.js on demand.
-// Everything is opened read-only; nothing is ever written next to a transcript.
+// The one module that touches the file system, for the CLI and the extension host: the file, its
+// WAL, request dumps beside it, and sql.js on demand. Everything is opened read-only; nothing is
+// ever written next to a transcript.
 
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
-import type { Transcript } from '../transcripts/model';
-import { readCapturedRequests, readTranscript, sniffFormat } from '../transcripts/read';
+import type { Transcript } from './model';
+import { readCapturedRequests, readTranscript, sniffFormat } from './read';
 
 let sqlPromise: Promise<SqlJsStatic> | null = null;
 

@@ -1,0 +1,169 @@
+// What the inspector view shows, computed from an analysis: the index posted first, and the pages
+// of message bodies the view pulls afterwards. Pure, so the extension host and the standalone
+// report serve the same answers.
+
+import type { WireMessage } from '../engine/apiMessages';
+import { isSummaryCarrier } from '../engine/compactionMarkers';
+import { estimateMessagesTokensRough } from '../engine/estimator';
+import { contentText, isPartList, type Row } from '../engine/messages';
+import type { ReplayCompaction } from '../engine/replay';
+import { firstDifferingByte } from '../engine/utf8';
+import { PROTOCOL_VERSION, type BreakContext, type CompressionView, type EmbeddedInspection, type InspectorIndex, type MessageView, type SpanView } from '../protocol';
+import type { Analysis, ReportCompression } from './report';
+
+const BREAK_CONTEXT_CHARS = 160;
+
+function preview(text: string, max = 120): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Display text of a content value: text parts joined by newlines, images as "[image]". */
+function displayText(content: unknown): { text: string; partStarts: number[] } {
+  if (!isPartList(content)) return { text: contentText(content), partStarts: [] };
+  const partStarts: number[] = [];
+  let text = '';
+  content.forEach((part, i) => {
+    if (i > 0) text += '\n';
+    partStarts.push(text.length);
+    text += typeof part?.text === 'string' ? part.text : `[${part?.type ?? 'part'}]`;
+  });
+  return { text, partStarts };
+}
+
+export class Inspection {
+  readonly index: InspectorIndex;
+
+  constructor(readonly analysis: Analysis, title: string) {
+    const { report, replay } = analysis;
+    this.index = {
+      title,
+      source: report.source,
+      profile: report.profile,
+      tokenizer: report.tokenizer,
+      sessions: report.sessions.map((s) => ({ id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPromptSha256 })),
+      turns: report.turns.map((t) => {
+        const rt = replay.turns[t.index];
+        const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;
+        return {
+          index: t.index,
+          sessionId: t.sessionId,
+          userMessageIndex: t.userMessageIndex,
+          title: userRow ? preview(displayText(userRow.content).text, 80) : '(no user message)',
+          requests: t.requests,
+          injectedKinds: [...new Set(t.injected.map((s) => s.kind))],
+          compression: t.compression && rt.compaction ? compressionView(t.compression, rt.compaction) : null,
+        };
+      }),
+      requests: report.requests.map((r) => ({
+        index: r.index, turn: r.turn, sessionId: r.sessionId, systemPromptSha256: r.systemPromptSha256,
+        messageCount: r.messageCount, inputTokens: r.inputTokens, reusedTokens: r.prefix.reusedTokens,
+        previousRequest: r.prefix.previousRequest, stable: r.prefix.stable, breakAt: r.prefix.breakAt,
+      })),
+      diagnostics: report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request })),
+    };
+  }
+
+  /** Wire messages [start, start + count) of a request. */
+  messages(request: number, start: number, count: number): MessageView[] {
+    const req = this.analysis.replay.requests[request];
+    if (!req) return [];
+    const { wire } = this.analysis;
+    const end = Math.min(wire.messageCount(req), start + Math.max(0, count));
+    const out: MessageView[] = [];
+    for (let i = Math.max(0, start); i < end; i++) {
+      const m = wire.message(req, i);
+      out.push(this.messageView(m, i, wire.tokensAt(req, i), m.source >= 0 ? req.rows[m.source] : null));
+    }
+    return out;
+  }
+
+  private messageView(m: WireMessage, index: number, tokens: number, stored: Row | null): MessageView {
+    const { text, partStarts } = displayText(m.message.content);
+    const injected: SpanView[] = m.injected.map((s) => {
+      const base = s.part === undefined ? 0 : partStarts[s.part] ?? 0;
+      return { kind: s.kind, start: base + s.start, end: base + s.end };
+    });
+    const calls = Array.isArray(m.message.tool_calls) ? m.message.tool_calls : [];
+    return {
+      index,
+      role: m.message.role,
+      text,
+      tokens,
+      roughTokens: estimateMessagesTokensRough([stored ?? m.message], this.analysis.replay.profile),
+      substitution: m.substituted,
+      storedText: m.substituted && stored ? displayText(stored.content).text : null,
+      injected,
+      toolCalls: calls.map((c) => {
+        const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
+        return { name: String(fn?.name ?? ''), arguments: typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null) };
+      }),
+      toolCallId: typeof m.message.tool_call_id === 'string' ? m.message.tool_call_id : null,
+    };
+  }
+
+  /** The text around the first differing byte of a broken prefix, on both sides. */
+  breakContext(request: number): BreakContext | null {
+    const r = this.index.requests[request];
+    if (!r || !r.breakAt || r.previousRequest === null) return null;
+    const { replay, wire } = this.analysis;
+    const cur = replay.requests[request];
+    const prev = replay.requests[r.previousRequest];
+    const i = r.breakAt.messageIndex;
+    const a = i < wire.messageCount(prev) ? displayText(wire.message(prev, i).message.content).text : '';
+    const b = i < wire.messageCount(cur) ? displayText(wire.message(cur, i).message.content).text : '';
+    let at = 0;
+    while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+    return {
+      request, previousRequest: r.previousRequest, messageIndex: i, byteOffset: r.breakAt.byteOffset ?? firstDifferingByte(a, b), cause: r.breakAt.cause,
+      before: a.slice(Math.max(0, at - BREAK_CONTEXT_CHARS), at),
+      previousAfter: a.slice(at, at + BREAK_CONTEXT_CHARS),
+      currentAfter: b.slice(at, at + BREAK_CONTEXT_CHARS),
+    };
+  }
+
+  /** Everything the view can ask for, for a standalone report (see EmbeddedInspection). */
+  exportAll(): EmbeddedInspection {
+    const { replay, wire } = this.analysis;
+    const ids = new Map<WireMessage, number>();
+    const bodies: MessageView[] = [];
+    const requests = this.index.requests.map((r) => {
+      const req = replay.requests[r.index];
+      const keep = r.previousRequest === null ? 0 : r.stable ? this.index.requests[r.previousRequest].messageCount : r.breakAt?.messageIndex ?? 0;
+      const add: number[] = [];
+      for (let i = keep; i < r.messageCount; i++) {
+        const m = wire.message(req, i);
+        let id = ids.get(m);
+        if (id === undefined) {
+          id = bodies.length;
+          ids.set(m, id);
+          bodies.push(this.messageView(m, i, wire.tokensAt(req, i), m.source >= 0 ? req.rows[m.source] : null));
+        }
+        add.push(id);
+      }
+      return { base: keep > 0 ? r.previousRequest : null, keep, add };
+    });
+    return { version: PROTOCOL_VERSION, index: this.index, bodies, requests, breaks: this.index.requests.map((r) => this.breakContext(r.index)) };
+  }
+
+  /** The request as its wire messages, for "copy request as JSON". */
+  requestJson(request: number): string {
+    const req = this.analysis.replay.requests[request];
+    if (!req) return 'null';
+    return JSON.stringify({ messages: this.analysis.wire.messages(req).map((m) => m.message), ...(req.tools ? { tools: req.tools } : {}) }, null, 2);
+  }
+}
+
+function compressionView(c: ReportCompression, replayed: ReplayCompaction): CompressionView {
+  const kept = new Set(replayed.after.map((row) => JSON.stringify([row.role, row.content ?? null])));
+  return {
+    ...c,
+    carrier: (() => {
+      const row = replayed.after.find(isSummaryCarrier);
+      return row ? displayText(row.content).text : null;
+    })(),
+    dropped: replayed.before
+      .filter((row) => !kept.has(JSON.stringify([row.role, row.content ?? null])))
+      .map((row) => ({ role: row.role, preview: preview(displayText(row.content).text || (Array.isArray(row.tool_calls) ? '(tool call)' : '')) })),
+  };
+}

@@ -1,0 +1,25 @@
+// Findings in the Problems panel, at the transcript's file and line (for state.db: its first line,
+// with the session and row named in the message, since a database has no lines).
+
+import * as vscode from 'vscode';
+import type { Report } from '../analysis/report';
+
+const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Error,
+  warning: vscode.DiagnosticSeverity.Warning,
+  info: vscode.DiagnosticSeverity.Information,
+};
+
+export function toDiagnostics(report: Report): vscode.Diagnostic[] {
+  return report.diagnostics
+    .filter((d) => d.severity !== 'info')
+    .map((d) => {
+      const line = Math.max(0, (d.line ?? 1) - 1);
+      const column = Math.max(0, (d.column ?? 1) - 1);
+      const where = d.line === undefined && d.sessionId ? ` (session ${d.sessionId}${d.rowId !== undefined ? `, message id ${d.rowId}` : ''})` : '';
+      const diag = new vscode.Diagnostic(new vscode.Range(line, column, line, Number.MAX_SAFE_INTEGER), `${d.message}${where}`, SEVERITY[d.severity]);
+      diag.code = d.code;
+      diag.source = 'prompt-inspector';
+      return diag;
+    });
+}

@@ -1,0 +1,123 @@
+// Activation: registrations only. Nothing is read or analysed until a view asks for it, and the
+// tokenizer's ranks load on the first count.
+
+import * as vscode from 'vscode';
+import type { Navigation, UiState } from '../protocol';
+import { AnalysisCache } from './analysisCache';
+import { toDiagnostics } from './diagnostics';
+import { findTranscripts } from './findTranscripts';
+import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
+import { TranscriptTree } from './transcriptTree';
+
+/** Live refresh waits this long after the last change, so a writer appending fast is one analysis. */
+const REFRESH_DEBOUNCE_MS = 250;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const cache = new AnalysisCache();
+  const problems = vscode.languages.createDiagnosticCollection('prompt-inspector');
+  const tree = new TranscriptTree(cache);
+  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+  status.command = 'promptInspector.nextBreak';
+  context.subscriptions.push(cache, problems, status);
+
+  const publish = async (uri: vscode.Uri): Promise<void> => {
+    try {
+      problems.set(uri, toDiagnostics((await cache.get(uri)).analysis.report));
+    } catch {
+      problems.delete(uri);
+    }
+  };
+
+  // A deliberate choice: retainContextWhenHidden stays off. The view keeps its place through the
+  // webview state and pulls bodies again on demand, so a hidden inspector costs no memory.
+  const openView = (uri: vscode.Uri, panel: vscode.WebviewPanel, restored: UiState | null): InspectorView => {
+    const view = new InspectorView(uri, panel, context.extensionUri, cache, context.workspaceState, restored);
+    void publish(uri);
+    return view;
+  };
+
+  const openPanel = (uri: vscode.Uri): void => {
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, `Inspect ${uri.path.split('/').pop()}`, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+    });
+    openView(uri, panel, null);
+  };
+
+  context.subscriptions.push(
+    vscode.window.registerCustomEditorProvider(EDITOR_VIEW_TYPE, {
+      openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
+      resolveCustomEditor: (document, panel) => { openView(document.uri, panel, null); },
+    } satisfies vscode.CustomReadonlyEditorProvider, { supportsMultipleEditorsPerDocument: true }),
+
+    vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const persisted = state as Partial<PersistedPanel> | undefined;
+        if (!persisted?.uri) { panel.dispose(); return; }
+        openView(vscode.Uri.parse(persisted.uri), panel, persisted.ui ?? null);
+      },
+    }),
+
+    vscode.window.registerTreeDataProvider('promptInspector.transcripts', tree),
+
+    vscode.commands.registerCommand('promptInspector.open', async () => {
+      const uris = await findTranscripts();
+      if (!uris.length) {
+        void vscode.window.showInformationMessage('Prompt Inspector found no transcripts (see the promptInspector.transcriptGlobs setting).');
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(
+        uris.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
+        { placeHolder: 'Transcript to inspect', matchOnDescription: true },
+      );
+      if (pick) openPanel(pick.uri);
+    }),
+    vscode.commands.registerCommand('promptInspector.openFile', (uri?: vscode.Uri) => {
+      const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+      if (target) openPanel(target);
+    }),
+    vscode.commands.registerCommand('promptInspector.refreshTranscripts', () => tree.refresh()),
+    vscode.commands.registerCommand('promptInspector.copyRequest', async () => {
+      const view = InspectorView.active;
+      const request = view?.selectedRequest;
+      if (!view?.current || request === null || request === undefined) return;
+      await vscode.env.clipboard.writeText(view.current.requestJson(request));
+      void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${request} copied as JSON`, 3000);
+    }),
+    ...(['nextTurn', 'previousTurn', 'nextRequest', 'previousRequest', 'nextBreak'] as Navigation[]).map((to) =>
+      vscode.commands.registerCommand(`promptInspector.${to}`, () => InspectorView.active?.navigate(to))),
+
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('promptInspector')) { cache.invalidateAll(); tree.refresh(); }
+    }),
+    InspectorView.onDidChangeActive((view) => updateStatus(status, view)),
+    cache.onDidChange((uri) => void publish(uri)),
+  );
+
+  // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, debounced.
+  const timers = new Map<string, NodeJS.Timeout>();
+  const onFileEvent = (uri: vscode.Uri): void => {
+    const target = uri.path.endsWith('-wal') ? uri.with({ path: uri.path.slice(0, -4) }) : uri;
+    const key = target.toString();
+    clearTimeout(timers.get(key));
+    timers.set(key, setTimeout(() => { timers.delete(key); cache.invalidate(target); }, REFRESH_DEBOUNCE_MS));
+  };
+  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
+  context.subscriptions.push(watcher, watcher.onDidChange(onFileEvent), watcher.onDidCreate(onFileEvent), {
+    dispose: () => { for (const t of timers.values()) clearTimeout(t); },
+  });
+}
+
+function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefined): void {
+  const index = view?.current?.index;
+  if (!index) { status.hide(); return; }
+  const breaks = index.requests.filter((r) => !r.stable && r.breakAt?.cause !== 'compression').length;
+  const systemChanges = index.requests.filter((r) => r.breakAt?.cause === 'system-changed').length;
+  status.text = breaks ? `$(warning) ${breaks} cache break${breaks > 1 ? 's' : ''}` : '$(pass) cache-stable';
+  status.tooltip = `Prompt Inspector: ${index.requests.length} requests, ${breaks} prefix breaks (${systemChanges} system-prompt changes). Click to jump to the next break.`;
+  status.show();
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

@@ -1,0 +1,167 @@
+// One inspector webview bound to one transcript: the page, the ready handshake, paged answers,
+// state kept across hide/restore and restarts, and live refresh that keeps the user's place.
+
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { Inspection } from '../analysis/inspection';
+import { PROTOCOL_VERSION, type FromWebview, type Navigation, type RequestMap, type ToWebview, type UiState } from '../protocol';
+import { renderInspectorHtml } from '../webviewHtml';
+import type { AnalysisCache } from './analysisCache';
+
+export const PANEL_VIEW_TYPE = 'promptInspector.panel';
+export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
+
+/** The state a panel is restored from after a restart (also kept by the webview itself). */
+export interface PersistedPanel {
+  uri: string;
+  ui: UiState | null;
+}
+
+export class InspectorView implements vscode.Disposable {
+  private static readonly views = new Set<InspectorView>();
+  private static activeView: InspectorView | undefined;
+  private static readonly activeChanged = new vscode.EventEmitter<InspectorView | undefined>();
+  static readonly onDidChangeActive = InspectorView.activeChanged.event;
+
+  private ready = false;
+  private ui: UiState | null;
+  private inspection: Inspection | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    readonly uri: vscode.Uri,
+    private readonly panel: vscode.WebviewPanel,
+    private readonly extensionUri: vscode.Uri,
+    private readonly cache: AnalysisCache,
+    private readonly workspaceState: vscode.Memento,
+    restored: UiState | null,
+  ) {
+    this.ui = restored ?? workspaceState.get<UiState>(stateKey(uri)) ?? null;
+    const dist = vscode.Uri.joinPath(extensionUri, 'dist');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [dist] };
+    panel.webview.html = this.html();
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m)),
+      panel.onDidChangeViewState(() => this.trackActive()),
+      cache.onDidChange((changed) => { if (changed.toString() === uri.toString()) void this.refresh(); }),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    InspectorView.views.add(this);
+    this.trackActive();
+  }
+
+  static get active(): InspectorView | undefined {
+    return InspectorView.activeView;
+  }
+
+  get current(): Inspection | undefined {
+    return this.inspection;
+  }
+
+  get selectedRequest(): number | null {
+    return this.ui?.request ?? null;
+  }
+
+  navigate(to: Navigation): void {
+    this.post({ type: 'navigate', to });
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  private trackActive(): void {
+    if (this.panel.active) {
+      InspectorView.activeView = this;
+      InspectorView.activeChanged.fire(this);
+    } else if (InspectorView.activeView === this) {
+      InspectorView.activeView = undefined;
+      InspectorView.activeChanged.fire(undefined);
+    }
+  }
+
+  private html(): string {
+    const w = this.panel.webview;
+    const asset = (f: string): string => w.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', f)).toString();
+    return renderInspectorHtml({
+      title: `Prompt Inspector: ${vscode.workspace.asRelativePath(this.uri)}`,
+      nonce: randomBytes(16).toString('base64'),
+      cspSource: w.cspSource,
+      script: { uri: asset('webview.js') },
+      style: { uri: asset('webview.css') },
+      codicons: { uri: asset('codicon.css') },
+    });
+  }
+
+  private post(message: ToWebview): void {
+    if (this.ready) void this.panel.webview.postMessage(message);
+  }
+
+  private async receive(m: FromWebview): Promise<void> {
+    switch (m.type) {
+      case 'ready': {
+        this.ready = m.version === PROTOCOL_VERSION;
+        const inspection = await this.load();
+        if (inspection) this.post({ type: 'init', version: PROTOCOL_VERSION, index: inspection.index, state: this.ui });
+        return;
+      }
+      case 'request': {
+        const inspection = this.inspection ?? (await this.load());
+        try {
+          this.post({ type: 'response', inReplyTo: m.id, result: inspection ? answer(inspection, m) : null });
+        } catch (e) {
+          this.post({ type: 'response', inReplyTo: m.id, error: (e as Error).message });
+        }
+        return;
+      }
+      case 'selected':
+        this.ui = m.state;
+        void this.workspaceState.update(stateKey(this.uri), m.state);
+        InspectorView.activeChanged.fire(InspectorView.activeView);
+        return;
+      case 'copyRequest':
+        if (this.inspection) {
+          await vscode.env.clipboard.writeText(this.inspection.requestJson(m.request));
+          void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${m.request} copied as JSON`, 3000);
+        }
+        return;
+    }
+  }
+
+  private async load(): Promise<Inspection | undefined> {
+    try {
+      this.inspection = await this.cache.get(this.uri);
+      InspectorView.activeChanged.fire(InspectorView.activeView);
+      return this.inspection;
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Prompt Inspector could not read ${vscode.workspace.asRelativePath(this.uri)}: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const inspection = await this.load();
+    if (inspection) this.post({ type: 'update', index: inspection.index });
+  }
+
+  dispose(): void {
+    InspectorView.views.delete(this);
+    if (InspectorView.activeView === this) {
+      InspectorView.activeView = undefined;
+      InspectorView.activeChanged.fire(undefined);
+    }
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+function stateKey(uri: vscode.Uri): string {
+  return `promptInspector.ui:${uri.toString()}`;
+}
+
+function answer(inspection: Inspection, m: Extract<FromWebview, { type: 'request' }>): unknown {
+  if (m.method === 'messages') {
+    const p = m.params as RequestMap['messages']['params'];
+    return inspection.messages(p.request, p.start, p.count);
+  }
+  return inspection.breakContext((m.params as RequestMap['breakContext']['params']).request);
+}

@@ -1,0 +1,26 @@
+// The extension's settings, read in one place.
+
+import * as vscode from 'vscode';
+import type { TokenizerName } from '../analysis/tokenizer';
+import { isProfileName, type ProfileName } from '../engine/profile';
+
+export interface InspectorSettings {
+  profile: ProfileName;
+  tokenizer: TokenizerName;
+  globs: string[];
+  hermesHome: string;
+}
+
+export const DEFAULT_GLOBS = ['**/state.db', '**/session_*.json', '**/request_dump_*.json', '**/*.trace.jsonl'];
+
+export function readSettings(): InspectorSettings {
+  const c = vscode.workspace.getConfiguration('promptInspector');
+  const profile = c.get<string>('profile', 'hermes-current');
+  const tokenizer = c.get<string>('tokenizer', 'o200k_base');
+  return {
+    profile: isProfileName(profile) ? profile : 'hermes-current',
+    tokenizer: tokenizer === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
+    globs: c.get<string[]>('transcriptGlobs', DEFAULT_GLOBS),
+    hermesHome: c.get<string>('hermesHome', ''),
+  };
+}

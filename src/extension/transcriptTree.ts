@@ -1,0 +1,64 @@
+// Transcripts in the workspace → sessions → turns, with badges for cache breaks and compactions.
+
+import * as vscode from 'vscode';
+import type { Inspection } from '../analysis/inspection';
+import type { TurnView } from '../protocol';
+import type { AnalysisCache } from './analysisCache';
+import { findTranscripts } from './findTranscripts';
+
+type Node =
+  | { kind: 'file'; uri: vscode.Uri }
+  | { kind: 'session'; uri: vscode.Uri; id: string }
+  | { kind: 'turn'; uri: vscode.Uri; turn: TurnView; breaks: number };
+
+export class TranscriptTree implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly cache: AnalysisCache) {
+    cache.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (!node) return (await findTranscripts()).map((uri) => ({ kind: 'file', uri }));
+    if (node.kind === 'turn') return [];
+    let inspection: Inspection;
+    try {
+      inspection = await this.cache.get(node.uri);
+    } catch {
+      return [];
+    }
+    const { index } = inspection;
+    if (node.kind === 'file') return index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
+    return index.turns.filter((t) => t.sessionId === node.id).map((turn) => ({
+      kind: 'turn', uri: node.uri, turn, breaks: turn.requests.filter((r) => !index.requests[r].stable && index.requests[r].breakAt?.cause !== 'compression').length,
+    }));
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'file') {
+      const item = new vscode.TreeItem(vscode.workspace.asRelativePath(node.uri), vscode.TreeItemCollapsibleState.Collapsed);
+      item.resourceUri = node.uri;
+      item.contextValue = 'transcript';
+      item.command = { command: 'promptInspector.openFile', title: 'Open in Prompt Inspector', arguments: [node.uri] };
+      return item;
+    }
+    if (node.kind === 'session') {
+      const item = new vscode.TreeItem(node.id, vscode.TreeItemCollapsibleState.Collapsed);
+      item.iconPath = new vscode.ThemeIcon('comment-discussion');
+      return item;
+    }
+    const t = node.turn;
+    const item = new vscode.TreeItem(`Turn ${t.index}: ${t.title}`, vscode.TreeItemCollapsibleState.None);
+    const badges = [node.breaks ? `${node.breaks} cache break${node.breaks > 1 ? 's' : ''}` : '', t.compression ? 'compaction' : ''].filter(Boolean);
+    item.description = badges.join(' · ');
+    item.iconPath = new vscode.ThemeIcon(node.breaks ? 'warning' : t.compression ? 'fold' : 'pass');
+    item.tooltip = `${t.requests.length} request(s); user row ${t.userMessageIndex}${t.injectedKinds.length ? `; injected: ${t.injectedKinds.join(', ')}` : ''}`;
+    item.command = { command: 'promptInspector.openFile', title: 'Open in Prompt Inspector', arguments: [node.uri] };
+    return item;
+  }
+}

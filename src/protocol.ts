@@ -1,0 +1,190 @@
+// Messages between the extension host (or the standalone report page) and the inspector webview.
+// Shared by both bundles: no imports from either side. The webview knows nothing about transcript
+// formats; it receives an index first, then pulls message bodies page by page.
+
+export const PROTOCOL_VERSION = 1;
+
+export type InjectionKind = 'memory' | 'plugin' | 'gateway-note' | 'surface-note' | 'multimodal-note';
+
+export interface SpanView {
+  kind: InjectionKind;
+  /** UTF-16 offsets into MessageView.text. */
+  start: number;
+  end: number;
+}
+
+export interface CompressionView {
+  mode: 'rotation' | 'in-place';
+  beforeMessages: number;
+  afterMessages: number;
+  beforeTokens: number;
+  afterTokens: number;
+  beforeRoughTokens: number;
+  afterRoughTokens: number;
+  madeProgress: boolean;
+  gateBranch: 'count' | 'chars';
+  reanchor: { before: number; after: number; rule: string };
+  /** The summary carrier's text, when the compacted list has one. */
+  carrier: string | null;
+  /** Rows of the list before that are not in the list after: role and a one-line preview each. */
+  dropped: { role: string; preview: string }[];
+}
+
+export interface TurnView {
+  index: number;
+  sessionId: string;
+  userMessageIndex: number;
+  /** First line of the user's own text (no injection), for the stepper. */
+  title: string;
+  requests: number[];
+  injectedKinds: InjectionKind[];
+  compression: CompressionView | null;
+}
+
+export interface BreakView {
+  messageIndex: number;
+  byteOffset: number | null;
+  cause: string;
+}
+
+export interface RequestView {
+  index: number;
+  turn: number;
+  sessionId: string;
+  systemPromptSha256: string;
+  messageCount: number;
+  inputTokens: number;
+  reusedTokens: number;
+  previousRequest: number | null;
+  stable: boolean;
+  breakAt: BreakView | null;
+}
+
+export interface DiagnosticView {
+  severity: 'error' | 'warning' | 'info';
+  code: string;
+  message: string;
+  turn: number | null;
+  request: number | null;
+}
+
+/** Everything the webview shows without bodies. Linear in the transcript's size. */
+export interface InspectorIndex {
+  title: string;
+  source: { path: string; format: string };
+  profile: string;
+  tokenizer: string;
+  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null }[];
+  turns: TurnView[];
+  requests: RequestView[];
+  diagnostics: DiagnosticView[];
+}
+
+export interface MessageView {
+  /** Wire index in its request (0 is the system message). */
+  index: number;
+  role: string;
+  /** The text this message sends (string content or text parts; images as "[image]"). */
+  text: string;
+  tokens: number;
+  roughTokens: number;
+  substitution: 'sidecar' | 'placeholder' | null;
+  /** What the row stored, when the wire text differs from it (a sidecar or a placeholder). */
+  storedText: string | null;
+  injected: SpanView[];
+  toolCalls: { name: string; arguments: string }[];
+  toolCallId: string | null;
+}
+
+/** The bytes around a prefix break, on both sides. */
+export interface BreakContext {
+  request: number;
+  previousRequest: number;
+  messageIndex: number;
+  byteOffset: number | null;
+  cause: string;
+  /** Text before the first differing character (shared by both sides), and what follows on each. */
+  before: string;
+  previousAfter: string;
+  currentAfter: string;
+}
+
+export interface UiState {
+  turn: number;
+  request: number;
+  /** Scroll position of the message list, in messages. */
+  firstVisibleMessage: number;
+}
+
+export type Navigation = 'nextTurn' | 'previousTurn' | 'nextRequest' | 'previousRequest' | 'nextBreak';
+
+// ---- requests the webview makes (answered by a response with the same id) ----
+
+export interface RequestMap {
+  messages: { params: { request: number; start: number; count: number }; result: MessageView[] };
+  breakContext: { params: { request: number }; result: BreakContext | null };
+}
+
+export type RequestMethod = keyof RequestMap;
+
+// ---- webview → host ----
+
+export type FromWebview =
+  | { type: 'ready'; version: number }
+  | { type: 'request'; id: number; method: RequestMethod; params: RequestMap[RequestMethod]['params'] }
+  | { type: 'selected'; state: UiState }
+  | { type: 'copyRequest'; request: number };
+
+// ---- host → webview ----
+
+export type ToWebview =
+  | { type: 'init'; version: number; index: InspectorIndex; state: UiState | null }
+  | { type: 'update'; index: InspectorIndex }
+  | { type: 'response'; inReplyTo: number; result?: unknown; error?: string }
+  | { type: 'navigate'; to: Navigation };
+
+/** A transport: the VS Code webview API, or the standalone report's in-page host. */
+export interface Transport {
+  post(message: FromWebview): void;
+  onMessage(handler: (message: ToWebview) => void): void;
+}
+
+/** Request/response over a transport: one pending promise per id. */
+export class RpcClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  constructor(private readonly transport: Transport) {}
+
+  /** Feed every incoming message here; returns true when it was a response this client awaited. */
+  handle(message: ToWebview): boolean {
+    if (message.type !== 'response') return false;
+    const p = this.pending.get(message.inReplyTo);
+    if (!p) return false;
+    this.pending.delete(message.inReplyTo);
+    if (message.error !== undefined) p.reject(new Error(message.error));
+    else p.resolve(message.result);
+    return true;
+  }
+
+  call<M extends RequestMethod>(method: M, params: RequestMap[M]['params']): Promise<RequestMap[M]['result']> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.transport.post({ type: 'request', id, method, params } as FromWebview);
+    });
+  }
+}
+
+/**
+ * A whole inspection embedded in a standalone report. Message bodies are stored once; each request
+ * lists its messages as the leading `keep` messages of its `base` request plus its own `add` ids,
+ * so the data stays linear in the transcript although every request re-sends its history.
+ */
+export interface EmbeddedInspection {
+  version: number;
+  index: InspectorIndex;
+  bodies: MessageView[];
+  requests: { base: number | null; keep: number; add: number[] }[];
+  breaks: (BreakContext | null)[];
+}

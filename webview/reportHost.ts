@@ -1,0 +1,44 @@
+// The host side of the protocol inside a standalone report: answers the view's requests from the
+// inspection embedded in the page, so the report works offline with the same bundle as the editor.
+
+import { PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type MessageView, type RequestMap, type ToWebview, type Transport } from '../src/protocol';
+
+/** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
+function idAt(data: EmbeddedInspection, request: number, i: number): number | undefined {
+  let layout = data.requests[request];
+  while (layout && i < layout.keep && layout.base !== null) layout = data.requests[layout.base];
+  return layout && i >= layout.keep ? layout.add[i - layout.keep] : undefined;
+}
+
+function answer(data: EmbeddedInspection, message: Extract<FromWebview, { type: 'request' }>): unknown {
+  if (message.method === 'messages') {
+    const p = message.params as RequestMap['messages']['params'];
+    const count = data.index.requests[p.request]?.messageCount ?? 0;
+    const out: MessageView[] = [];
+    for (let i = Math.max(0, p.start); i < Math.min(count, p.start + p.count); i++) {
+      const id = idAt(data, p.request, i);
+      if (id !== undefined) out.push(data.bodies[id]);
+    }
+    return out;
+  }
+  const p = message.params as RequestMap['breakContext']['params'];
+  return data.breaks[p.request] ?? null;
+}
+
+function embeddedTransport(data: EmbeddedInspection): Transport {
+  let handler: (m: ToWebview) => void = () => undefined;
+  const deliver = (m: ToWebview): void => { setTimeout(() => handler(m), 0); };
+  return {
+    onMessage(h) { handler = h; },
+    post(message) {
+      if (message.type === 'ready') deliver({ type: 'init', version: PROTOCOL_VERSION, index: data.index, state: null });
+      else if (message.type === 'request') deliver({ type: 'response', inReplyTo: message.id, result: answer(data, message) });
+      // Selection and copy have no host to go to in a static page.
+    },
+  };
+}
+
+const element = document.getElementById('prompt-inspector-data');
+if (element?.textContent) {
+  (globalThis as { __promptInspectorTransport?: Transport }).__promptInspectorTransport = embeddedTransport(JSON.parse(element.textContent) as EmbeddedInspection);
+}
