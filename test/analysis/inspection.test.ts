@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Inspection } from '../../src/analysis/inspection';
+import { analyze } from '../../src/analysis/report';
+import { createTokenCounter } from '../../src/analysis/tokenizer';
+import { PROFILES } from '../../src/engine/profile';
+import { loadTranscript } from '../../src/transcripts/load';
+import { PROTOCOL_VERSION, RpcClient, type FromWebview, type ToWebview } from '../../src/protocol';
+import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';
+import { example } from '../cli/support';
+
+async function inspect(path: string, profile: keyof typeof PROFILES = 'hermes-current'): Promise<Inspection> {
+  const analysis = analyze(await loadTranscript(path), { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
+  return new Inspection(analysis, path);
+}
+
+/** The same reconstruction the standalone report does, in Node. */
+function pageFromExport(data: ReturnType<Inspection['exportAll']>, request: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < data.index.requests[request].messageCount; i++) {
+    let layout = data.requests[request];
+    while (i < layout.keep && layout.base !== null) layout = data.requests[layout.base];
+    out.push(layout.add[i - layout.keep]);
+  }
+  return out;
+}
+
+describe('inspection model', () => {
+  it('pages bodies with tokens that add up to the request and spans that point into the text', async () => {
+    const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
+    for (const r of ins.index.requests) {
+      const page = ins.messages(r.index, 0, 1000);
+      assert.equal(page.length, r.messageCount);
+      assert.equal(page.reduce((s, m) => s + m.tokens, 0), r.inputTokens);
+      assert.equal(page[0].role, 'system');
+      for (const m of page) for (const s of m.injected) assert.ok(s.start >= 0 && s.end <= m.text.length && s.start < s.end);
+    }
+    const fenced = ins.messages(0, 1, 1)[0];
+    assert.equal(fenced.substitution, 'sidecar');
+    assert.ok(fenced.storedText && fenced.text.startsWith(fenced.storedText));
+    const memory = fenced.injected.find((s) => s.kind === 'memory');
+    assert.ok(memory);
+    assert.ok(fenced.text.slice(memory.start, memory.end).startsWith('<memory-context>'));
+    assert.deepEqual(ins.messages(0, 5, 10), []);
+    assert.equal(ins.messages(3, 2, 3).map((m) => m.index).join(), '2,3,4');
+  });
+
+  it('multimodal note parts map to offsets in the joined text', async () => {
+    const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
+    const last = ins.index.requests[ins.index.requests.length - 1];
+    const turn = ins.index.turns[last.turn];
+    const row = ins.messages(last.index, turn.userMessageIndex + 1, 1)[0];
+    assert.ok(row.text.includes('[image_url]'));
+    const note = row.injected.find((s) => s.kind === 'multimodal-note');
+    assert.ok(note);
+    assert.match(row.text.slice(note.start, note.end), /^\[Voice channel now/);
+  });
+
+  it('break context shows both sides of the first difference', async () => {
+    const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'), 'hermes-v0');
+    const broken = ins.index.requests.find((r) => !r.stable);
+    assert.ok(broken);
+    const ctx = ins.breakContext(broken.index);
+    assert.ok(ctx);
+    assert.equal(ctx.cause, 'sidecar-not-replayed');
+    assert.equal(ctx.currentAfter, '');
+    assert.ok(ctx.previousAfter.startsWith('\n\n'));
+    assert.equal(ins.breakContext(0), null);
+  });
+
+  it('compaction view names the carrier and the dropped rows', async () => {
+    const ins = await inspect(example('rotation/state.db'));
+    const c = ins.index.turns.find((t) => t.compression)?.compression;
+    assert.ok(c);
+    assert.match(c.carrier ?? '', /CONTEXT COMPACTION/);
+    assert.equal(c.dropped.length, c.beforeMessages - (c.afterMessages - 1), 'every row but the kept ones (all of the list after except the carrier)');
+  });
+
+  it('the embedded export rebuilds every request exactly, linearly', async () => {
+    for (const [file, profile] of [['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'], ['rotation-prompt-changed/state.db', 'hermes-current'], ['in-place/state.db', 'hermes-v1']] as const) {
+      const ins = await inspect(example(file), profile);
+      const data = ins.exportAll();
+      const total = ins.index.requests.reduce((s, r) => s + r.messageCount, 0);
+      assert.ok(data.bodies.length < total / 2, `${data.bodies.length} bodies for ${total} wire messages`);
+      for (const r of ins.index.requests) {
+        assert.deepEqual(pageFromExport(data, r.index).map((id) => data.bodies[id].text), ins.messages(r.index, 0, r.messageCount).map((m) => m.text), `${file} request ${r.index}`);
+      }
+    }
+  });
+
+  it('copy as JSON gives the wire messages', async () => {
+    const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
+    const json = JSON.parse(ins.requestJson(2));
+    assert.equal(json.messages.length, ins.index.requests[2].messageCount);
+    assert.equal(json.messages[0].role, 'system');
+    assert.equal('timestamp' in json.messages[1], false);
+  });
+});
+
+describe('protocol and page', () => {
+  it('RpcClient matches responses to calls by id', async () => {
+    const sent: FromWebview[] = [];
+    const client = new RpcClient({ post: (m) => sent.push(m), onMessage: () => undefined });
+    const a = client.call('messages', { request: 1, start: 0, count: 5 });
+    const b = client.call('breakContext', { request: 2 });
+    const [ra, rb] = sent as Extract<FromWebview, { type: 'request' }>[];
+    assert.equal(client.handle({ type: 'response', inReplyTo: rb.id, result: null } as ToWebview), true);
+    assert.equal(client.handle({ type: 'response', inReplyTo: ra.id, error: 'boom' } as ToWebview), true);
+    assert.equal(client.handle({ type: 'response', inReplyTo: 999, result: 1 } as ToWebview), false);
+    assert.equal(await b, null);
+    await assert.rejects(a, /boom/);
+    assert.equal(PROTOCOL_VERSION, 1);
+  });
+
+  it('the page has a strict CSP and embedded data cannot close its element', () => {
+    const html = renderInspectorHtml({ title: '</title><script>x</script>', nonce: 'N0NCE', script: { inline: 'var s="</script>";' }, style: { inline: '' }, embeddedData: JSON.stringify({ t: '</script><img src=x onerror=alert(1)><!--' }) });
+    assert.match(html, /default-src 'none'/);
+    assert.match(html, /script-src 'nonce-N0NCE'/);
+    assert.doesNotMatch(html, /unsafe-(inline|eval)/);
+    assert.equal((html.match(/<\/script>/g) ?? []).length, 2, 'only the two real script elements close');
+    assert.doesNotMatch(html, /<img/);
+    assert.equal(JSON.parse(embedJson('{"a":"<\\/script>"}').replace(/\\u003c/g, '<').replace(/\\u003e/g, '>')).a, '</script>');
+  });
+});
