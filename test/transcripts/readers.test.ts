@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyzeTranscript } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { loadTranscript } from '../../src/cli/loadTranscript';
+import { loadTranscript } from '../../src/transcripts/load';
 import { PROFILES } from '../../src/engine/profile';
 import { readTranscript, sniffFormat } from '../../src/transcripts/read';
 import { example, tempDir } from '../cli/support';
