@@ -58,6 +58,8 @@ export interface RequestView {
   previousRequest: number | null;
   stable: boolean;
   breakAt: BreakView | null;
+  /** Wire index of the turn's user message in this request (re-anchored); null when there is none. */
+  userWireIndex: number | null;
 }
 
 export interface DiagnosticView {
@@ -111,6 +113,7 @@ export interface BreakContext {
 
 export interface UiState {
   turn: number;
+  /** -1 for a turn that made no provider call. */
   request: number;
   /** Scroll position of the message list, in messages. */
   firstVisibleMessage: number;

@@ -59,6 +59,7 @@ export class Inspection {
         index: r.index, turn: r.turn, sessionId: r.sessionId, systemPromptSha256: r.systemPromptSha256,
         messageCount: r.messageCount, inputTokens: r.inputTokens, reusedTokens: r.prefix.reusedTokens,
         previousRequest: r.prefix.previousRequest, stable: r.prefix.stable, breakAt: r.prefix.breakAt,
+        userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
       })),
       diagnostics: report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request })),
     };

@@ -53,8 +53,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const persisted = state as Partial<PersistedPanel> | undefined;
-        if (!persisted?.uri) { panel.dispose(); return; }
-        openView(vscode.Uri.parse(persisted.uri), panel, persisted.ui ?? null);
+        if (!persisted?.source) { panel.dispose(); return; }
+        openView(vscode.Uri.file(persisted.source), panel, persisted.ui ?? null);
       },
     }),
 

@@ -11,10 +11,11 @@ import type { AnalysisCache } from './analysisCache';
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
 export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
 
-/** The state a panel is restored from after a restart (also kept by the webview itself). */
+/** The state the webview keeps (webview/main.ts), from which a panel is restored after a restart. */
 export interface PersistedPanel {
-  uri: string;
+  version: number;
   ui: UiState | null;
+  source: string | null;
 }
 
 export class InspectorView implements vscode.Disposable {
@@ -100,7 +101,8 @@ export class InspectorView implements vscode.Disposable {
   private async receive(m: FromWebview): Promise<void> {
     switch (m.type) {
       case 'ready': {
-        this.ready = m.version === PROTOCOL_VERSION;
+        // Answer even a view of another protocol version: it shows a reload message on init.
+        this.ready = true;
         const inspection = await this.load();
         if (inspection) this.post({ type: 'init', version: PROTOCOL_VERSION, index: inspection.index, state: this.ui });
         return;

@@ -1,0 +1,151 @@
+// The webview's pure parts in plain Node: stepping and restoring the selection, cutting text into
+// highlighted runs, and paging message bodies.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InspectorIndex, MessageView, RequestView, TurnView } from '../../src/protocol';
+import { MessagePages } from '../../webview/message-pages';
+import { restore, selectRequest, step, systemPromptChanges } from '../../webview/navigation';
+import { changedRange, collapsePoint, segment } from '../../webview/segments';
+
+/** Turns of the given request counts; `broken` requests are cache breaks. */
+function index(turnSizes: number[], broken: number[] = []): InspectorIndex {
+  const turns: TurnView[] = [];
+  const requests: RequestView[] = [];
+  turnSizes.forEach((n, t) => {
+    const ids = Array.from({ length: n }, (_, k) => requests.length + k);
+    for (const id of ids) {
+      requests.push({
+        index: id, turn: t, sessionId: 's', systemPromptSha256: id === 3 ? 'b' : 'a', messageCount: 10 + id, inputTokens: 100, reusedTokens: 50,
+        previousRequest: id === 0 ? null : id - 1, stable: !broken.includes(id), breakAt: broken.includes(id) ? { messageIndex: 1, byteOffset: 0, cause: 'history-rewritten' } : null,
+        userWireIndex: 2 * t + 1,
+      });
+    }
+    turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });
+  });
+  return { title: 't', source: { path: 'p', format: 'f' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [], turns, requests, diagnostics: [] };
+}
+
+describe('webview selection', () => {
+  const x = index([2, 3, 1], [2, 5]);
+
+  it('steps turns to their first request, opened at the turn\u2019s user message, and stops at the ends', () => {
+    const start = restore(x, null);
+    assert.deepEqual(start, { turn: 0, request: 0, firstVisibleMessage: 1 });
+    assert.deepEqual(step(x, start, 'nextTurn'), { turn: 1, request: 2, firstVisibleMessage: 3 });
+    assert.equal(step(x, start, 'previousTurn'), start);
+    const last = selectRequest(x, 5);
+    assert.equal(step(x, last, 'nextRequest'), last);
+    assert.deepEqual(step(x, last, 'previousRequest'), { turn: 1, request: 4, firstVisibleMessage: 3 });
+  });
+
+  it('cycles through the breaks with nextBreak', () => {
+    let at = restore(x, null);
+    const seen: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      at = step(x, at, 'nextBreak');
+      seen.push(at.request);
+    }
+    assert.deepEqual(seen, [2, 5, 2]);
+    const calm = index([2]);
+    const s = restore(calm, null);
+    assert.equal(step(calm, s, 'nextBreak'), s);
+  });
+
+  it('keeps a saved place that still exists and moves one that does not', () => {
+    assert.deepEqual(restore(x, { turn: 1, request: 3, firstVisibleMessage: 7 }), { turn: 1, request: 3, firstVisibleMessage: 7 });
+    assert.deepEqual(restore(x, { turn: 1, request: 3, firstVisibleMessage: 999 }), { turn: 1, request: 3, firstVisibleMessage: 12 });
+    assert.deepEqual(restore(x, { turn: 9, request: 99, firstVisibleMessage: 0 }), { turn: 2, request: 5, firstVisibleMessage: 5 });
+    assert.deepEqual(restore(x, { turn: 0, request: 4, firstVisibleMessage: 0 }), { turn: 0, request: 0, firstVisibleMessage: 1 }, 'request of another turn');
+    assert.deepEqual(restore(index([]), null), { turn: 0, request: -1, firstVisibleMessage: 0 });
+  });
+
+  it('finds the requests whose system prompt changed', () => {
+    assert.deepEqual([...systemPromptChanges(x)], [3, 4]);
+  });
+});
+
+describe('webview text runs', () => {
+  it('marks spans with their kind and the chip at each span\u2019s start', () => {
+    const text = 'hello\n\n<memory-context>m</memory-context>\n\nWorkspace: w';
+    const mem = { kind: 'memory' as const, start: 7, end: 41 };
+    const plug = { kind: 'plugin' as const, start: 43, end: text.length };
+    const runs = segment(text, [plug, mem], changedRange('hello', text));
+    assert.deepEqual(runs.map((r) => [r.text, r.kind, r.spanStart, r.changed]), [
+      ['hello', null, false, false],
+      ['\n\n', null, false, true],
+      ['<memory-context>m</memory-context>', 'memory', true, true],
+      ['\n\n', null, false, true],
+      ['Workspace: w', 'plugin', true, true],
+    ]);
+    assert.equal(runs.map((r) => r.text).join(''), text);
+  });
+
+  it('cuts at a limit, inside a span too', () => {
+    const runs = segment('abcdef', [{ kind: 'plugin', start: 2, end: 6 }], null, 4);
+    assert.deepEqual(runs.map((r) => r.text), ['ab', 'cd']);
+    assert.equal(runs[1].spanStart, true);
+  });
+
+  it('finds what differs between stored and sent text', () => {
+    assert.deepEqual(changedRange('abc', 'abc + notes'), [3, 11]);
+    assert.deepEqual(changedRange('', '[interrupted]'), [0, 13]);
+    assert.deepEqual(changedRange('a-x-b', 'a-yy-b'), [2, 4]);
+    assert.equal(changedRange('same', 'same'), null);
+    assert.deepEqual(changedRange('aa', 'aaa'), [2, 3], 'a repeated character is an append, not a change in the middle');
+  });
+
+  it('collapses after 20 lines or the character cap', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `l${i}`).join('\n');
+    assert.equal(lines.slice(0, collapsePoint(lines, 20, 10_000)).split('\n').length, 20);
+    assert.equal(collapsePoint('short', 20, 10_000), 5);
+    assert.equal(collapsePoint('x'.repeat(50), 20, 10), 10);
+  });
+});
+
+describe('webview message pages', () => {
+  const view = (i: number): MessageView => ({
+    index: i, role: 'user', text: `m${i}`, tokens: 1, roughTokens: 1, substitution: null, storedText: null, injected: [], toolCalls: [], toolCallId: null,
+  });
+
+  it('asks each page once, serves it, and refetches after an update while showing the old copy', async () => {
+    const asked: number[] = [];
+    let changes = 0;
+    const pages = new MessagePages(async (_r, start, count) => { asked.push(start); return Array.from({ length: count }, (_, k) => view(start + k)); }, () => changes++, 10);
+    pages.ensure(0, 0, 25);
+    pages.ensure(0, 5, 15);
+    assert.deepEqual(asked, [0, 10, 20]);
+    assert.equal(pages.get(0, 3), 'loading');
+    await new Promise((ok) => setImmediate(ok));
+    assert.equal((pages.get(0, 13) as MessageView).text, 'm13');
+    assert.equal(changes, 3);
+    pages.invalidate();
+    assert.equal((pages.get(0, 13) as MessageView).text, 'm13', 'stale copy meanwhile');
+    pages.ensure(0, 13, 13);
+    assert.deepEqual(asked, [0, 10, 20, 10]);
+  });
+
+  it('keeps a failed page as an error until retried, and drops answers from before an update', async () => {
+    let fail = true;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((ok) => { release = ok; });
+    const pages = new MessagePages(async (r, start) => {
+      if (r === 1) { await gate; return [view(99)]; }
+      if (fail) throw new Error('host went away');
+      return [view(start)];
+    }, () => undefined, 10);
+    pages.ensure(0, 0, 0);
+    await new Promise((ok) => setImmediate(ok));
+    assert.equal((pages.get(0, 0) as Error).message, 'host went away');
+    fail = false;
+    pages.retry(0, 0);
+    await new Promise((ok) => setImmediate(ok));
+    assert.equal((pages.get(0, 0) as MessageView).text, 'm0');
+
+    pages.ensure(1, 0, 0);
+    pages.invalidate();
+    release();
+    await new Promise((ok) => setImmediate(ok));
+    assert.equal(pages.get(1, 0), 'loading', 'an answer to a request made before the update is ignored');
+  });
+});

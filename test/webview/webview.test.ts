@@ -1,0 +1,431 @@
+// The inspector webview in real Chromium, with the host side of the protocol played by the real
+// engine on the bundled examples (see harness.ts). DOM reads go through Playwright's CSS engine,
+// which pierces the components' open shadow roots.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Inspection } from '../../src/analysis/inspection';
+import { PROTOCOL_VERSION, type InspectorIndex, type MessageView, type UiState } from '../../src/protocol';
+import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from './harness';
+
+const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');
+const ROTATION = example('rotation/state.db');
+const TRACE = example('trace/agent.trace.jsonl');
+
+/** Polls until `check` stops throwing (the page renders asynchronously), then returns its value. */
+async function eventually<T>(check: () => Promise<T> | T, what = 'condition'): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 200; i++) {
+    try {
+      return await check();
+    } catch (e) {
+      last = e;
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+  }
+  throw new Error(`${what} never held: ${(last as Error)?.message ?? last}`);
+}
+
+const selectedTurn = (v: View): Promise<string | null> =>
+  v.page.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id');
+const selectedRequest = (v: View): Promise<string | null> =>
+  v.page.locator('request-bar [role=tab][aria-selected=true]').getAttribute('data-request');
+
+async function expectSelection(v: View, turn: number, request: number): Promise<void> {
+  await eventually(async () => {
+    assert.equal(await selectedTurn(v), `turn-${turn}`);
+    assert.equal(await selectedRequest(v), String(request));
+    const last = v.sent('selected').at(-1)?.state;
+    assert.equal(last?.turn, turn);
+    assert.equal(last?.request, request);
+  }, `selection turn ${turn} request ${request}`);
+}
+
+/** Nothing went wrong in the page: no errors or warnings, no CSP violation, no outside request. */
+async function assertClean(v: View): Promise<void> {
+  assert.deepEqual(v.console, [], 'console errors or warnings');
+  assert.deepEqual(await v.cspViolations(), [], 'CSP violations');
+  assert.deepEqual(v.foreignRequests, [], 'requests outside the local origin');
+}
+
+/** Waits until the page has posted nothing new for a while (debounced scroll reports included). */
+async function quiet(v: View): Promise<void> {
+  let seen = -1;
+  while (seen !== v.received.length) {
+    seen = v.received.length;
+    await new Promise((ok) => setTimeout(ok, 600));
+  }
+}
+
+/** A message row by wire index. */
+const row = (v: View, index: number) => v.page.locator('message-view').filter({ has: v.page.locator(`.idx:text-is("#${index}")`) });
+
+describe('inspector webview (Chromium, real engine as host)', () => {
+  let h: Harness;
+  let v0: Inspection;
+
+  before(async () => {
+    h = await Harness.start();
+    v0 = await inspect(SIDECARS, 'hermes-v0', 'session_20260918_101500_a1b2c3.json');
+  });
+  after(async () => { await h?.close(); });
+
+  it('handshakes once, then steps through turns and requests by keyboard, clicks and host commands', async () => {
+    const v = await h.open(v0);
+    try {
+      assert.deepEqual(v.sent('ready'), [{ type: 'ready', version: PROTOCOL_VERSION }]);
+      await expectSelection(v, 0, 0);
+
+      await v.page.keyboard.press('j');
+      await expectSelection(v, 1, 2);
+      await v.page.keyboard.press('n');
+      await expectSelection(v, 1, 3);
+      await v.page.keyboard.press('Shift+K');
+      await expectSelection(v, 1, 2);
+      await v.page.keyboard.press('Shift+J');
+      await v.page.keyboard.press('Shift+J');
+      await expectSelection(v, 2, 4);
+      await v.page.keyboard.press('k');
+      await expectSelection(v, 1, 2);
+      await v.page.keyboard.press('p');
+      await expectSelection(v, 0, 1);
+      // Bare arrows step turns while nothing else has focus.
+      await v.page.keyboard.press('ArrowDown');
+      await expectSelection(v, 1, 2);
+
+      // b cycles through the cache breaks of hermes-v0: requests 2, 4, 8, 9, then 2 again.
+      const breaks = v0.index.requests.filter((r) => !r.stable).map((r) => r.index);
+      assert.deepEqual(breaks, [2, 4, 8, 9]);
+      for (const r of [4, 8, 9, 2]) {
+        await v.page.keyboard.press('b');
+        await expectSelection(v, v0.index.requests[r].turn, r);
+      }
+
+      // The host's own keybindings arrive as navigate messages.
+      await v.send({ type: 'navigate', to: 'nextTurn' });
+      await expectSelection(v, 2, 4);
+      await v.send({ type: 'navigate', to: 'nextBreak' });
+      await expectSelection(v, 3, 8);
+      await v.send({ type: 'navigate', to: 'previousRequest' });
+      await expectSelection(v, 2, 7);
+      await v.send({ type: 'navigate', to: 'previousTurn' });
+      await expectSelection(v, 1, 2);
+      await v.send({ type: 'navigate', to: 'nextRequest' });
+      await expectSelection(v, 1, 3);
+      assert.match(await v.page.locator('[data-announcement]').innerText(), /Turn 1 of 5: run the importer tests\. Request #3, stable prefix\./);
+
+      // Arrow keys inside the turn listbox move the selection and focus together.
+      await v.page.locator('turn-stepper #turn-1').focus();
+      await v.page.keyboard.press('ArrowDown');
+      await expectSelection(v, 2, 4);
+      assert.equal(await v.page.locator('turn-stepper #turn-2').evaluate((e) => e === (e.getRootNode() as unknown as { activeElement: unknown }).activeElement), true);
+      await v.page.keyboard.press('End');
+      await expectSelection(v, 4, 9);
+      // The token chart is a listbox over requests: arrows move along it.
+      await v.page.locator('token-timeline svg').focus();
+      await v.page.keyboard.press('ArrowRight');
+      await expectSelection(v, 4, 10);
+      await v.page.keyboard.press('Home');
+      await expectSelection(v, 0, 0);
+      assert.equal(await v.page.locator('token-timeline svg').getAttribute('aria-activedescendant'), 'bar-0');
+
+      // A bar of the token chart, a finding (Enter on it), a cell of the cache strip.
+      await v.page.locator('token-timeline #bar-5').click();
+      await expectSelection(v, 2, 5);
+      const finding = v.page.locator('findings-list li button').first();
+      await finding.focus();
+      await v.page.keyboard.press('Enter');
+      await expectSelection(v, 1, 2);
+      await v.page.locator('cache-panel g[data-request="10"] rect.cell').click();
+      await expectSelection(v, 4, 10);
+
+      await v.page.locator('request-bar vscode-button').click();
+      await eventually(() => assert.deepEqual(v.sent('copyRequest'), [{ type: 'copyRequest', request: 10 }]));
+      assert.equal(v.sent('ready').length, 1, 'ready is posted once');
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('highlights every injected span with its kind and shows stored vs sent for a sidecar row', async () => {
+    const v1 = await inspect(SIDECARS, 'hermes-v1');
+    const [, user] = v1.messages(0, 0, 2);
+    const memory = user.injected.find((s) => s.kind === 'memory');
+    assert.ok(memory && user.substitution === 'sidecar' && user.storedText);
+    const v = await h.open(v1);
+    try {
+      const msg = row(v, 1);
+      await msg.waitFor();
+      const mark = msg.locator('mark[data-kind=memory]');
+      assert.equal(await mark.count(), 1);
+      const fence = user.text.slice(memory.start, memory.end);
+      assert.ok(fence.startsWith('<memory-context>') && fence.trimEnd().endsWith('</memory-context>'));
+      assert.equal(await mark.textContent(), fence);
+      assert.equal(await msg.locator('.chip[data-kind=memory]').textContent(), 'memory');
+      assert.equal(await msg.locator('mark[data-kind=plugin]').count(), 1);
+      // The label chip sits right before its span.
+      assert.equal(await mark.evaluate((m) => (m.previousElementSibling as unknown as { dataset: { kind: string } }).dataset.kind), 'memory');
+
+      const sub = msg.locator('[data-substitution=sidecar]');
+      assert.equal(await sub.locator('pre.stored').textContent(), user.storedText);
+      assert.equal(await sub.locator('pre.sent mark[data-kind=memory]').count(), 1);
+      assert.match(await sub.innerText(), /api_content sidecar: \d+ chars added/);
+      assert.equal(await msg.locator('[data-badge=substitution]').textContent(), 'sidecar substituted');
+      // The stored row is exactly where the sent text starts, unmarked.
+      assert.ok((await sub.locator('pre.sent').textContent())?.startsWith(`${user.storedText}`));
+
+      // A long message starts collapsed to 20 lines and opens in place.
+      const [system] = v1.messages(0, 0, 1);
+      const body = row(v, 0).locator('pre.text');
+      const collapsed = (await body.textContent()) ?? '';
+      assert.equal(collapsed, `${system.text.split('\n').slice(0, 20).join('\n')}…`);
+      await row(v, 0).locator('button.more').click();
+      await eventually(async () => assert.equal(await body.textContent(), system.text));
+      assert.equal(await row(v, 0).locator('button.more').textContent(), 'Show less');
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('shows the rotation compaction: before → after, progress and its rule, gate branch, re-anchored index', async () => {
+    const rot = await inspect(ROTATION, 'hermes-v1');
+    const turn = rot.index.turns.find((t) => t.compression);
+    assert.ok(turn?.compression);
+    const c = turn.compression;
+    const v = await h.open(rot);
+    try {
+      assert.equal(await v.page.locator('compaction-panel').count(), 0, 'no panel for a turn without compaction');
+      assert.equal(await v.page.locator(`turn-stepper #turn-${turn.index} [data-badge=compaction]`).count(), 1);
+      for (let i = 0; i < turn.index; i++) await v.page.keyboard.press('j');
+      await expectSelection(v, turn.index, turn.requests[0]);
+      const panel = v.page.locator('compaction-panel');
+      const table = await panel.locator('table').innerText();
+      assert.match(table, new RegExp(`rows\\s+${c.beforeMessages} → ${c.afterMessages}`));
+      assert.match(table, /tokens\s+1,292 → 703\s+−589 \(−45\.6 %\)/);
+      assert.equal(c.beforeTokens, 1292);
+      assert.equal(await panel.locator('[data-progress]').getAttribute('data-progress'), c.madeProgress ? 'yes' : 'no');
+      assert.match(await panel.locator('.rule').innerText(), /fewer rows, or rough tokens below 95 %/);
+      assert.match(await panel.locator('dl').innerText(), new RegExp(`gate branch\\s+${c.gateBranch}`));
+      const reanchor = await panel.locator('[data-reanchor]').innerText();
+      assert.match(reanchor, new RegExp(`${c.reanchor.before} → ${c.reanchor.after} · rule ${c.reanchor.rule}`));
+      assert.equal(`${c.reanchor.before} → ${c.reanchor.after} ${c.reanchor.rule}`, '22 → 9 exact');
+      assert.match(reanchor, /content equals this turn’s user message/);
+      assert.equal(await panel.locator('pre.carrier').textContent(), c.carrier);
+      assert.equal(await panel.locator('ol li').count(), c.dropped.length);
+      // The first request after the compaction is a cache break whose cause says so.
+      assert.match(await v.page.locator('cache-panel [data-status=break]').innerText(), /compression/);
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('names the first differing byte of a hermes-v0 break and shows both sides of it', async () => {
+    const ctx = v0.breakContext(2);
+    assert.ok(ctx && ctx.byteOffset === 58);
+    const v = await h.open(v0);
+    try {
+      await v.page.keyboard.press('b');
+      await expectSelection(v, 1, 2);
+      const panel = v.page.locator('cache-panel');
+      assert.equal(await panel.locator('[data-status]').getAttribute('data-status'), 'break');
+      assert.match(await panel.locator('[data-status]').innerText(), /sidecar-not-replayed/);
+      assert.equal((await panel.locator('[data-first-difference]').innerText()).replace(/\s+/g, ' '), 'message #1, byte 58 (UTF-8)');
+      assert.equal(await panel.locator('[data-system]').getAttribute('data-system'), 'same');
+      const prev = panel.locator('pre[data-side=prev]');
+      await prev.waitFor();
+      assert.equal(await prev.locator('.common').textContent(), ctx.before);
+      // Whitespace in the difference is made visible: "\n" shows as "↵" + newline.
+      assert.equal((await prev.locator('mark').textContent())?.replace(/\u21b5/g, ''), ctx.previousAfter);
+      assert.equal(await panel.locator('pre[data-side=cur] .ends').textContent(), '(message ends here)');
+      assert.match(await panel.locator('dl').innerText(), /396 reused \(63\.9 %\) · 224 re-billed · 620 input/);
+      // The message list marks the row where the prefix broke.
+      await eventually(async () => assert.equal(await row(v, 1).getAttribute('break-here'), ''));
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('shows a system-prompt change: the hash differs from the previous request’s, marked in the strip', async () => {
+    const changed = await inspect(example('rotation-prompt-changed/state.db'), 'hermes-v1');
+    const r = changed.index.requests.find((q) => q.breakAt?.cause === 'system-changed');
+    assert.ok(r?.breakAt && r.previousRequest !== null);
+    const prevHash = changed.index.requests[r.previousRequest].systemPromptSha256;
+    const v = await h.open(changed);
+    try {
+      await v.page.keyboard.press('b');
+      await expectSelection(v, r.turn, r.index);
+      const panel = v.page.locator('cache-panel');
+      assert.equal(await panel.locator('[data-system]').getAttribute('data-system'), 'changed');
+      assert.match(await panel.locator('[data-system]').innerText(), new RegExp(`≠ request #${r.previousRequest} \\(${prevHash.slice(0, 12)}\\)`));
+      assert.equal((await panel.locator('[data-first-difference]').innerText()).replace(/\s+/g, ' '), `message #0, byte ${r.breakAt.byteOffset?.toLocaleString('en-US')} (UTF-8)`);
+      const marks = panel.locator('g[data-request] rect.hashmark');
+      assert.equal(await marks.count(), 1);
+      assert.equal(await panel.locator(`g[data-request="${r.index}"] rect.hashmark`).count(), 1);
+      await panel.locator('pre[data-side=cur] mark').waitFor();
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('virtualises a 5,000-message request: bounded rows in the DOM, bodies paged on demand', async () => {
+    const N = 5000;
+    const pagesAsked: { start: number; count: number }[] = [];
+    const body = (i: number): MessageView => ({
+      index: i, role: i === 0 ? 'system' : i % 2 ? 'user' : 'assistant',
+      text: `message ${i}\n${'line of text\n'.repeat(i % 5)}`, tokens: 10 + (i % 5) * 3, roughTokens: 12,
+      substitution: null, storedText: null, injected: [], toolCalls: [], toolCallId: null,
+    });
+    const index: InspectorIndex = {
+      title: 'synthetic', source: { path: 'synthetic.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base',
+      sessions: [{ id: 's', parentId: null, systemPromptSha256: 'a'.repeat(64) }],
+      turns: [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'a long one', requests: [0], injectedKinds: [], compression: null }],
+      requests: [{ index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: N, inputTokens: 80_000, reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1 }],
+      diagnostics: [],
+    };
+    const host: HostData = {
+      index,
+      messages(_r, start, count) {
+        pagesAsked.push({ start, count });
+        return Array.from({ length: Math.max(0, Math.min(N, start + count) - start) }, (_, k) => body(start + k));
+      },
+      breakContext: () => null,
+    };
+    const v = await h.open(host);
+    try {
+      const rows = v.page.locator('message-list message-view, message-list [data-placeholder]');
+      await row(v, 1).waitFor();
+      const first = await rows.count();
+      assert.ok(first > 5 && first < 120, `${first} rows rendered`);
+      assert.ok(pagesAsked.every((p) => p.count <= 50), 'pages of at most 50');
+      const asked = pagesAsked.reduce((n, p) => n + p.count, 0);
+      assert.ok(asked <= 150, `asked for ${asked} bodies up front`);
+
+      // Scroll to the end until the last row shows: the list's height is an estimate until the rows
+      // near the end have been measured, so one jump may land short of it.
+      const list = v.page.locator('message-list lit-virtualizer');
+      await eventually(async () => {
+        await list.evaluate((el) => { (el as unknown as { scrollTop: number }).scrollTop = 1e9; });
+        assert.match(await row(v, N - 1).locator('pre').innerText({ timeout: 250 }), /message 4999/);
+      }, 'the last message');
+      const atEnd = await rows.count();
+      assert.ok(atEnd < 120, `${atEnd} rows rendered at the end`);
+      assert.ok(pagesAsked.some((p) => p.start === 4950), 'the last page was fetched');
+      assert.ok(pagesAsked.length < 12, `${pagesAsked.length} pages fetched in all`);
+      // The scroll position reaches the host (debounced), so a reopened panel comes back there.
+      await eventually(() => assert.ok((v.sent('selected').at(-1)?.state.firstVisibleMessage ?? 0) > 4900));
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('keeps the selection and scroll place across a live update, and shows what was added', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prompt-inspector-webview-'));
+    const session = JSON.parse(readFileSync(SIDECARS, 'utf8'));
+    const partial = join(dir, 'session_partial.json');
+    writeFileSync(partial, JSON.stringify({ ...session, messages: session.messages.slice(0, 17), message_count: 17 }));
+    const before = await inspect(partial, 'hermes-v0');
+    assert.equal(before.index.turns.length, 3);
+    const v = await h.open(before);
+    try {
+      await v.page.locator('turn-stepper #turn-2').click();
+      await v.page.locator('request-bar [data-request="5"]').click();
+      await expectSelection(v, 2, 5);
+      await quiet(v);
+      const placed: UiState | undefined = v.sent('selected').at(-1)?.state;
+
+      const pagesBefore = v.sent('request').filter((m) => m.method === 'messages').length;
+      writeFileSync(partial, JSON.stringify(session));
+      v.data = await inspect(partial, 'hermes-v0');
+      assert.equal(v.data.index.turns.length, 5);
+      await v.send({ type: 'update', index: v.data.index });
+      await eventually(async () => assert.equal(await v.page.locator('turn-stepper [role=option]').count(), 5));
+      await expectSelection(v, 2, 5);
+      await quiet(v);
+      assert.deepEqual(v.sent('selected').at(-1)?.state, placed, 'same place, scroll included');
+      assert.match(await v.page.locator('summary-header').evaluate((e) => (e.shadowRoot as unknown as { textContent: string }).textContent), /11 requests/);
+      // Bodies were asked for again (they may have changed), and the rows show.
+      await eventually(() => assert.ok(v.sent('request').filter((m) => m.method === 'messages').length > pagesBefore));
+      await row(v, 9).waitFor();
+      // The new turns are reachable.
+      await v.page.keyboard.press('j');
+      await v.page.keyboard.press('j');
+      await expectSelection(v, 4, 9);
+      assert.equal(v.sent('ready').length, 1);
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('renders hostile transcript text literally and runs none of it', async () => {
+    const payload = '</script><img src=x onerror=window.__pwned=1><script>window.__pwned=2</script> <|endoftext|>';
+    const dir = mkdtempSync(join(tmpdir(), 'prompt-inspector-webview-'));
+    const session = JSON.parse(readFileSync(SIDECARS, 'utf8'));
+    const [u, a, t] = session.messages;
+    u.content = `${payload} ${u.content}`;
+    u.api_content = `${payload} ${u.api_content}`;
+    a.content = `${payload}\n${a.content}`;
+    t.content = `${t.content}${payload}`;
+    const path = join(dir, 'session_hostile.json');
+    writeFileSync(path, JSON.stringify(session));
+    const ins = await inspect(path, 'hermes-v1');
+    const v = await h.open(ins);
+    try {
+      await v.page.keyboard.press('n');
+      await expectSelection(v, 0, 1);
+      await row(v, 3).waitFor();
+      assert.ok((await v.page.locator('turn-stepper #turn-0 .title').textContent())?.startsWith('</script><img src=x onerror=window.__pwned=1>'));
+      assert.ok((await row(v, 1).locator('pre.stored').textContent())?.startsWith(payload));
+      assert.ok((await row(v, 2).locator('pre').first().textContent())?.startsWith(payload));
+      assert.match((await row(v, 3).locator('pre').first().textContent()) ?? '', /<\|endoftext\|>$/);
+      assert.equal(await v.page.locator('message-view img, message-view script, turn-stepper img').count(), 0);
+      assert.equal(await v.page.evaluate('window.__pwned'), undefined);
+      assert.ok(!v.requests.some((u) => new URL(u).pathname === '/x'), 'the img was never created');
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('looks right in light, dark and high-contrast themes (screenshots)', async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const rot = await inspect(ROTATION, 'hermes-v1', 'rotation/state.db');
+    const trace = await inspect(TRACE, 'hermes-v1', 'agent.trace.jsonl');
+    const compacted = rot.index.turns.find((t) => t.compression);
+    assert.ok(compacted);
+    const shots: { name: string; data: Inspection; theme: Theme; state: UiState; background: string; width?: number }[] = [
+      { name: 'break-light', data: v0, theme: 'light', state: { turn: 1, request: 2, firstVisibleMessage: 1 }, background: 'rgb(255, 255, 255)' },
+      { name: 'break-dark', data: v0, theme: 'dark', state: { turn: 1, request: 2, firstVisibleMessage: 1 }, background: 'rgb(31, 31, 31)' },
+      { name: 'break-high-contrast', data: v0, theme: 'high-contrast', state: { turn: 1, request: 2, firstVisibleMessage: 1 }, background: 'rgb(0, 0, 0)' },
+      { name: 'compaction-light', data: rot, theme: 'light', state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 1 }, background: 'rgb(255, 255, 255)' },
+      { name: 'compaction-dark', data: rot, theme: 'dark', state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 1 }, background: 'rgb(31, 31, 31)' },
+      { name: 'narrow-dark', data: rot, theme: 'dark', state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 4 }, background: 'rgb(31, 31, 31)', width: 760 },
+      { name: 'trace-multimodal-light', data: trace, theme: 'light', state: { turn: 2, request: 5, firstVisibleMessage: 11 }, background: 'rgb(255, 255, 255)' },
+    ];
+    for (const s of shots) {
+      const v = await h.open(s.data, { theme: s.theme, state: s.state, width: s.width });
+      try {
+        await expectSelection(v, s.state.turn, s.state.request);
+        await row(v, s.state.firstVisibleMessage).waitFor();
+        assert.equal(await v.page.locator('body').getAttribute('class'), `vscode-${s.theme}`);
+        assert.equal(await v.page.evaluate("getComputedStyle(document.querySelector('prompt-inspector-app')).backgroundColor"), s.background);
+        const file = join(SHOTS, `${s.name}.png`);
+        // The narrow layout is one column that the page scrolls: take all of it.
+        await v.page.screenshot({ path: file, fullPage: s.width !== undefined });
+        assert.ok(statSync(file).size > 20_000, `${file} has content`);
+        await assertClean(v);
+      } finally {
+        await v.close();
+      }
+    }
+  });
+});

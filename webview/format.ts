@@ -1,0 +1,41 @@
+// Numbers and labels as the panels print them.
+
+import type { InjectionKind } from '../src/protocol';
+
+const integer = new Intl.NumberFormat('en-US');
+
+export function num(n: number): string {
+  return integer.format(n);
+}
+
+/** A signed difference: "+12", "−589" (a real minus sign, so columns of deltas line up). */
+export function delta(n: number): string {
+  return n > 0 ? `+${num(n)}` : n < 0 ? `\u2212${num(-n)}` : '0';
+}
+
+/** after as a percentage of before, one decimal: "54.4 %". */
+export function percentOf(after: number, before: number): string {
+  return before > 0 ? `${((after / before) * 100).toFixed(1)} %` : '—';
+}
+
+export function shortHash(sha: string): string {
+  return sha.slice(0, 12);
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${num(n)} ${n === 1 ? one : many}`;
+}
+
+/** Short chip labels; the full kind name is the accessible label. */
+export const KIND_LABEL: Record<InjectionKind, string> = {
+  memory: 'memory',
+  plugin: 'plugin',
+  'gateway-note': 'gateway note',
+  'surface-note': 'surface note',
+  'multimodal-note': 'multimodal note',
+};
+
+/** Invisible characters in a diff made visible, so a difference in whitespace can be seen. */
+export function showWhitespace(text: string): string {
+  return text.replace(/\n/g, '\u21b5\n').replace(/\t/g, '\u2192\t').replace(/\r/g, '\u240d');
+}

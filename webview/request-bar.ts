@@ -1,0 +1,97 @@
+// The selected turn's provider calls as tabs, the selected request in numbers, and "copy as JSON".
+
+import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import type { InspectorIndex } from '../src/protocol';
+import { selectEvent } from './events';
+import { num, plural } from './format';
+import { tokens } from './theme';
+
+export class RequestBar extends LitElement {
+  static properties = {
+    index: { attribute: false },
+    turn: { type: Number },
+    request: { type: Number },
+    canCopy: { type: Boolean },
+  };
+  declare index: InspectorIndex | null;
+  declare turn: number;
+  declare request: number;
+  declare canCopy: boolean;
+
+  constructor() {
+    super();
+    this.index = null;
+    this.turn = 0;
+    this.request = -1;
+    this.canCopy = true;
+  }
+
+  static styles = [tokens, css`
+    :host { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; padding: 5px 12px; border-bottom: 1px solid var(--pi-border); }
+    .label { color: var(--pi-muted); }
+    [role='tablist'] { display: flex; flex-wrap: wrap; gap: 3px; }
+    [role='tab'] {
+      font: inherit; font-variant-numeric: tabular-nums; cursor: pointer;
+      display: inline-flex; align-items: center; gap: 5px;
+      padding: 1px 8px; border-radius: 2px; color: var(--pi-fg);
+      background: var(--vscode-button-secondaryBackground, #e5e5e5);
+      border: 1px solid var(--vscode-button-border, transparent);
+    }
+    [role='tab']:hover { background: var(--vscode-button-secondaryHoverBackground, #cccccc); }
+    [role='tab'][aria-selected='true'] {
+      background: var(--vscode-button-background, #005fb8); color: var(--vscode-button-foreground, #ffffff);
+      outline: 1px solid var(--pi-hc-active); outline-offset: -1px;
+    }
+    [role='tab']:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: 1px; }
+    .dot { width: 7px; height: 7px; border-radius: 50%; background: var(--pi-ok); }
+    .dot.broken { background: var(--pi-error); }
+    .stats { color: var(--pi-muted); font-variant-numeric: tabular-nums; }
+    .stats b { color: var(--pi-fg); font-weight: 600; }
+    vscode-button { margin-left: auto; }
+  `];
+
+  protected updated(changed: PropertyValues<this>): void {
+    if (changed.has('request') && this.shadowRoot?.activeElement?.getAttribute('role') === 'tab') {
+      this.renderRoot.querySelector<HTMLElement>(`[data-request="${this.request}"]`)?.focus();
+    }
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const list = this.index?.turns[this.turn]?.requests ?? [];
+    const at = list.indexOf(this.request);
+    const targets: Record<string, number | undefined> = { ArrowRight: list[at + 1], ArrowLeft: list[at - 1], Home: list[0], End: list[list.length - 1] };
+    if (!(e.key in targets)) return;
+    e.preventDefault();
+    const to = targets[e.key];
+    if (to !== undefined && to !== this.request) this.dispatchEvent(selectEvent({ request: to }));
+  }
+
+  private copy(): void {
+    this.dispatchEvent(new CustomEvent('pi-copy', { detail: this.request, bubbles: true, composed: true }));
+  }
+
+  render() {
+    const turn = this.index?.turns[this.turn];
+    const r = this.index?.requests[this.request];
+    if (!turn) return nothing;
+    return html`
+      <span class="label" id="requests-label">Turn ${turn.index} · requests</span>
+      <div role="tablist" aria-labelledby="requests-label" @keydown=${this.onKey}>
+        ${turn.requests.map((q) => {
+          const broken = this.index?.requests[q]?.stable === false;
+          return html`<button role="tab" data-request=${q} aria-selected=${q === this.request ? 'true' : 'false'}
+            tabindex=${q === this.request ? 0 : -1} title=${broken ? 'cache break' : 'stable prefix'}
+            @click=${() => this.dispatchEvent(selectEvent({ request: q }))}>#${q}<span class="dot ${broken ? 'broken' : ''}"></span><span
+            class="sr-only">${broken ? 'cache break' : 'stable'}</span></button>`;
+        })}
+        ${turn.requests.length === 0 ? html`<span class="muted">none: no provider call was replayed for this turn</span>` : nothing}
+      </div>
+      ${r ? html`<span class="stats"><b>${plural(r.messageCount, 'message')}</b> · <b>${num(r.inputTokens)}</b> input tokens</span>` : nothing}
+      ${r && this.canCopy
+        ? html`<vscode-button secondary icon="copy" @click=${this.copy} title="Copy request #${r.index} as JSON (the wire messages)">Copy request as JSON</vscode-button>`
+        : nothing}
+    `;
+  }
+}
+customElements.define('request-bar', RequestBar);

@@ -1,0 +1,66 @@
+// The top line: what is open and how it was analysed, then the transcript in numbers.
+
+import { css, html, LitElement } from 'lit';
+import '@vscode-elements/elements/dist/vscode-icon/index.js';
+import type { InspectorIndex } from '../src/protocol';
+import { plural } from './format';
+import { tokens } from './theme';
+
+export class SummaryHeader extends LitElement {
+  static properties = { index: { attribute: false } };
+  declare index: InspectorIndex | null;
+
+  constructor() {
+    super();
+    this.index = null;
+  }
+
+  static styles = [tokens, css`
+    :host { display: block; padding: 6px 12px 7px; border-bottom: 1px solid var(--pi-border); }
+    .line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 14px; min-width: 0; }
+    h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
+    .path { color: var(--pi-muted); overflow-wrap: anywhere; }
+    dl { display: flex; flex-wrap: wrap; gap: 2px 12px; margin: 0; }
+    dt { display: inline; color: var(--pi-muted); }
+    dd { display: inline; margin: 0 0 0 4px; font-weight: 600; }
+    .summary { margin-top: 3px; display: flex; flex-wrap: wrap; gap: 2px 14px; color: var(--pi-muted); }
+    .summary b { color: var(--pi-fg); font-weight: 600; }
+    .summary .breaks b { color: var(--pi-error); }
+    .sev { display: inline-flex; align-items: center; gap: 3px; }
+    .sev vscode-icon { vertical-align: middle; }
+    .sev.error { --vscode-icon-foreground: var(--pi-error); }
+    .sev.warning { --vscode-icon-foreground: var(--pi-warning); }
+    .sev.info { --vscode-icon-foreground: var(--pi-info); }
+  `];
+
+  render() {
+    const x = this.index;
+    if (!x) return html``;
+    const breaks = x.requests.filter((r) => !r.stable).length;
+    const compactions = x.turns.filter((t) => t.compression).length;
+    const count = (s: string): number => x.diagnostics.filter((d) => d.severity === s).length;
+    return html`
+      <div class="line">
+        <h1>${x.title}</h1>
+        <span class="path" title=${x.source.path}>${x.source.path}</span>
+        <dl aria-label="Analysis">
+          <div><dt>format</dt><dd>${x.source.format}</dd></div>
+          <div><dt>profile</dt><dd>${x.profile}</dd></div>
+          <div><dt>tokenizer</dt><dd>${x.tokenizer}</dd></div>
+        </dl>
+      </div>
+      <div class="summary" aria-label="Summary">
+        <span><b>${plural(x.sessions.length, 'session')}</b></span>
+        <span><b>${plural(x.turns.length, 'turn')}</b></span>
+        <span><b>${plural(x.requests.length, 'request')}</b></span>
+        <span class="breaks">${breaks ? html`<b>${plural(breaks, 'cache break')}</b>` : 'no cache breaks'}</span>
+        <span>${plural(compactions, 'compaction')}</span>
+        <span class="findings" aria-label="Findings by severity">
+          ${(['error', 'warning', 'info'] as const).map((s) => html`
+            <span class="sev ${s}" title=${`${s} findings`}><vscode-icon name=${s}></vscode-icon>${plural(count(s), s, s === 'info' ? 'info' : `${s}s`)}</span>`)}
+        </span>
+      </div>
+    `;
+  }
+}
+customElements.define('summary-header', SummaryHeader);
