@@ -378,12 +378,16 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
     await page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
   }
-  if ((await rows.first().getAttribute('aria-label'))?.startsWith(title) && (await rows.first().locator('.label-name').textContent()) === title) {
+  if ((await rows.first().getAttribute('aria-label'))?.startsWith(title) && (await rows.first().locator('.label-name').first().textContent()) === title) {
     await page.keyboard.press('Enter');
   } else {
     await entry.click();
   }
-  await input.waitFor({ state: 'hidden', timeout: 10_000 });
+  // Done when the palette closed, or when the command opened a quick input of its own (a picker).
+  await page.waitForFunction(`(() => {
+    const box = document.querySelector('.quick-input-widget .quick-input-box input');
+    return !box || box.offsetParent === null || box.getAttribute('aria-label') !== 'Type the name of a command to run.';
+  })()`, undefined, { timeout: 10_000, polling: 100 });
 }
 
 /** Runs in the frame: the first element matching `selector` in the document or any open shadow root. */

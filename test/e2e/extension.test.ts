@@ -1,0 +1,221 @@
+/**
+ * The extension in a real VS Code (code-server): the packaged .vsix installed, the examples as the
+ * workspace, the inspector opened from the palette and through "Reopen Editor With…", stepped with
+ * the keyboard, its webview's DOM read inside its iframe, the Problems panel, live refresh, restore
+ * after a reload, and screenshots in the light and dark themes (test-results/e2e/).
+ *
+ * Run alone: node --import tsx --test test/e2e/extension.test.ts
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Browser, Frame, Page } from 'playwright-core';
+import {
+  ROOT, THEMES, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, reloadWorkbench, runCommand,
+  screenshot, startCodeServer, type CodeServer,
+} from './codeServer';
+
+const VSIX = join(ROOT, 'prompt-inspector.vsix');
+const OPEN = 'Prompt Inspector: Open Transcript…';
+
+let server: CodeServer | undefined;
+let browser: Browser | undefined;
+let page: Page | undefined;
+let workspace = '';
+
+before(() => {
+  ensureE2eTools();
+  // The real package, as a user installs it (vsce runs the production build first).
+  execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  workspace = mkdtempSync(join(tmpdir(), 'pi-e2e-ws-'));
+  for (const dir of ['sidecars', 'rotation', 'rotation-prompt-changed', 'trace']) cpSync(join(ROOT, 'examples', dir), join(workspace, dir), { recursive: true });
+}, { timeout: 20 * 60_000 });
+
+after(async () => {
+  await browser?.close().catch(() => undefined);
+  await server?.stop();
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+});
+
+/** Runs a scenario; on failure keeps a screenshot and the end of code-server's log. */
+function scenario(name: string, fn: () => Promise<void>): void {
+  test(name, { timeout: 4 * 60_000 }, async () => {
+    try {
+      await fn();
+    } catch (e) {
+      if (page) await screenshot(page, `failure-${name}`).catch(() => undefined);
+      if (server) process.stderr.write(`[e2e] code-server log (tail):\n${server.log().slice(-3000)}\n`);
+      throw e;
+    }
+  });
+}
+
+/** The inspector frame whose transcript path ends with `name`, once its index has arrived. */
+function inspectorFor(name: string, timeoutMs = 30_000): Promise<Frame> {
+  return findFrameWith(page as Page, (n: string) => {
+    const app = (globalThis as any).document.querySelector('prompt-inspector-app');
+    return typeof app?.index?.source?.path === 'string' && app.index.source.path.endsWith(n);
+  }, timeoutMs, name);
+}
+
+const appIndex = (frame: Frame): Promise<any> => frame.evaluate(() => (globalThis as any).document.querySelector('prompt-inspector-app').index);
+const selectedTurn = (frame: Frame): Promise<string | null> => frame.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id');
+
+async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function openFromPalette(filter: string): Promise<void> {
+  const p = page as Page;
+  await runCommand(p, OPEN);
+  const input = p.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(filter);
+  await p.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
+  await p.keyboard.press('Enter');
+}
+
+scenario('palette: open the sidecar session, step with the keyboard, memory fence and stored-vs-sent', async () => {
+  server = await startCodeServer({ workspace, vsix: VSIX, colorTheme: THEMES.light });
+  browser = await launchBrowser();
+  page = await openWorkbench(browser, server.url, workspace);
+
+  await openFromPalette('sidecars/session_');
+  const frame = await inspectorFor('session_20260918_101500_a1b2c3.json');
+  const index = await appIndex(frame);
+  assert.equal(index.turns.length, 5);
+  assert.equal(index.profile, 'hermes-current');
+
+  // The first request's user row: the memory fence highlighted with its kind, stored vs sent.
+  const fence = frame.locator('message-view mark[data-kind=memory]').first();
+  await fence.waitFor({ state: 'visible', timeout: 15_000 });
+  assert.match((await fence.textContent()) ?? '', /^<memory-context>/);
+  assert.equal(await frame.locator('message-view .chip[data-kind=memory]').first().textContent(), 'memory');
+  const sub = frame.locator('message-view [data-substitution=sidecar]').first();
+  const stored = (await sub.locator('pre.stored').textContent()) ?? '';
+  assert.ok(stored.length > 0);
+  assert.ok(((await sub.locator('pre.sent').textContent()) ?? '').startsWith(stored));
+  await screenshot(page, 'sidecars-light');
+
+  // Keyboard inside the webview, then the extension's own keybinding through the host.
+  assert.equal(await selectedTurn(frame), 'turn-0');
+  await frame.locator('turn-stepper #turn-0').click();
+  await page.keyboard.press('j');
+  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
+  await page.keyboard.press('k');
+  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-0'), 'turn-0');
+  await runCommand(page, 'Prompt Inspector: Next Turn');
+  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1', 'host command navigates the view');
+  await screenshot(page, 'sidecars-turn1-light');
+});
+
+scenario('Open With…: state.db with a rotation shows the compaction and the re-anchored index', async () => {
+  const p = page as Page;
+  // Explorer: expand rotation/, open state.db (a binary file), then reopen it with the inspector.
+  const explorerRow = (name: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
+  await explorerRow('rotation').click();
+  await explorerRow('state.db').click();
+  await runCommand(p, 'View: Reopen Editor With...');
+  const choice = p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Prompt Inspector' }).first();
+  await choice.waitFor({ state: 'visible', timeout: 15_000 });
+  await choice.click();
+
+  const frame = await inspectorFor('rotation/state.db');
+  const index = await appIndex(frame);
+  const turn = index.turns.find((t: any) => t.compression);
+  assert.ok(turn, 'a turn with a compaction');
+  await frame.locator(`turn-stepper #turn-${turn.index}`).click();
+  const panel = frame.locator('compaction-panel');
+  await panel.waitFor({ state: 'visible', timeout: 10_000 });
+  const table = await panel.locator('table').innerText();
+  const c = turn.compression;
+  const n = (x: number) => x.toLocaleString('en');
+  assert.ok(table.includes(`${n(c.beforeTokens)} → ${n(c.afterTokens)}`), table);
+  const reanchor = await panel.locator('[data-reanchor]').innerText();
+  assert.match(reanchor, new RegExp(`${c.reanchor.before}\\s*→\\s*${c.reanchor.after}`));
+  assert.match(reanchor, /exact/);
+  await screenshot(p, 'rotation-compaction-light');
+});
+
+scenario('cache panel and Problems panel: a changed system prompt at the file and line', async () => {
+  const p = page as Page;
+  await openFromPalette('rotation-prompt-changed');
+  const frame = await inspectorFor('rotation-prompt-changed/state.db');
+  await p.keyboard.press('Escape');
+  await frame.locator('turn-stepper #turn-0').click();
+  await p.keyboard.press('b');
+  const status = await eventually(() => frame.locator('cache-panel [data-status]').innerText(), (t) => /system-changed/.test(t));
+  assert.match(status, /cache break/);
+  assert.match(status, /system-changed/);
+  assert.match(await frame.locator('cache-panel [data-first-difference]').innerText(), /message #0, byte 1,469/);
+  assert.match(await frame.locator('cache-panel [data-system=changed]').innerText(), /≠ request #10/);
+  await screenshot(p, 'prompt-changed-cache-light');
+
+  await runCommand(p, 'Problems: Focus on Problems View');
+  const markers = p.locator('.markers-panel');
+  const problems = await eventually(() => markers.innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
+  assert.match(problems, /state\.db/);
+  assert.match(problems, /system prompt differs from request 10's at byte 1469/);
+  assert.match(problems, /\[Ln 1, Col 1\]/);
+  await screenshot(p, 'problems-light');
+});
+
+scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
+  const p = page as Page;
+  await openFromPalette('agent.trace.jsonl');
+  const frame = await inspectorFor('agent.trace.jsonl');
+  const before = (await appIndex(frame)).turns.length;
+  const file = join(workspace, 'trace/agent.trace.jsonl');
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  const next = JSON.parse(lines[lines.length - 1]);
+  delete next.historyLength;
+  next.userMessage = 'one more thing: tag the release';
+  next.messages[0] = { role: 'user', content: next.userMessage, timestamp: next.messages[0].timestamp + 600 };
+  delete next.gatewayNotes;
+  delete next.pluginContext;
+  const written = Date.now();
+  appendFileSync(file, `${JSON.stringify(next)}\n`);
+  const after = await eventually(async () => (await appIndex(frame)).turns.length, (n) => n === before + 1, 10_000);
+  const elapsed = Date.now() - written;
+  process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
+  assert.equal(after, before + 1);
+  assert.ok(elapsed < 1000, `view updated ${elapsed} ms after the append`);
+});
+
+scenario('restore after a reload (dark theme), and the activation time', async () => {
+  const p = page as Page;
+  (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
+  await reloadWorkbench(p);
+  await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
+  // Panels opened from the palette come back through the serializer, at the selection they had
+  // (a background tab's webview is created when the tab is shown).
+  await p.locator('.tabs-container .tab', { hasText: 'Inspect session_20260918_101500_a1b2c3.json' }).first().click();
+  const frame = await inspectorFor('session_20260918_101500_a1b2c3.json', 45_000);
+  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
+  await frame.locator('turn-stepper #turn-1').click();
+  await screenshot(p, 'sidecars-restored-dark');
+  await openFromPalette('rotation/state.db');
+  const rotation = await inspectorFor('rotation/state.db');
+  const index = await appIndex(rotation);
+  await rotation.locator(`turn-stepper #turn-${index.turns.find((t: any) => t.compression).index}`).click();
+  await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
+  await screenshot(p, 'rotation-compaction-dark');
+
+  await runCommand(p, 'Developer: Show Running Extensions');
+  const row = p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  const text = await row.innerText();
+  const ms = /(\d+)\s*ms/.exec(text);
+  process.stderr.write(`[e2e] running extensions row: ${text.replace(/\s+/g, ' ')}\n`);
+  process.stderr.write(`[e2e] .vsix size: ${statSync(VSIX).size} bytes\n`);
+  assert.ok(ms, `an activation time in "${text}"`);
+  await screenshot(p, 'running-extensions-dark');
+});
