@@ -38,7 +38,15 @@ const contexts = await Promise.all([
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode'],
+    external: ['vscode', './engine.js'],
+  }),
+  esbuild.context({
+    ...common,
+    entryPoints: ['src/extension/engine.ts'],
+    outfile: 'dist/engine.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   }),
   esbuild.context({
     ...common,

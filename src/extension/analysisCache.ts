@@ -2,12 +2,20 @@
 // Problems panel, recomputed when the file changes. At most one analysis per file is in flight.
 
 import * as vscode from 'vscode';
-import { Inspection } from '../analysis/inspection';
-import { analyze } from '../analysis/report';
-import { createTokenCounter } from '../analysis/tokenizer';
-import { PROFILES } from '../engine/profile';
-import { loadTranscript } from '../transcripts/load';
+import type { Inspection } from '../analysis/inspection';
+import type { TokenizerName } from '../analysis/tokenizer';
+import type { ProfileName } from '../engine/profile';
 import { readSettings } from './settings';
+
+type Engine = typeof import('./engine');
+let engine: Engine | undefined;
+
+/** dist/engine.js, required on the first analysis (kept out of the activation path). */
+function loadEngine(): Engine {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  engine ??= require('./engine.js') as Engine;
+  return engine;
+}
 
 export class AnalysisCache implements vscode.Disposable {
   private readonly entries = new Map<string, { key: string; inspection: Promise<Inspection> }>();
@@ -36,7 +44,8 @@ export class AnalysisCache implements vscode.Disposable {
     for (const u of uris) this.changed.fire(vscode.Uri.parse(u));
   }
 
-  private async compute(uri: vscode.Uri, profile: keyof typeof PROFILES, tokenizer: 'o200k_base' | 'cl100k_base'): Promise<Inspection> {
+  private async compute(uri: vscode.Uri, profile: ProfileName, tokenizer: TokenizerName): Promise<Inspection> {
+    const { analyze, createTokenCounter, Inspection, loadTranscript, PROFILES } = loadEngine();
     const transcript = await loadTranscript(uri.fsPath);
     const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false });
     return new Inspection(analysis, vscode.workspace.asRelativePath(uri));

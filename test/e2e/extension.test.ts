@@ -169,7 +169,6 @@ scenario('cache panel and Problems panel: a changed system prompt at the file an
 });
 
 scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
-  const p = page as Page;
   await openFromPalette('agent.trace.jsonl');
   const frame = await inspectorFor('agent.trace.jsonl');
   const before = (await appIndex(frame)).turns.length;
