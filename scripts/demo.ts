@@ -1,6 +1,7 @@
 // npm run demo: the CLI on every bundled example, as a newcomer would run it by hand.
 
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..');
@@ -12,7 +13,11 @@ const runs: [string, string[]][] = [
   ['CI check where the child session changed its system prompt (exit 1)', ['check', 'examples/rotation-prompt-changed/state.db']],
   ['state.db compacted in place', ['analyze', 'examples/in-place/state.db']],
   ['Turn-trace JSONL replayed under hermes-v1: memory and plugin context lost on the image turn', ['analyze', 'examples/trace/agent.trace.jsonl', '--profile', 'hermes-v1']],
+  ['The inspector view as one offline HTML file: open out/rotation-report.html in a browser', ['report', 'examples/rotation/state.db', '-o', 'out/rotation-report.html']],
+  ['The same for the pre-sidecar replay of the sidecar session', ['report', 'examples/sidecars/session_20260918_101500_a1b2c3.json', '--profile', 'hermes-v0', '-o', 'out/sidecars-v0-report.html']],
 ];
+
+mkdirSync(join(root, 'out'), { recursive: true });
 
 for (const [title, args] of runs) {
   console.log(`\n=== ${title}\n$ prompt-inspector ${args.join(' ')}`);
