@@ -91,6 +91,10 @@ fi
 # ---------------------------------------------------------------- code-server
 # Everything code-server runs or builds must see Node 24: first on PATH, and npm's nodedir
 # (this machine's ~/.npmrc says nodedir=/usr, i.e. Node 20's headers) pointed at Node 24's headers.
+# Run from `npm test`, this script inherits the outer npm's npm_* variables; npm reads them as its
+# own config, so the nested install would believe it runs on the outer Node (code-server's
+# postinstall reads the Node version from npm_config_user_agent and refuses anything but 24).
+while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -i '^npm_')
 export PATH="$NODE_BIN_DIR:$PATH"
 export npm_config_nodedir="$NODE_PKG_DIR"
 # Even `code-server --version` writes a config.yaml (with a password) and log files under

@@ -13,7 +13,8 @@ export interface SpanView {
   end: number;
 }
 
-export interface CompressionView {
+/** A compaction as the report states it (REPORT.md `compression`). */
+export interface CompressionSummary {
   mode: 'rotation' | 'in-place';
   beforeMessages: number;
   afterMessages: number;
@@ -22,8 +23,12 @@ export interface CompressionView {
   beforeRoughTokens: number;
   afterRoughTokens: number;
   madeProgress: boolean;
+  /** Which branch of the preflight gate let the compaction run (protect 3 + 20 rows by default). */
   gateBranch: 'count' | 'chars';
   reanchor: { before: number; after: number; rule: string };
+}
+
+export interface CompressionView extends CompressionSummary {
   /** The summary carrier's text, when the compacted list has one. */
   carrier: string | null;
   /** Rows of the list before that are not in the list after: role and a one-line preview each. */
@@ -109,6 +114,8 @@ export interface BreakContext {
   before: string;
   previousAfter: string;
   currentAfter: string;
+  /** Whether text was cut off before `before`, and after each side's text. */
+  cut: { before: boolean; previousAfter: boolean; currentAfter: boolean };
 }
 
 export interface UiState {

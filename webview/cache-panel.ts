@@ -23,8 +23,6 @@ const CAUSE: Record<string, string> = {
 };
 
 const CELL = 12;
-/** The host sends this many characters on each side of a break (Inspection's BREAK_CONTEXT_CHARS). */
-const CONTEXT_CHARS = 160;
 
 export class CachePanel extends LitElement {
   static properties = {
@@ -130,15 +128,15 @@ export class CachePanel extends LitElement {
     if (c === 'loading' || c === undefined) return html`<p class="explain">Loading the bytes around the break…</p>`;
     if (c instanceof Error) return html`<p class="explain">Could not load the break context: ${c.message}</p>`;
     if (c === null) return html`<p class="explain">No text to compare for this break.</p>`;
-    const side = (label: string, after: string, cls: string) => html`
+    const side = (label: string, after: string, cut: boolean, cls: string) => html`
       <div class="side-label">${label}</div>
-      <pre data-side=${cls}><span class="common">${c.before.length >= CONTEXT_CHARS ? '…' : ''}${c.before}</span><span class="caret" aria-label="first difference">|</span>${after === ''
+      <pre data-side=${cls}><span class="common">${c.cut.before ? '…' : ''}${c.before}</span><span class="caret" aria-label="first difference">|</span>${after === ''
         ? html`<span class="ends">(message ends here)</span>`
-        : html`<mark class=${cls}>${showWhitespace(after)}</mark>${after.length >= CONTEXT_CHARS ? '…' : ''}`}</pre>`;
+        : html`<mark class=${cls}>${showWhitespace(after)}</mark>${cut ? '…' : ''}`}</pre>`;
     return html`
       <div class="ctx" data-break-context>
-        ${side(`previous · request #${c.previousRequest}`, c.previousAfter, 'prev')}
-        ${side(`current · request #${c.request}`, c.currentAfter, 'cur')}
+        ${side(`previous · request #${c.previousRequest}`, c.previousAfter, c.cut.previousAfter, 'prev')}
+        ${side(`current · request #${c.request}`, c.currentAfter, c.cut.currentAfter, 'cur')}
       </div>`;
   }
 

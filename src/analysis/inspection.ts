@@ -120,6 +120,7 @@ export class Inspection {
       before: a.slice(Math.max(0, at - BREAK_CONTEXT_CHARS), at),
       previousAfter: a.slice(at, at + BREAK_CONTEXT_CHARS),
       currentAfter: b.slice(at, at + BREAK_CONTEXT_CHARS),
+      cut: { before: at > BREAK_CONTEXT_CHARS, previousAfter: a.length > at + BREAK_CONTEXT_CHARS, currentAfter: b.length > at + BREAK_CONTEXT_CHARS },
     };
   }
 

@@ -8,6 +8,7 @@ import type { Profile } from '../engine/profile';
 import { compressionMadeProgress, preflightGateBranch } from '../engine/progress';
 import { replayTranscript, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
 import { firstDifferingByte } from '../engine/utf8';
+import type { CompressionSummary } from '../protocol';
 import type { CapturedRequest, Severity, SourcePos, Transcript } from '../transcripts/model';
 import { comparePrefix, type PrefixResult } from './prefix';
 import { RequestWire } from './requestWire';
@@ -32,19 +33,7 @@ export interface Diagnostic {
   rowId?: number;
 }
 
-export interface ReportCompression {
-  mode: 'rotation' | 'in-place';
-  beforeMessages: number;
-  afterMessages: number;
-  beforeTokens: number;
-  afterTokens: number;
-  beforeRoughTokens: number;
-  afterRoughTokens: number;
-  madeProgress: boolean;
-  /** Which branch of the preflight gate let the compaction run (protect 3 + 20 rows by default). */
-  gateBranch: 'count' | 'chars';
-  reanchor: { before: number; after: number; rule: string };
-}
+export type ReportCompression = CompressionSummary;
 
 export interface ReportMessage {
   role: string;

@@ -168,6 +168,25 @@ scenario('cache panel and Problems panel: a changed system prompt at the file an
   await screenshot(p, 'problems-light');
 });
 
+scenario('the Agent Transcripts view: transcripts → sessions → turns with break and compaction badges', async () => {
+  const p = page as Page;
+  await runCommand(p, 'Explorer: Focus on Agent Transcripts View');
+  const view = p.locator('.pane', { has: p.locator('.pane-header', { hasText: 'Agent Transcripts' }) });
+  const item = (label: string | RegExp) => view.locator('.monaco-list-row', { hasText: label }).first();
+  await item('rotation-prompt-changed/state.db').waitFor({ state: 'visible', timeout: 20_000 });
+  assert.ok(await item('sidecars/session_20260918_101500_a1b2c3.json').isVisible());
+  assert.ok(await item('trace/agent.trace.jsonl').isVisible());
+  await item('rotation-prompt-changed/state.db').locator('.monaco-tl-twistie').click();
+  await item('20260919_093733_f4a5b6').waitFor({ state: 'visible', timeout: 20_000 });
+  await item('20260919_093733_f4a5b6').locator('.monaco-tl-twistie').click();
+  const compacted = item(/^Turn 5:/);
+  await compacted.waitFor({ state: 'visible', timeout: 20_000 });
+  const text = await compacted.innerText();
+  assert.match(text, /1 cache break/);
+  assert.match(text, /compaction/);
+  await screenshot(p, 'transcripts-view-light');
+});
+
 scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
   await openFromPalette('agent.trace.jsonl');
   const frame = await inspectorFor('agent.trace.jsonl');
@@ -207,6 +226,14 @@ scenario('restore after a reload (dark theme), and the activation time', async (
   await rotation.locator(`turn-stepper #turn-${index.turns.find((t: any) => t.compression).index}`).click();
   await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
   await screenshot(p, 'rotation-compaction-dark');
+
+  await openFromPalette('rotation-prompt-changed');
+  const changed = await inspectorFor('rotation-prompt-changed/state.db');
+  await changed.locator('turn-stepper #turn-5').click();
+  await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
+  await runCommand(p, 'Problems: Focus on Problems View');
+  await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
+  await screenshot(p, 'prompt-changed-problems-dark');
 
   await runCommand(p, 'Developer: Show Running Extensions');
   const row = p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
