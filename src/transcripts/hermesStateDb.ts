@@ -3,6 +3,7 @@
 
 import type { Database, SqlJsStatic } from 'sql.js';
 import { isSummaryCarrier } from '../engine/compactionMarkers';
+import { countCarriedRows } from '../engine/replay';
 import { sanitizeMemoryContext } from '../engine/memoryContext';
 import type { Row } from '../engine/messages';
 import type { Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from './model';
@@ -122,9 +123,14 @@ function readSessions(db: Database, tables: Set<string>, findings: InputFinding[
   for (const session of ordered) {
     const parent = session.parentId ? byId.get(session.parentId) : undefined;
     const first = session.generations[0];
-    if (parent?.endReason === 'compression' && first && !first.compaction) {
-      const last = parent.generations[parent.generations.length - 1];
+    if (!parent || !first || first.compaction) continue;
+    const last = parent.generations[parent.generations.length - 1];
+    if (parent.endReason === 'compression') {
       first.compaction = { mode: 'rotation', before: last?.rows ?? [], beforePos: last?.pos ?? [] };
+    } else {
+      // A branch, delegate or reset child starts from a copy of its parent's rows: those turns
+      // happened in the parent and are not counted again.
+      first.carried = countCarriedRows(first.rows, last?.rows ?? []);
     }
   }
   return ordered;

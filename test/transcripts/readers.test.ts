@@ -189,5 +189,9 @@ c.close()`);
     const childFirst = r.requests.find((q) => q.sessionId !== r.sessions[0].id);
     assert.equal(childFirst?.prefix.previousRequest, null);
     assert.ok(r.turns.every((t) => t.compression === null));
+    // The child's copies of its parent's rows (and the carrier between them) are not counted again.
+    const childTurns = r.turns.filter((t) => t.sessionId !== r.sessions[0].id);
+    assert.equal(childTurns[0].userMessageIndex, 9, 'the first turn of the branch is its own new user row');
+    assert.equal(r.turns.length, 8);
   });
 });
