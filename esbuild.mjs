@@ -38,11 +38,11 @@ const contexts = await Promise.all([
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode', './engine.js'],
+    external: ['vscode'],
   }),
   esbuild.context({
     ...common,
-    entryPoints: ['src/extension/engine.ts'],
+    entryPoints: ['src/extension/engineWorker.ts'],
     outfile: 'dist/engine.js',
     platform: 'node',
     format: 'cjs',

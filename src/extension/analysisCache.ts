@@ -1,57 +1,122 @@
 // One analysis per transcript file and settings, shared by the inspector views, the tree and the
-// Problems panel, recomputed when the file changes. At most one analysis per file is in flight.
+// Problems panel, recomputed when the file changes. The analyses live in a worker thread; the host
+// keeps each one's index and asks the worker for pages.
 
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
-import type { Inspection } from '../analysis/inspection';
-import type { TokenizerName } from '../analysis/tokenizer';
-import type { ProfileName } from '../engine/profile';
+import type { Diagnostic } from '../analysis/report';
+import type { BreakContext, InspectorIndex, MessageView } from '../protocol';
+import type { EngineCalls, EngineOp, EngineResponse } from './engineProtocol';
 import { readSettings } from './settings';
 
-type Engine = typeof import('./engine');
-let engine: Engine | undefined;
+/** An analysis held by the worker: its index here, its bodies on request. */
+export class RemoteInspection {
+  constructor(
+    readonly index: InspectorIndex,
+    readonly diagnostics: Diagnostic[],
+    private readonly engine: EngineClient,
+    private readonly key: string,
+  ) {}
 
-/** dist/engine.js, required on the first analysis (kept out of the activation path). */
-function loadEngine(): Engine {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  engine ??= require('./engine.js') as Engine;
-  return engine;
+  messages(request: number, start: number, count: number): Promise<MessageView[]> {
+    return this.engine.call('messages', { key: this.key, request, start, count });
+  }
+
+  breakContext(request: number): Promise<BreakContext | null> {
+    return this.engine.call('breakContext', { key: this.key, request });
+  }
+
+  requestJson(request: number): Promise<string> {
+    return this.engine.call('requestJson', { key: this.key, request });
+  }
+}
+
+/** Request/response with the worker; the worker starts on the first call. */
+class EngineClient implements vscode.Disposable {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  constructor(private readonly script: string) {}
+
+  call<O extends EngineOp>(op: O, params: EngineCalls[O]['params']): Promise<EngineCalls[O]['result']> {
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ id, op, params });
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.script);
+    worker.on('message', (m: EngineResponse) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.error !== undefined) p.reject(new Error(m.error));
+      else p.resolve(m.result);
+    });
+    // A crashed worker fails what was asked of it; the next call starts a new one.
+    const fail = (e: Error): void => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const p of this.pending.values()) p.reject(e);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the analysis worker exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  dispose(): void {
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
 }
 
 export class AnalysisCache implements vscode.Disposable {
-  private readonly entries = new Map<string, { key: string; inspection: Promise<Inspection> }>();
+  private readonly engine: EngineClient;
+  private readonly entries = new Map<string, { key: string; inspection: Promise<RemoteInspection> }>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  /** Fires after a transcript's analysis was recomputed because the file changed. */
+  /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
 
-  get(uri: vscode.Uri): Promise<Inspection> {
+  constructor(extensionUri: vscode.Uri) {
+    this.engine = new EngineClient(join(extensionUri.fsPath, 'dist', 'engine.js'));
+  }
+
+  get(uri: vscode.Uri): Promise<RemoteInspection> {
     const s = readSettings();
-    const key = `${s.profile}|${s.tokenizer}`;
+    const key = `${uri.toString()}|${s.profile}|${s.tokenizer}`;
     const hit = this.entries.get(uri.toString());
     if (hit && hit.key === key) return hit.inspection;
-    const inspection = this.compute(uri, s.profile, s.tokenizer);
+    if (hit) void this.engine.call('drop', { key: hit.key });
+    const inspection = this.engine
+      .call('analyze', { key, path: uri.fsPath, title: vscode.workspace.asRelativePath(uri), profile: s.profile, tokenizer: s.tokenizer })
+      .then(({ index, diagnostics }) => new RemoteInspection(index, diagnostics, this.engine, key));
     this.entries.set(uri.toString(), { key, inspection });
     return inspection;
   }
 
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */
   invalidate(uri: vscode.Uri): void {
-    if (this.entries.delete(uri.toString())) this.changed.fire(uri);
+    const hit = this.entries.get(uri.toString());
+    if (!hit) return;
+    this.entries.delete(uri.toString());
+    // The worker keeps the old analysis until the new one replaces it, so pages asked for in
+    // between still get answers.
+    this.changed.fire(uri);
   }
 
   invalidateAll(): void {
-    const uris = [...this.entries.keys()];
-    this.entries.clear();
-    for (const u of uris) this.changed.fire(vscode.Uri.parse(u));
-  }
-
-  private async compute(uri: vscode.Uri, profile: ProfileName, tokenizer: TokenizerName): Promise<Inspection> {
-    const { analyze, createTokenCounter, Inspection, loadTranscript, PROFILES } = loadEngine();
-    const transcript = await loadTranscript(uri.fsPath);
-    const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false });
-    return new Inspection(analysis, vscode.workspace.asRelativePath(uri));
+    for (const u of [...this.entries.keys()]) this.invalidate(vscode.Uri.parse(u));
   }
 
   dispose(): void {
     this.changed.dispose();
+    this.engine.dispose();
   }
 }

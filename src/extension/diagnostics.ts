@@ -2,7 +2,7 @@
 // with the session and row named in the message, since a database has no lines).
 
 import * as vscode from 'vscode';
-import type { Report } from '../analysis/report';
+import type { Diagnostic } from '../analysis/report';
 
 const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,
@@ -10,8 +10,8 @@ const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
   info: vscode.DiagnosticSeverity.Information,
 };
 
-export function toDiagnostics(report: Report): vscode.Diagnostic[] {
-  return report.diagnostics
+export function toDiagnostics(diagnostics: Diagnostic[]): vscode.Diagnostic[] {
+  return diagnostics
     .filter((d) => d.severity !== 'info')
     .map((d) => {
       const line = Math.max(0, (d.line ?? 1) - 1);

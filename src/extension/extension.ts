@@ -1,5 +1,5 @@
-// Activation: registrations only. Nothing is read or analysed until a view asks for it, and the
-// tokenizer's ranks load on the first count.
+// Activation: registrations only. Nothing is read or analysed until a view asks for it, and then
+// in a worker thread (dist/engine.js), so the extension host never runs the engine.
 
 import * as vscode from 'vscode';
 import type { Navigation, UiState } from '../protocol';
@@ -13,7 +13,7 @@ import { TranscriptTree } from './transcriptTree';
 const REFRESH_DEBOUNCE_MS = 250;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const cache = new AnalysisCache();
+  const cache = new AnalysisCache(context.extensionUri);
   const problems = vscode.languages.createDiagnosticCollection('prompt-inspector');
   const tree = new TranscriptTree(cache);
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
@@ -22,7 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const publish = async (uri: vscode.Uri): Promise<void> => {
     try {
-      problems.set(uri, toDiagnostics((await cache.get(uri)).analysis.report));
+      problems.set(uri, toDiagnostics((await cache.get(uri)).diagnostics));
     } catch {
       problems.delete(uri);
     }
@@ -81,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): void {
       const view = InspectorView.active;
       const request = view?.selectedRequest;
       if (!view?.current || request === null || request === undefined) return;
-      await vscode.env.clipboard.writeText(view.current.requestJson(request));
+      await vscode.env.clipboard.writeText(await view.current.requestJson(request));
       void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${request} copied as JSON`, 3000);
     }),
     ...(['nextTurn', 'previousTurn', 'nextRequest', 'previousRequest', 'nextBreak'] as Navigation[]).map((to) =>

@@ -3,10 +3,9 @@
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Inspection } from '../analysis/inspection';
 import { PROTOCOL_VERSION, type FromWebview, type Navigation, type RequestMap, type ToWebview, type UiState } from '../protocol';
 import { renderInspectorHtml } from '../webviewHtml';
-import type { AnalysisCache } from './analysisCache';
+import type { AnalysisCache, RemoteInspection } from './analysisCache';
 
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
 export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
@@ -26,7 +25,7 @@ export class InspectorView implements vscode.Disposable {
 
   private ready = false;
   private ui: UiState | null;
-  private inspection: Inspection | undefined;
+  private inspection: RemoteInspection | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -55,7 +54,7 @@ export class InspectorView implements vscode.Disposable {
     return InspectorView.activeView;
   }
 
-  get current(): Inspection | undefined {
+  get current(): RemoteInspection | undefined {
     return this.inspection;
   }
 
@@ -110,7 +109,7 @@ export class InspectorView implements vscode.Disposable {
       case 'request': {
         const inspection = this.inspection ?? (await this.load());
         try {
-          this.post({ type: 'response', inReplyTo: m.id, result: inspection ? answer(inspection, m) : null });
+          this.post({ type: 'response', inReplyTo: m.id, result: inspection ? await answer(inspection, m) : null });
         } catch (e) {
           this.post({ type: 'response', inReplyTo: m.id, error: (e as Error).message });
         }
@@ -123,14 +122,14 @@ export class InspectorView implements vscode.Disposable {
         return;
       case 'copyRequest':
         if (this.inspection) {
-          await vscode.env.clipboard.writeText(this.inspection.requestJson(m.request));
+          await vscode.env.clipboard.writeText(await this.inspection.requestJson(m.request));
           void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${m.request} copied as JSON`, 3000);
         }
         return;
     }
   }
 
-  private async load(): Promise<Inspection | undefined> {
+  private async load(): Promise<RemoteInspection | undefined> {
     try {
       this.inspection = await this.cache.get(this.uri);
       InspectorView.activeChanged.fire(InspectorView.activeView);
@@ -160,7 +159,7 @@ function stateKey(uri: vscode.Uri): string {
   return `promptInspector.ui:${uri.toString()}`;
 }
 
-function answer(inspection: Inspection, m: Extract<FromWebview, { type: 'request' }>): unknown {
+function answer(inspection: RemoteInspection, m: Extract<FromWebview, { type: 'request' }>): Promise<unknown> {
   if (m.method === 'messages') {
     const p = m.params as RequestMap['messages']['params'];
     return inspection.messages(p.request, p.start, p.count);

@@ -1,9 +1,8 @@
 // Transcripts in the workspace → sessions → turns, with badges for cache breaks and compactions.
 
 import * as vscode from 'vscode';
-import type { Inspection } from '../analysis/inspection';
 import type { TurnView } from '../protocol';
-import type { AnalysisCache } from './analysisCache';
+import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 
 type Node =
@@ -26,7 +25,7 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) return (await findTranscripts()).map((uri) => ({ kind: 'file', uri }));
     if (node.kind === 'turn') return [];
-    let inspection: Inspection;
+    let inspection: RemoteInspection;
     try {
       inspection = await this.cache.get(node.uri);
     } catch {

@@ -1,0 +1,30 @@
+// Messages between the extension host and its analysis worker (dist/engine.js). The worker owns
+// every analysis; the host holds only indexes and asks for pages, so the extension host's event
+// loop never runs a replay or a tokenizer.
+
+import type { Diagnostic } from '../analysis/report';
+import type { TokenizerName } from '../analysis/tokenizer';
+import type { ProfileName } from '../engine/profile';
+import type { BreakContext, InspectorIndex, MessageView } from '../protocol';
+
+export interface EngineCalls {
+  analyze: { params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName }; result: { index: InspectorIndex; diagnostics: Diagnostic[] } };
+  messages: { params: { key: string; request: number; start: number; count: number }; result: MessageView[] };
+  breakContext: { params: { key: string; request: number }; result: BreakContext | null };
+  requestJson: { params: { key: string; request: number }; result: string };
+  drop: { params: { key: string }; result: null };
+}
+
+export type EngineOp = keyof EngineCalls;
+
+export interface EngineRequest<O extends EngineOp = EngineOp> {
+  id: number;
+  op: O;
+  params: EngineCalls[O]['params'];
+}
+
+export interface EngineResponse {
+  id: number;
+  result?: unknown;
+  error?: string;
+}
