@@ -31,6 +31,8 @@ export interface Diagnostic {
   offset?: number;
   sessionId?: string;
   rowId?: number;
+  /** The input ends inside this problem: a writer may still be writing the file. */
+  atEnd?: boolean;
 }
 
 export type ReportCompression = CompressionSummary;
@@ -112,7 +114,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     return h;
   };
   const diagnostics: Diagnostic[] = transcript.findings.map((f) => ({
-    severity: f.severity, code: f.code, message: f.message, turn: null, request: null, ...at(f.pos),
+    severity: f.severity, code: f.code, message: f.message, turn: null, request: null, ...at(f.pos), ...(f.atEnd ? { atEnd: true } : {}),
   }));
 
   const compressionOf = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompression => {

@@ -1,6 +1,7 @@
 // Activation: registrations only. Nothing is read or analysed until a view asks for it, and then
 // in a worker thread (dist/engine.js), so the extension host never runs the engine.
 
+import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { Navigation, UiState } from '../protocol';
 import { AnalysisCache } from './analysisCache';
@@ -11,6 +12,8 @@ import { TranscriptTree } from './transcriptTree';
 
 /** Live refresh waits this long after the last change, so a writer appending fast is one analysis. */
 const REFRESH_DEBOUNCE_MS = 250;
+/** A file unchanged for this long has no writer mid-line any more. */
+const WRITER_QUIET_MS = 2000;
 
 export function activate(context: vscode.ExtensionContext): void {
   const cache = new AnalysisCache(context.extensionUri);
@@ -20,13 +23,22 @@ export function activate(context: vscode.ExtensionContext): void {
   status.command = 'promptInspector.nextBreak';
   context.subscriptions.push(cache, problems, status);
 
+  // A parse error where the file ends is what a writer mid-append looks like: it is held back
+  // while the file keeps changing, and published once the file has been quiet for a while.
+  const heldBack = new Map<string, NodeJS.Timeout>();
   const publish = async (uri: vscode.Uri): Promise<void> => {
+    clearTimeout(heldBack.get(uri.toString()));
     try {
-      problems.set(uri, toDiagnostics((await cache.get(uri)).diagnostics));
+      const diagnostics = (await cache.get(uri)).diagnostics;
+      const fresh = Date.now() - statSync(uri.fsPath).mtimeMs < WRITER_QUIET_MS;
+      const shown = fresh ? diagnostics.filter((d) => !d.atEnd) : diagnostics;
+      if (shown.length < diagnostics.length) heldBack.set(uri.toString(), setTimeout(() => void publish(uri), WRITER_QUIET_MS));
+      problems.set(uri, toDiagnostics(shown));
     } catch {
       problems.delete(uri);
     }
   };
+  context.subscriptions.push({ dispose: () => { for (const t of heldBack.values()) clearTimeout(t); } });
 
   // A deliberate choice: retainContextWhenHidden stays off. The view keeps its place through the
   // webview state and pulls bodies again on demand, so a hidden inspector costs no memory.

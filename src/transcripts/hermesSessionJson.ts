@@ -24,7 +24,7 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
     }
     elements = Array.isArray(doc.messages) ? doc.messages : [];
   } else {
-    findings.push(parseError(`${path}:${parsed.pos.line}:${parsed.pos.column}: ${parsed.message}; showing the ${spans.length} complete messages before it`, { line: parsed.pos.line, column: parsed.pos.column }));
+    findings.push(parseError(`${path}:${parsed.pos.line}:${parsed.pos.column}: ${parsed.message}; showing the ${spans.length} complete messages before it`, { line: parsed.pos.line, column: parsed.pos.column }, parsed.pos.offset >= text.length));
     doc = salvageHeader(text);
     elements = spans.map((s) => { const p = parseJson(text.slice(s.start, s.end)); return p.ok ? p.value : undefined; });
   }

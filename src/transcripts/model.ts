@@ -28,6 +28,8 @@ export interface InputFinding {
   code: 'parse-error';
   message: string;
   pos: SourcePos;
+  /** The input ends inside the problem: a writer may still be writing it (live views wait). */
+  atEnd?: boolean;
 }
 
 /** A compaction the reader saw in the stored data (rotation into a child, or in place). */

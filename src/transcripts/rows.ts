@@ -23,6 +23,6 @@ export function acceptRow(value: unknown, where: string, pos: SourcePos, finding
   return value;
 }
 
-export function parseError(message: string, pos: SourcePos): InputFinding {
-  return { severity: 'error', code: 'parse-error', message, pos };
+export function parseError(message: string, pos: SourcePos, atEnd = false): InputFinding {
+  return { severity: 'error', code: 'parse-error', message, pos, ...(atEnd ? { atEnd } : {}) };
 }

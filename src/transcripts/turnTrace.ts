@@ -37,7 +37,7 @@ export function readTurnTrace(path: string, text: string): Transcript {
     const parsed = parseJson(raw);
     if (!parsed.ok) {
       const partial = n === lastLine - 1 && !text.endsWith('\n');
-      findings.push(parseError(`${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`, { line, column: parsed.pos.column }));
+      findings.push(parseError(`${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`, { line, column: parsed.pos.column }, partial));
       continue;
     }
     const t = parsed.value as TraceLine;

@@ -57,6 +57,7 @@ describe('session JSON', () => {
     const d = r.diagnostics.find((x) => x.code === 'parse-error');
     assert.ok(d);
     assert.equal(d.line, cut.split('\n').length);
+    assert.equal(d.atEnd, true);
     assert.equal(r.turns.length, 2);
     assert.equal(r.requests.length, 1, 'the cut answer is not invented');
     assert.equal(r.sessions[0].systemPromptSha256?.length, 64, 'the header before the cut is kept');
@@ -79,6 +80,7 @@ describe('turn-trace', () => {
     assert.ok(d);
     assert.equal(d.line, 4);
     assert.match(d.message, /incomplete/);
+    assert.equal(d.atEnd, true, 'a live view may wait for the writer');
     assert.equal(r.turns.length, 3);
   });
   it('an invalid line in the middle is skipped with its line number', () => {
@@ -86,6 +88,7 @@ describe('turn-trace', () => {
     const broken = [lines[0], '{"kind":"turn-trace","version":1}', ...lines.slice(1)].join('\n') + '\n';
     const r = analyze(read('t.jsonl', broken));
     assert.equal(r.diagnostics.find((x) => x.code === 'parse-error')?.line, 2);
+    assert.equal(r.diagnostics.find((x) => x.code === 'parse-error')?.atEnd, undefined, 'a broken line followed by others is no writer mid-line');
     assert.equal(r.turns.length, 7);
   });
   it('the recorded sidecars match the composition rule: no replay-mismatch under hermes-current', () => {
