@@ -79,7 +79,7 @@ class EngineClient implements vscode.Disposable {
 
 export class AnalysisCache implements vscode.Disposable {
   private readonly engine: EngineClient;
-  private readonly entries = new Map<string, { key: string; inspection: Promise<RemoteInspection> }>();
+  private readonly entries = new Map<string, { key: string; inspection: Promise<RemoteInspection>; settled: boolean; stale: boolean }>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
@@ -97,7 +97,14 @@ export class AnalysisCache implements vscode.Disposable {
     const inspection = this.engine
       .call('analyze', { key, path: uri.fsPath, title: vscode.workspace.asRelativePath(uri), profile: s.profile, tokenizer: s.tokenizer })
       .then(({ index, diagnostics }) => new RemoteInspection(index, diagnostics, this.engine, key));
-    this.entries.set(uri.toString(), { key, inspection });
+    const entry = { key, inspection, settled: false, stale: false };
+    this.entries.set(uri.toString(), entry);
+    // One analysis per file in flight: a change during it is taken up once it is done.
+    const settle = (): void => {
+      entry.settled = true;
+      if (entry.stale) this.invalidate(uri);
+    };
+    inspection.then(settle, settle);
     return inspection;
   }
 
@@ -105,6 +112,10 @@ export class AnalysisCache implements vscode.Disposable {
   invalidate(uri: vscode.Uri): void {
     const hit = this.entries.get(uri.toString());
     if (!hit) return;
+    if (!hit.settled) {
+      hit.stale = true;
+      return;
+    }
     this.entries.delete(uri.toString());
     // The worker keeps the old analysis until the new one replaces it, so pages asked for in
     // between still get answers.

@@ -10,8 +10,11 @@ import { findTranscripts } from './findTranscripts';
 import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
 import { TranscriptTree } from './transcriptTree';
 
-/** Live refresh waits this long after the last change, so a writer appending fast is one analysis. */
-const REFRESH_DEBOUNCE_MS = 250;
+/**
+ * Live refresh runs at most this often while a file keeps changing: a writer appending every few
+ * milliseconds is followed, without one analysis per append.
+ */
+const REFRESH_INTERVAL_MS = 250;
 /** A file unchanged for this long has no writer mid-line any more. */
 const WRITER_QUIET_MS = 2000;
 
@@ -106,13 +109,13 @@ export function activate(context: vscode.ExtensionContext): void {
     cache.onDidChange((uri) => void publish(uri)),
   );
 
-  // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, debounced.
+  // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, throttled.
   const timers = new Map<string, NodeJS.Timeout>();
   const onFileEvent = (uri: vscode.Uri): void => {
     const target = uri.path.endsWith('-wal') ? uri.with({ path: uri.path.slice(0, -4) }) : uri;
     const key = target.toString();
-    clearTimeout(timers.get(key));
-    timers.set(key, setTimeout(() => { timers.delete(key); cache.invalidate(target); }, REFRESH_DEBOUNCE_MS));
+    if (timers.has(key)) return;
+    timers.set(key, setTimeout(() => { timers.delete(key); cache.invalidate(target); }, REFRESH_INTERVAL_MS));
   };
   const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
   context.subscriptions.push(watcher, watcher.onDidChange(onFileEvent), watcher.onDidCreate(onFileEvent), {

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -206,6 +206,42 @@ scenario('live refresh: a turn appended to an open trace shows within a second',
   process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
   assert.equal(after, before + 1);
   assert.ok(elapsed < 1000, `view updated ${elapsed} ms after the append`);
+});
+
+scenario('a writer appending every 50 ms for 10 s: the view follows, no error for the line being written', async () => {
+  const p = page as Page;
+  const lines = readFileSync(join(ROOT, 'examples/trace/agent.trace.jsonl'), 'utf8').trim().split('\n');
+  const file = join(workspace, 'live/agent.trace.jsonl');
+  mkdirSync(join(workspace, 'live'));
+  writeFileSync(file, `${lines[0]}\n`);
+  await openFromPalette('live/agent.trace.jsonl');
+  const frame = await inspectorFor('live/agent.trace.jsonl');
+  await runCommand(p, 'Problems: Focus on Problems View');
+  const markers = p.locator('.markers-panel');
+
+  // Six complete lines and half of the seventh, in 200 appends 50 ms apart: the file ends
+  // mid-line most of the time, and at the end.
+  const rest = `${lines.slice(1, 6).join('\n')}\n${lines[6].slice(0, lines[6].length >> 1)}`;
+  const chunk = Math.ceil(rest.length / 200);
+  let errorsWhileWriting = 0;
+  const turnsSeen = new Set<number>();
+  for (let i = 0; i < rest.length; i += chunk) {
+    appendFileSync(file, rest.slice(i, i + chunk));
+    await new Promise((r) => setTimeout(r, 50));
+    if (i % (chunk * 10) === 0) {
+      if ((await markers.innerText()).includes('agent.trace.jsonl')) errorsWhileWriting++;
+      turnsSeen.add((await appIndex(frame)).turns.length);
+    }
+  }
+  assert.equal(errorsWhileWriting, 0, 'the line being written is never reported while the writer writes');
+  const turns = await eventually(async () => (await appIndex(frame)).turns.length, (n) => n === 6, 5_000);
+  assert.equal(turns, 6, 'the view followed to the last complete line');
+  assert.ok(turnsSeen.size >= 3, `the view followed while writing (turn counts seen: ${[...turnsSeen].join(', ')})`);
+  // Once the writer has stopped, the half line is a real error, at its line.
+  const problems = await eventually(() => markers.innerText(), (t) => t.includes('parse-error'), 10_000);
+  assert.match(problems, /incomplete/);
+  assert.match(problems, /\[Ln 7, Col \d+\]/);
+  await screenshot(p, 'live-writer-stopped-light');
 });
 
 scenario('restore after a reload (dark theme), and the activation time', async () => {
