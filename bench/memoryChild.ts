@@ -3,17 +3,24 @@
 // it under plain node, as the shipped engine runs, so the figure holds no TypeScript loader and
 // nothing the benchmark itself keeps alive.
 
+import { readFileSync } from 'node:fs';
 import { analyze } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { loadTranscript } from '../src/transcripts/load';
 
+/** Peak RSS in KB of this process image. Not process.resourceUsage().maxRSS: Linux carries that
+ * over from the parent that forked this child (a fat bench parent made it read 200+ MB before the child loaded anything). */
+function peakRssKb(): number {
+  return Number(/VmHWM:\s*(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+}
+
 async function main(path: string): Promise<void> {
   const counter = createTokenCounter('o200k_base');
   counter.count('load the encoding before the baseline');
-  const baseKb = process.resourceUsage().maxRSS;
+  const baseKb = peakRssKb();
   const analysis = analyze(await loadTranscript(path), { profile: PROFILES['hermes-current'], counter, messages: false });
-  const peakKb = process.resourceUsage().maxRSS;
+  const peakKb = peakRssKb();
   process.stdout.write(JSON.stringify({ baseKb, peakKb, requests: analysis.report.requests.length }));
 }
 

@@ -24,7 +24,7 @@ import { readTranscript } from '../src/transcripts/read';
 const ROOT = join(__dirname, '..');
 const SIZES = [250, 1000, 4000];
 /** Repeats per size (median taken): small inputs are noisier and cheap to repeat. */
-const REPEATS: Record<number, number> = { 250: 7, 1000: 5, 4000: 3 };
+const REPEATS: Record<number, number> = { 250: 9, 1000: 5, 4000: 5 };
 const NAIVE_SAMPLE = 6;
 
 type Format = 'json' | 'db';
@@ -157,19 +157,24 @@ function naive(m: Measured, analysis: Analysis): string[] {
     `  naive (js-tiktoken on every request's full input), ${m.input.turns}-turn session JSON: ${NAIVE_SAMPLE} of ${n} requests sampled evenly, `
       + `${sampleTokens.toLocaleString('en')} tokens in ${ms(sampleMs)} (counts ${agree ? 'equal' : 'DIFFER from'} the report's)`,
     `    extrapolated by tokens to all ${totalTokens.toLocaleString('en')} tokens sent: ~${(estimateMs / 60000).toFixed(0)} min (an estimate, not run; `
-      + `excludes building the messages and js-tiktoken's construction, so it flatters the naive script)`,
+      + `the messages come ready-built from the analysis and js-tiktoken's construction is left out, both in the naive script's favour)`,
     `    full analysis ${ms(m.fullMs)} is ~${Math.round(speedup).toLocaleString('en')}x faster [target >= 50x: ${verdict(speedup >= 50)}]`,
   ];
 }
 
-/** Peak RSS of a fresh process that only analyses the file (this process holds too much else). */
+/** Peak RSS of a fresh process that only analyses the file (this process holds too much else).
+ * The peak depends on when the collector runs, so the child runs three times and the worst counts. */
 function memory(input: Input, dir: string): string {
-  const out = execFileSync(process.execPath, [childBundle(dir), input.path], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') } });
-  const { baseKb, peakKb } = JSON.parse(out) as { baseKb: number; peakKb: number };
+  const runs = [0, 1, 2].map(() => {
+    const out = execFileSync(process.execPath, [childBundle(dir), input.path], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') } });
+    return JSON.parse(out) as { baseKb: number; peakKb: number };
+  });
+  const peak = Math.max(...runs.map((r) => r.peakKb)) * 1024;
+  const low = Math.min(...runs.map((r) => r.peakKb)) * 1024;
+  const base = Math.max(...runs.map((r) => r.baseKb)) * 1024;
   const limit = 3 * input.bytes + 200e6;
-  return `  peak RSS analysing the ${input.turns}-turn ${input.format === 'json' ? 'session JSON' : 'state.db'} (${mb(input.bytes)}) in a child: `
-    + `${mb(peakKb * 1024)} (${mb(baseKb * 1024)} of it before reading: node, code, encoding) `
-    + `[target <= 3 x file + 200 MB = ${mb(limit)}: ${verdict(peakKb * 1024 <= limit)}]`;
+  return `  peak RSS analysing the ${input.turns}-turn ${input.format === 'json' ? 'session JSON' : 'state.db'} (${mb(input.bytes)}) in a child (VmHWM), worst of 3: `
+    + `${mb(peak)} (best ${mb(low)}; ${mb(base)} before reading: node, code, encoding) [target <= 3 x file + 200 MB = ${mb(limit)}: ${verdict(peak <= limit)}]`;
 }
 
 /** bench/memoryChild.ts bundled like the shipped engine; sql.js stays external (its wasm sits beside it). */
@@ -245,7 +250,7 @@ export async function benchPerformance(): Promise<string[]> {
       const label = format === 'json' ? 'session JSON' : 'state.db';
       lines.push(
         `  ${label} time per turn: ${of.map((m, i) => `${m.input.turns}: ${perTurn[i].toFixed(3)} ms`).join(', ')} → ${t.toFixed(2)}x [target <= 1.2x: ${verdict(t <= 1.2)}]`,
-        `  ${label} --json report per turn: ${of.map((m, i) => `${m.input.turns}: ${Math.round(bytesPerTurn[i])} B (${mb(m.reportBytes)}, ${(m.reportBytes / m.input.bytes * 100).toFixed(1)} % of the file)`).join(', ')} → ${b.toFixed(2)}x [target <= 1.2x: ${verdict(b <= 1.2)}]`,
+        `  ${label} --json report per turn: ${of.map((m, i) => `${m.input.turns}: ${Math.round(bytesPerTurn[i])} B (${mb(m.reportBytes)}, ${(m.reportBytes / m.input.bytes * 100).toFixed(1)} % of the file)`).join(', ')} → ${b.toFixed(2)}x [target <= 1.2x, the time bar: ${verdict(b <= 1.2)}]`,
       );
     }
 

@@ -7,6 +7,7 @@ import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { synthesizeLongSession, toSessionJson } from '../scripts/synthesize';
+import { benchPerformance } from './perf';
 import { benchTokenizers } from './tokenizers';
 
 function mb(bytes: number): string {
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
   for (const line of await benchTokenizers()) console.log(line);
   console.log('');
   for (const line of benchAnalysis(1000)) console.log(line);
+  console.log('');
+  for (const line of await benchPerformance()) console.log(line);
 }
 
 main().catch((e: unknown) => {

@@ -40,7 +40,7 @@ function firstDifference(prev: ReplayRequest, cur: ReplayRequest, wire: RequestW
   if (prev.systemPrompt !== cur.systemPrompt) {
     return { messageIndex: 0, byteOffset: firstDifferingByte(prev.systemPrompt, cur.systemPrompt), cause: 'system-changed' };
   }
-  if (prev.tools !== undefined && cur.tools !== undefined && JSON.stringify(prev.tools) !== JSON.stringify(cur.tools)) {
+  if (prev.tools !== undefined && cur.tools !== undefined && prev.tools !== cur.tools && JSON.stringify(prev.tools) !== JSON.stringify(cur.tools)) {
     return { messageIndex: 0, byteOffset: null, cause: 'tools-changed' };
   }
   const prevCount = wire.messageCount(prev);
@@ -49,7 +49,7 @@ function firstDifference(prev: ReplayRequest, cur: ReplayRequest, wire: RequestW
   for (const index of candidateIndices(prev, cur, limit)) {
     const a = wire.message(prev, index);
     const b = wire.message(cur, index);
-    if (wireKey(a.message) !== wireKey(b.message)) {
+    if (!sameOnWire(a.message, b.message)) {
       return { messageIndex: index, byteOffset: contentByte(a, b), cause: classify(cur, a, b) };
     }
   }
@@ -75,4 +75,13 @@ function classify(cur: ReplayRequest, a: WireMessage, b: WireMessage): PrefixBre
     return typeof row?.api_content === 'string' && row.api_content !== '' ? 'sidecar-not-replayed' : 'sidecar-dropped';
   }
   return 'history-rewritten';
+}
+
+/** wireKey(x) === wireKey(y), without serialising the common case: same strings, same tool calls. */
+function sameOnWire(x: WireMessage['message'], y: WireMessage['message']): boolean {
+  if (x === y) return true;
+  if (typeof x.content === 'string' && typeof y.content === 'string' && (x.tool_calls ?? null) === (y.tool_calls ?? null)) {
+    return x.role === y.role && x.content === y.content && (x.tool_call_id ?? null) === (y.tool_call_id ?? null);
+  }
+  return wireKey(x) === wireKey(y);
 }

@@ -4,7 +4,8 @@
 // and mode, and sums come from prefix sums. A 1,000-turn session re-sends its history 1,000 times.
 
 import { systemWireMessage, wireCopy, type WireMessage } from '../engine/apiMessages';
-import type { Row } from '../engine/messages';
+import { isEmptyContent, type Row } from '../engine/messages';
+import { effectiveSidecar } from '../engine/sidecar';
 import type { Profile } from '../engine/profile';
 import type { ReplayRequest } from '../engine/replay';
 import type { TokenCounter } from './tokenizer';
@@ -101,7 +102,17 @@ class GenerationWire {
 
   constructor(private readonly rows: Row[], private readonly profile: Profile, private readonly tokensOf: (m: Row) => number) {}
 
+  /** Whether the row's wire copy can differ from its historical one in this mode (conservative):
+   * the final row skips the empty-content placeholder; the current row gets a sidecar that this
+   * profile replays for the current turn only. */
+  private modeMatters(row: number, isCurrent: boolean, isFinal: boolean): boolean {
+    const r = this.rows[row];
+    if (isFinal && (r.role === 'user' || r.role === 'assistant') && isEmptyContent(r.content)) return true;
+    return isCurrent && this.profile.sidecarReplay !== 'all' && effectiveSidecar(r) !== null;
+  }
+
   copy(row: number, isCurrent: boolean, isFinal: boolean): WireMessage {
+    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) { isCurrent = false; isFinal = false; }
     const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
     let c = this.copies[slot];
     if (!c) {
@@ -112,6 +123,7 @@ class GenerationWire {
   }
 
   tokens(row: number, isCurrent: boolean, isFinal: boolean): number {
+    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) { isCurrent = false; isFinal = false; }
     const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
     let n = this.tokenCounts[slot];
     if (n === undefined) {

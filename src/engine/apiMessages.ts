@@ -1,8 +1,7 @@
 // The wire build (reference §1.7, build_api_messages): what one provider request really carried.
 
-import { PERSISTENCE_ONLY_MESSAGE_FIELDS } from './estimator';
 import { injectedSpansOfSidecar, multimodalNoteSpans, type InjectedSpan } from './injection';
-import { cloneRow, hasToolCalls, isEmptyContent, isPartList, type Row } from './messages';
+import { hasToolCalls, isEmptyContent, isPartList, type Row } from './messages';
 import type { Profile } from './profile';
 import { effectiveSidecar } from './sidecar';
 
@@ -30,19 +29,19 @@ export interface WireCopyContext {
 
 /** The wire copy of one stored row: sidecar substituted per profile, bookkeeping gone, placeholder. */
 export function wireCopy(row: Row, source: number, ctx: WireCopyContext): WireMessage {
-  const clone = cloneRow(row);
+  // Only the wire keys are copied (none of them is persistence-only); parts are cloned so the
+  // copy never aliases the stored row.
+  const message: Row = { role: row.role };
+  for (const key of WIRE_KEYS) if (key !== 'role' && row[key] !== undefined) message[key] = row[key];
+  if (Array.isArray(row.content)) message.content = row.content.map((p) => (p && typeof p === 'object' ? { ...p } : p));
   let substituted: Substitution = null;
   const sidecar = effectiveSidecar(row);
   if (sidecar !== null && (ctx.profile.sidecarReplay === 'all' || ctx.isCurrent) && sidecar !== row.content) {
-    clone.content = sidecar;
+    message.content = sidecar;
     substituted = 'sidecar';
   }
-  if (row.role === 'assistant' && row.reasoning !== undefined && row.reasoning !== null && clone.reasoning_content === undefined) {
-    clone.reasoning_content = row.reasoning;
-  }
-  const message: Row = { role: row.role };
-  for (const key of WIRE_KEYS) {
-    if (key !== 'role' && clone[key] !== undefined && !PERSISTENCE_ONLY_MESSAGE_FIELDS.includes(key)) message[key] = clone[key];
+  if (row.role === 'assistant' && row.reasoning !== undefined && row.reasoning !== null && row.reasoning_content === undefined) {
+    message.reasoning_content = row.reasoning;
   }
   if (message.content === undefined) message.content = row.role === 'assistant' && hasToolCalls(row) ? null : '';
   if (!ctx.isFinal && (row.role === 'user' || row.role === 'assistant') && isEmptyContent(message.content) && !hasToolCalls(message)) {

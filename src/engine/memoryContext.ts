@@ -13,6 +13,8 @@ const STRAY_FENCE_TAG = /<\/?memory-context>/g;
  * tags), so recalled text that was already wrapped is not wrapped twice.
  */
 export function sanitizeMemoryContext(raw: string): string {
+  // Nearly every stored row has no fence left to remove: skip the split/join copy of the text.
+  if (!raw.includes('memory-context>') && !raw.includes(MEMORY_SYSTEM_NOTE)) return raw.trim();
   return raw
     .replace(FENCED_BLOCK, '')
     .split('\n')

@@ -26,13 +26,14 @@ export function reanchorCurrentTurnUserIdx(
   userMessage: unknown,
   profile: Profile,
   typedIndex?: number,
+  end = messages.length,
 ): Reanchor {
   if (profile.reanchor === 'v3' && typedIndex !== undefined && Number.isInteger(typedIndex)
-    && typedIndex >= 0 && typedIndex < messages.length && messages[typedIndex]?.role === 'user') {
+    && typedIndex >= 0 && typedIndex < end && messages[typedIndex]?.role === 'user') {
     return { index: typedIndex, rule: 'typed-index' };
   }
   let fallback = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     const row = messages[i];
     if (row.role !== 'user') continue;
     if (profile.reanchor === 'v1') {

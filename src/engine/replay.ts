@@ -180,7 +180,7 @@ function openTurn(replay: Replay, session: TranscriptSession, lineage: string, g
   const inputs: RecordedTurnInputs | undefined = userIdx >= 0 ? gen.turnInputs?.get(userIdx) : undefined;
   let anchor: Reanchor;
   if (compaction) anchor = compaction.reanchor;
-  else if (userIdx >= 0) anchor = reanchorCurrentTurnUserIdx(rows.slice(0, userIdx + 1), rows[userIdx].content, profile, inputs?.currentTurnUserIdx ?? userIdx);
+  else if (userIdx >= 0) anchor = reanchorCurrentTurnUserIdx(rows, rows[userIdx].content, profile, inputs?.currentTurnUserIdx ?? userIdx, userIdx + 1);
   else anchor = reanchorCurrentTurnUserIdx(rows, undefined, profile);
   const turn: ReplayTurn = {
     index: replay.turns.length, session, lineage, rows, userRow: anchor.index, anchor, injected: [], lost: [],

@@ -1,7 +1,7 @@
 // Hermes state.db (hermes-reference.md §3.2, §3.5), read through sql.js from an in-memory copy:
 // the user's file and its WAL are never opened for writing.
 
-import type { Database, SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { isSummaryCarrier } from '../engine/compactionMarkers';
 import { countCarriedRows } from '../engine/replay';
 import { sanitizeMemoryContext } from '../engine/memoryContext';
@@ -25,11 +25,24 @@ function query(db: Database, sql: string): SqlRow[] {
   const out: SqlRow[] = [];
   const stmt = db.prepare(sql);
   try {
-    while (stmt.step()) out.push(stmt.getAsObject() as SqlRow);
+    const next = rowReader(stmt);
+    while (stmt.step()) out.push(next());
   } finally {
     stmt.free();
   }
   return out;
+}
+
+/** The current row as an object. getAsObject() re-reads and re-decodes every column name per row
+ * and builds the object with Object.fromEntries; names are read once here. */
+function rowReader(stmt: Statement): () => SqlRow {
+  const names = stmt.getColumnNames();
+  return () => {
+    const values = stmt.get();
+    const row: SqlRow = {};
+    for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+    return row;
+  };
 }
 
 function columns(db: Database, table: string): Set<string> {
@@ -101,10 +114,14 @@ function readSessions(db: Database, tables: Set<string>, findings: InputFinding[
   }
 
   const rowsBySession = new Map<string, { row: Row; pos: SourcePos; active: boolean }[]>();
-  const stmt = db.prepare('SELECT * FROM messages ORDER BY id');
+  // Only the columns decodeRow reads: a real store has more, some of them large.
+  const wanted = ['id', 'session_id', 'role', 'content', 'active', '_compressed_summary', 'api_content', 'tool_calls', 'tool_call_id', 'tool_name',
+    'timestamp', 'display_kind', 'display_metadata', 'finish_reason', 'reasoning', 'reasoning_content', 'reasoning_details'].filter((c) => mCols.has(c));
+  const stmt = db.prepare(`SELECT ${wanted.map((c) => `"${c}"`).join(', ')} FROM messages ORDER BY id`);
   try {
+    const next = rowReader(stmt);
     while (stmt.step()) {
-      const r = stmt.getAsObject() as SqlRow;
+      const r = next();
       const sessionId = String(r.session_id);
       const pos: SourcePos = { sessionId, rowId: Number(r.id) };
       const row = decodeRow(r, mCols, findings, path, pos);
@@ -203,16 +220,23 @@ function copyKey(row: Row): string {
 function splitGenerations(rows: { row: Row; pos: SourcePos; active: boolean }[]): Generation[] {
   const boundaries: number[] = [];
   const firstIndex = new Map<string, number>();
+  // Keys are built only when a summary carrier needs them: most sessions have none.
+  let indexed = 0;
+  const indexUpTo = (n: number): void => {
+    for (; indexed < n; indexed++) {
+      const key = copyKey(rows[indexed].row);
+      if (!firstIndex.has(key)) firstIndex.set(key, indexed);
+    }
+  };
   let genStart = 0;
   for (let i = 0; i < rows.length; i++) {
     if (isSummaryCarrier(rows[i].row)) {
+      indexUpTo(i);
       let q = i;
       while (q > genStart && (firstIndex.get(copyKey(rows[q - 1].row)) ?? q - 1) < q - 1) q--;
       // Only archived rows can precede an in-place compacted set; a rotated child's head is live.
       if (q > genStart && !rows[q - 1].active) { boundaries.push(q); genStart = q; }
     }
-    const key = copyKey(rows[i].row);
-    if (!firstIndex.has(key)) firstIndex.set(key, i);
   }
   const generations: Generation[] = [];
   const starts = [0, ...boundaries];

@@ -17,9 +17,9 @@ export function positionAt(text: string, offset: number): TextPos {
 export function linesAt(text: string, offsets: readonly number[]): number[] {
   const out: number[] = [];
   let line = 1;
-  let i = 0;
+  let nl = text.indexOf('\n');
   for (const offset of offsets) {
-    for (; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+    while (nl >= 0 && nl < offset) { line++; nl = text.indexOf('\n', nl + 1); }
     out.push(line);
   }
   return out;
@@ -57,10 +57,13 @@ export function topLevelArrayElements(text: string, key: string): ElementSpan[] 
     const c = text.charCodeAt(i);
     if (c === 34 /* " */) {
       const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i++;
-        else if (d === 34) break;
+      // Jump from quote to quote (native search); a quote preceded by an odd run of backslashes is escaped.
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        if (i < 0) { i = text.length; break; }
+        let b = i - 1;
+        while (text.charCodeAt(b) === 92) b--;
+        if ((i - 1 - b) % 2 === 0) break;
       }
       if (depth === 1 && !inArray) lastKeyAtDepth1 = text.slice(start, i + 1);
       if (inArray && depth === arrayDepth && elementStart < 0) elementStart = start;
