@@ -33,7 +33,7 @@ export function wireCopy(row: Row, source: number, ctx: WireCopyContext): WireMe
   // copy never aliases the stored row.
   const message: Row = { role: row.role };
   for (const key of WIRE_KEYS) if (key !== 'role' && row[key] !== undefined) message[key] = row[key];
-  if (Array.isArray(row.content)) message.content = row.content.map((p) => (p && typeof p === 'object' ? { ...p } : p));
+  if (Array.isArray(row.content)) message.content = row.content.map((p) => (Array.isArray(p) ? p.slice() : p && typeof p === 'object' ? { ...p } : p));
   let substituted: Substitution = null;
   const sidecar = effectiveSidecar(row);
   if (sidecar !== null && (ctx.profile.sidecarReplay === 'all' || ctx.isCurrent) && sidecar !== row.content) {

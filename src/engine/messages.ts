@@ -58,6 +58,6 @@ export function hasToolCalls(row: Row): boolean {
 /** A shallow clone deep enough that list content can be appended to without touching the source. */
 export function cloneRow(row: Row): Row {
   const copy: Row = { ...row };
-  if (Array.isArray(row.content)) copy.content = row.content.map((p) => (p && typeof p === 'object' ? { ...p } : p));
+  if (Array.isArray(row.content)) copy.content = row.content.map((p) => (Array.isArray(p) ? p.slice() : p && typeof p === 'object' ? { ...p } : p));
   return copy;
 }

@@ -147,7 +147,7 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
           if (!turn) {
             // An answer with no human ask before it in this list: whatever drove the call is
             // what re-anchoring finds, possibly nothing (#80622).
-            turn = openTurn(replay, session, lineage, gen, rows, -1, profile, pendingCompaction);
+            turn = openTurn(replay, session, lineage, gen, rows, -1, profile, pendingCompaction, i);
             pendingCompaction = null;
             lastTurnOfLineage.set(lineage, turn);
           }
@@ -176,12 +176,13 @@ function findFirstAnswer(rows: readonly Row[], from: number): number {
 }
 
 function openTurn(replay: Replay, session: TranscriptSession, lineage: string, gen: Generation, rows: Row[],
-  userIdx: number, profile: Profile, compaction: ReplayCompaction | null): ReplayTurn {
+  userIdx: number, profile: Profile, compaction: ReplayCompaction | null, answerAt = rows.length): ReplayTurn {
   const inputs: RecordedTurnInputs | undefined = userIdx >= 0 ? gen.turnInputs?.get(userIdx) : undefined;
   let anchor: Reanchor;
   if (compaction) anchor = compaction.reanchor;
   else if (userIdx >= 0) anchor = reanchorCurrentTurnUserIdx(rows, rows[userIdx].content, profile, inputs?.currentTurnUserIdx ?? userIdx, userIdx + 1);
-  else anchor = reanchorCurrentTurnUserIdx(rows, undefined, profile);
+  // Only rows before the answer were the request's input: a later user row cannot have driven it.
+  else anchor = reanchorCurrentTurnUserIdx(rows, undefined, profile, undefined, answerAt);
   const turn: ReplayTurn = {
     index: replay.turns.length, session, lineage, rows, userRow: anchor.index, anchor, injected: [], lost: [],
     requests: [], compaction, laterCompactions: [],

@@ -64,12 +64,22 @@ function sessionIdFromPath(path: string): string {
   return m ? m[1] : path;
 }
 
-/** The scalar header fields of a snapshot whose JSON is cut short, taken before "messages". */
+/**
+ * The scalar header fields of a snapshot whose JSON is cut short, taken before "messages". The
+ * string is found by a linear scan: a regex with an alternation inside a repetition backtracks
+ * once per character and overflows the stack on a multi-megabyte prompt.
+ */
 function salvageHeader(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of ['session_id', 'system_prompt']) {
-    const m = new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`).exec(text);
-    if (m) { const p = parseJson(m[1]); if (p.ok) out[key] = p.value; }
+    const m = new RegExp(`"${key}"\\s*:\\s*"`).exec(text);
+    if (!m) continue;
+    const start = m.index + m[0].length - 1;
+    let i = start + 1;
+    while (i < text.length && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
+    if (i >= text.length) continue;
+    const p = parseJson(text.slice(start, i + 1));
+    if (p.ok) out[key] = p.value;
   }
   return out;
 }

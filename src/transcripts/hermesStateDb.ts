@@ -7,7 +7,7 @@ import { countCarriedRows } from '../engine/replay';
 import { sanitizeMemoryContext } from '../engine/memoryContext';
 import type { Row } from '../engine/messages';
 import type { Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from './model';
-import { parseError } from './rows';
+import { MAX_NESTING, nestsDeeperThan, parseError } from './rows';
 import { applyWal } from './sqliteWal';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
@@ -98,6 +98,11 @@ function readSessions(db: Database, tables: Set<string>, findings: InputFinding[
   const sessions: TranscriptSession[] = [];
   for (const s of sessionRows) {
     const id = String(s.id);
+    if (byId.has(id)) {
+      findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: id },
+        message: `${path}: session ${id} appears more than once in the sessions table; the first row is used` });
+      continue;
+    }
     const hash = typeof s.system_prompt_hash === 'string' ? s.system_prompt_hash : null;
     const systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? (typeof s.system_prompt === 'string' ? s.system_prompt : null);
     const session: TranscriptSession = {
@@ -112,18 +117,39 @@ function readSessions(db: Database, tables: Set<string>, findings: InputFinding[
     byId.set(id, session);
     sessions.push(session);
   }
+  // A session that is its own ancestor has no parent to carry rows over from.
+  for (const session of sessions) {
+    const seen = new Set<string>([session.id]);
+    for (let p = session.parentId; p !== null; p = byId.get(p)?.parentId ?? null) {
+      if (seen.has(p)) {
+        findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: session.id },
+          message: `${path}: session ${session.id}'s parent_session_id chain loops back (${[...seen, p].join(' -> ')}); it is read without a parent` });
+        session.parentId = null;
+        break;
+      }
+      seen.add(p);
+    }
+  }
 
   const rowsBySession = new Map<string, { row: Row; pos: SourcePos; active: boolean }[]>();
   // Only the columns decodeRow reads: a real store has more, some of them large.
   const wanted = ['id', 'session_id', 'role', 'content', 'active', '_compressed_summary', 'api_content', 'tool_calls', 'tool_call_id', 'tool_name',
     'timestamp', 'display_kind', 'display_metadata', 'finish_reason', 'reasoning', 'reasoning_content', 'reasoning_details'].filter((c) => mCols.has(c));
   const stmt = db.prepare(`SELECT ${wanted.map((c) => `"${c}"`).join(', ')} FROM messages ORDER BY id`);
+  let previousId: number | undefined;
   try {
     const next = rowReader(stmt);
     while (stmt.step()) {
       const r = next();
       const sessionId = String(r.session_id);
-      const pos: SourcePos = { sessionId, rowId: Number(r.id) };
+      const rowId = Number(r.id);
+      const pos: SourcePos = Number.isSafeInteger(rowId) && r.id !== null ? { sessionId, rowId } : { sessionId };
+      if (pos.rowId === undefined) {
+        findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}: a message whose id ${JSON.stringify(r.id)} is not an integer; rows are read in id order` });
+      } else if (pos.rowId === previousId) {
+        findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}, message id ${rowId} appears more than once; the order of those rows is undefined` });
+      }
+      previousId = pos.rowId;
       const row = decodeRow(r, mCols, findings, path, pos);
       if (!row) continue;
       const active = !mCols.has('active') || r.active === null || Number(r.active) === 1;
@@ -135,6 +161,15 @@ function readSessions(db: Database, tables: Set<string>, findings: InputFinding[
     stmt.free();
   }
 
+  for (const [sessionId, list] of rowsBySession) {
+    if (byId.has(sessionId)) continue;
+    // Rows of a session the sessions table does not know: shown as a session of their own.
+    findings.push({ severity: 'warning', code: 'parse-error', pos: list[0].pos,
+      message: `${path}: ${list.length} message(s) of session ${sessionId}, which is not in the sessions table` });
+    const orphan: TranscriptSession = { id: sessionId, parentId: null, endReason: null, systemPrompt: null, generations: [], pos: { sessionId } };
+    byId.set(sessionId, orphan);
+    sessions.push(orphan);
+  }
   for (const session of sessions) session.generations = splitGenerations(rowsBySession.get(session.id) ?? []);
   const ordered = lineageOrder(sessions, byId);
   for (const session of ordered) {
@@ -204,6 +239,10 @@ function decodeRow(r: SqlRow, cols: Set<string>, findings: InputFinding[], path:
   }
   if (cols.has('_compressed_summary') && Number(r._compressed_summary) === 1) row._compressed_summary = true;
   row._row_id = pos.rowId;
+  if (nestsDeeperThan(row)) {
+    findings.push(parseError(`${path}: session ${pos.sessionId}, message id ${pos.rowId}: nested deeper than ${MAX_NESTING} levels`, pos));
+    return null;
+  }
   return row;
 }
 

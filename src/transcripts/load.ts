@@ -54,7 +54,7 @@ function findDumps(path: string, format: string): string[] {
   for (const dir of dirs) {
     let names: string[];
     try { names = readdirSync(dir); } catch { continue; }
-    for (const n of names.sort()) if (/^request_dump_.*\.json$/.test(n)) out.push(join(dir, n));
+    for (const n of names.sort()) if (/^request_dump_.*\.json$/.test(n) && join(dir, n) !== join(path)) out.push(join(dir, n));
   }
   return out;
 }

@@ -23,9 +23,10 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   if (isSqliteFile(bytes)) return 'hermes-state-db';
   const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 65536));
   if (head.includes('\u0000')) return 'unknown';
-  const firstLine = head.split('\n', 1)[0];
-  if (firstLine.includes('"turn-trace"') && (isTurnTraceLine(firstLine) || /\.jsonl$/i.test(path))) return 'turn-trace';
-  if (/"request"\s*:\s*\{/.test(head) && /"body"\s*:/.test(head)) return 'hermes-request-dump';
+  const firstLines = head.split('\n', 20);
+  if (firstLines.some((l) => l.includes('"turn-trace"') && (isTurnTraceLine(l) || /\.jsonl$/i.test(path)))) return 'turn-trace';
+  const dumpName = /request_dump_[^/\\]*\.json$/i.test(path);
+  if (/"request"\s*:\s*\{/.test(head) && (/"body"\s*:/.test(head) || dumpName)) return 'hermes-request-dump';
   if (/"messages"\s*:/.test(head) || /"session_id"\s*:/.test(head)) return 'hermes-session-json';
   if (/request_dump_[^/\\]*\.json$/i.test(path)) return 'hermes-request-dump';
   if (/session_[^/\\]*\.json$/i.test(path)) return 'hermes-session-json';
@@ -33,9 +34,44 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   return 'unknown';
 }
 
+/** The byte offset of the first byte that is not well-formed UTF-8, or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    if (b < 0x80) { i++; continue; }
+    const n = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (n < 0 || i + n >= bytes.length) return i;
+    // The second byte's range excludes overlong forms, surrogates (ED A0..BF) and code points above U+10FFFF.
+    const lo = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
+    const hi = b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf;
+    if (bytes[i + 1] < lo || bytes[i + 1] > hi) return i;
+    for (let k = 2; k <= n; k++) if (bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/** Decodes text input; bytes that are not UTF-8 become U+FFFD and the first one is a finding. */
+function decodeText(path: string, bytes: Uint8Array): { text: string; finding: InputFinding | null } {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  const bad = firstInvalidUtf8(bytes);
+  if (bad < 0) return { text, finding: null };
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < bad; i++) if (bytes[i] === 10) { line++; lineStart = i + 1; }
+  return {
+    text,
+    finding: { severity: 'warning', code: 'parse-error', pos: { line, column: bad - lineStart + 1, offset: bad },
+      message: `${path}:${line}: byte ${bad} is not valid UTF-8 (read as U+FFFD, so that text and its token counts differ from what was sent)` },
+  };
+}
+
 export function readTranscript(input: ReadInput): Transcript {
   const { path, bytes } = input;
   const format = sniffFormat(path, bytes);
+  if (bytes.length === 0) {
+    return { path, format: format === 'unknown' ? 'hermes-session-json' : format as Transcript['format'], sessions: [], captured: [], findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)] };
+  }
   if (format === 'hermes-state-db') return readHermesStateDb(path, bytes, input.sql(), input.wal);
   if (format === 'unknown') {
     const binary = bytes.subarray(0, 65536).includes(0);
@@ -44,17 +80,20 @@ export function readTranscript(input: ReadInput): Transcript {
       findings: [parseError(`${path}: ${binary ? 'a binary file that is not an SQLite database' : 'not a Hermes transcript (no state.db header, session JSON, request dump or turn-trace line found)'}`, { line: 1, column: 1, offset: 0 })],
     };
   }
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  if (format === 'turn-trace') return readTurnTrace(path, text);
-  if (format === 'hermes-request-dump') return readHermesRequestDump(path, text);
-  return readHermesSessionJson(path, text);
+  const { text, finding } = decodeText(path, bytes);
+  const transcript = format === 'turn-trace' ? readTurnTrace(path, text)
+    : format === 'hermes-request-dump' ? readHermesRequestDump(path, text) : readHermesSessionJson(path, text);
+  if (finding) transcript.findings.unshift(finding);
+  return transcript;
 }
 
 /** Request dumps that belong with a transcript, read for the replay to check itself against. */
 export function readCapturedRequests(files: { path: string; bytes: Uint8Array }[], findings: InputFinding[]): CapturedRequest[] {
   const out: CapturedRequest[] = [];
   for (const f of files) {
-    const c = readCapturedRequest(f.path, new TextDecoder().decode(f.bytes), findings);
+    const { text, finding } = decodeText(f.path, f.bytes);
+    if (finding) findings.push(finding);
+    const c = readCapturedRequest(f.path, text, findings);
     if (c) out.push(c);
   }
   return out;

@@ -5,7 +5,7 @@ import type { Row } from '../engine/messages';
 import { userOriginatedTurnView } from '../engine/compactionMarkers';
 import { parseJson } from './jsonText';
 import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from './model';
-import { acceptRow, parseError } from './rows';
+import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './rows';
 
 interface TraceLine {
   kind?: unknown; version?: unknown; sessionId?: unknown; parentSessionId?: unknown; systemPrompt?: unknown;
@@ -26,6 +26,8 @@ export function readTurnTrace(path: string, text: string): Transcript {
   const sessions: TranscriptSession[] = [];
   let session: TranscriptSession | null = null;
   let gen: Generation | null = null;
+  // A gateway serving several chats interleaves their turns: a session seen before goes on where it stopped.
+  const known = new Map<string, { session: TranscriptSession; gen: Generation }>();
   const lines = text.split('\n');
   const lastLine = text.endsWith('\n') ? lines.length - 1 : lines.length;
 
@@ -46,7 +48,12 @@ export function readTurnTrace(path: string, text: string): Transcript {
 
     const sessionId = t.sessionId as string;
     const rotation = t.compaction?.mode === 'rotation';
-    if (!session || session.id !== sessionId) {
+    const resumed: { session: TranscriptSession; gen: Generation } | undefined = session && session.id !== sessionId && !rotation ? known.get(sessionId) : undefined;
+    if (session && gen) known.set(session.id, { session, gen });
+    if (resumed) {
+      session = resumed.session;
+      gen = resumed.gen;
+    } else if (!session || session.id !== sessionId) {
       const parentId: string | null = str(t.parentSessionId) ?? (rotation && session ? session.id : null);
       if (rotation && session && parentId === session.id) session.endReason = 'compression';
       session = { id: sessionId, parentId, endReason: null, systemPrompt: t.systemPrompt as string, tools: Array.isArray(t.tools) ? t.tools : undefined, generations: [], pos: { line, sessionId } };
@@ -57,6 +64,7 @@ export function readTurnTrace(path: string, text: string): Transcript {
       sessions.push(session);
     }
     const current = gen as Generation;
+    const currentSession = session as TranscriptSession;
     const inputs: RecordedTurnInputs = {
       userMessage: t.userMessage,
       memoryPrefetch: str(t.memoryPrefetch), pluginContext: str(t.pluginContext),
@@ -71,11 +79,11 @@ export function readTurnTrace(path: string, text: string): Transcript {
     let target = current;
     if (t.compaction && !rotation) {
       target = { rows: [], pos: [], turnInputs: new Map(), compaction: { mode: 'in-place', before: current.rows, beforePos: current.pos } };
-      session.generations.push(target);
+      currentSession.generations.push(target);
     } else if (!t.compaction && typeof t.historyLength === 'number' && t.historyLength < current.rows.length) {
       // A rewind: the turn starts from a shorter list than the one the previous turn left.
       target = { rows: current.rows.slice(0, t.historyLength), pos: current.pos.slice(0, t.historyLength), turnInputs: new Map(), carried: t.historyLength };
-      session.generations.push(target);
+      currentSession.generations.push(target);
     }
     gen = target;
 
@@ -84,7 +92,8 @@ export function readTurnTrace(path: string, text: string): Transcript {
       const compacted = rowsOf(t.compaction.messages as unknown[], 'compaction.messages');
       target.rows.push(...compacted);
       target.pos.push(...compacted.map(() => at));
-      userIdx = inputs.currentTurnUserIdx ?? lastUserOriginated(target.rows);
+      userIdx = inputs.currentTurnUserIdx ?? lastRowHolding(target.rows, t.userMessage);
+      if (userIdx < 0) findings.push({ severity: 'warning', code: 'parse-error', pos: at, message: `${path}:${line}: compaction.messages holds no user row with this turn's userMessage; its recorded inputs are not replayed` });
     } else {
       userIdx = target.rows.length;
     }
@@ -100,8 +109,15 @@ export function readTurnTrace(path: string, text: string): Transcript {
   return { path, format: 'turn-trace', sessions, captured: [], findings };
 }
 
-function lastUserOriginated(rows: Row[]): number {
-  for (let i = rows.length - 1; i >= 0; i--) if (userOriginatedTurnView(rows[i]) !== null) return i;
+/** The last user-originated row whose content is the turn's inbound message (list content may have note parts appended). */
+function lastRowHolding(rows: Row[], userMessage: unknown): number {
+  const key = (v: unknown): string => JSON.stringify(v ?? null);
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i];
+    if (userOriginatedTurnView(row) === null) continue;
+    if (key(row.content) === key(userMessage)) return i;
+    if (Array.isArray(userMessage) && Array.isArray(row.content) && userMessage.every((p, k) => key(p) === key((row.content as unknown[])[k]))) return i;
+  }
   return -1;
 }
 
@@ -113,9 +129,12 @@ function validate(t: TraceLine): string | null {
   if (typeof t.systemPrompt !== 'string') return '"systemPrompt" must be a string';
   if (typeof t.userMessage !== 'string' && !Array.isArray(t.userMessage)) return '"userMessage" must be a string or a list of parts';
   if (!Array.isArray(t.messages)) return '"messages" must be a list';
+  if (t.historyLength !== undefined && !(Number.isInteger(t.historyLength) && (t.historyLength as number) >= 0)) return '"historyLength" must be a non-negative integer';
   if (t.compaction !== undefined) {
+    if (typeof t.compaction !== 'object' || t.compaction === null || Array.isArray(t.compaction)) return '"compaction" must be an object';
     if (t.compaction.mode !== 'rotation' && t.compaction.mode !== 'in-place') return '"compaction.mode" must be "rotation" or "in-place"';
     if (!Array.isArray(t.compaction.messages)) return '"compaction.messages" must be a list';
   }
+  if (nestsDeeperThan(t)) return `nested deeper than ${MAX_NESTING} levels`;
   return null;
 }

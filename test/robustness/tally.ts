@@ -1,0 +1,49 @@
+// The one summary line of the robustness run. bad-input.test.ts and fuzz.test.ts run in separate
+// processes under one `node --test` runner; each records its counts in a part file keyed by the
+// runner's pid, and whichever finishes last prints the combined line (a file run alone prints its
+// own counts).
+
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Counts { bad: number; fuzz: number; failures: number }
+
+const PARTS = ['bad-input', 'fuzz'] as const;
+type Part = typeof PARTS[number];
+
+function runnerKey(): string {
+  let started = '';
+  try { started = readFileSync(`/proc/${process.ppid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19] ?? ''; } catch { /* not Linux */ }
+  return `${process.ppid}-${started}`;
+}
+
+/** The parts the runner was asked to run, read from its command line (only this part when unknown). */
+function expectedParts(own: Part): Part[] {
+  try {
+    const argv = readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8');
+    const wanted = PARTS.filter((p) => argv.includes(`robustness/${p}.test.ts`));
+    return wanted.includes(own) ? wanted : [own];
+  } catch {
+    return [own];
+  }
+}
+
+const partFile = (key: string, part: Part): string => join(tmpdir(), `prompt-inspector-robustness-${key}-${part}.json`);
+
+export function reportCounts(own: Part, counts: Counts): void {
+  const key = runnerKey();
+  writeFileSync(partFile(key, own), JSON.stringify(counts));
+  const parts = expectedParts(own);
+  const found = parts.filter((p) => existsSync(partFile(key, p)));
+  if (found.length < parts.length) return; // the other part prints when it finishes
+  const total: Counts = { bad: 0, fuzz: 0, failures: 0 };
+  for (const p of found) {
+    try {
+      const c = JSON.parse(readFileSync(partFile(key, p), 'utf8')) as Counts;
+      total.bad += c.bad; total.fuzz += c.fuzz; total.failures += c.failures;
+    } catch { /* removed by the other part after it printed */ }
+  }
+  console.log(`robustness: ${total.bad} bad inputs tried, ${total.fuzz} fuzz cases, ${total.failures} failures`);
+  for (const p of found) rmSync(partFile(key, p), { force: true });
+}
