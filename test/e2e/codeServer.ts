@@ -20,7 +20,8 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { CHROMIUM_PATH, launchChromium } from '../support/chromium';
 
 export const ROOT = resolve(__dirname, '../..');
 export const SETUP_SCRIPT = join(ROOT, 'scripts/e2e-setup.sh');
@@ -30,12 +31,6 @@ export const RESULTS_DIR = join(ROOT, 'test-results/e2e');
 export const CODE_SERVER_VERSION = process.env.PI_E2E_CODE_SERVER_VERSION ?? '4.139.1';
 const NODE_MAJOR = '24';
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
-/** Keep Chromium quiet on a machine with no network. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 
 /**
  * `workbench.colorTheme` ids of VS Code 1.139's built-in themes. The older ids "Default Light Modern"
@@ -313,8 +308,8 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
 
 // ------------------------------------------------------------------ browser
 
-export async function launchBrowser(opts: { headless?: boolean } = {}): Promise<Browser> {
-  return chromium.launch({ executablePath: ensureE2eTools().chromium, headless: opts.headless ?? true, args: CHROMIUM_ARGS });
+export async function launchBrowser(): Promise<Browser> {
+  return launchChromium(ensureE2eTools().chromium);
 }
 
 export interface OpenOptions {

@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { analyze } from '../../src/analysis/report';
 import { Inspection } from '../../src/analysis/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
@@ -153,10 +154,7 @@ export class Harness {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     let browser: Browser;
     try {
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
+      browser = await launchChromium();
     } catch (e) {
       server.close();
       throw e;
