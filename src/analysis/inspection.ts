@@ -18,15 +18,25 @@ function preview(text: string, max = 120): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Bidi controls (U+202E and friends) would reorder what the view shows, so a transcript could
+ * disguise its own text: each is shown as a visible ⇆, one UTF-16 unit for one, so span offsets hold.
+ */
+export function revealBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '\u21c6');
+}
+
 /** Display text of a content value: text parts joined by newlines, images as "[image]". */
 function displayText(content: unknown): { text: string; partStarts: number[] } {
-  if (!isPartList(content)) return { text: contentText(content), partStarts: [] };
+  if (!isPartList(content)) return { text: revealBidiControls(contentText(content)), partStarts: [] };
   const partStarts: number[] = [];
   let text = '';
   content.forEach((part, i) => {
     if (i > 0) text += '\n';
     partStarts.push(text.length);
-    text += typeof part?.text === 'string' ? part.text : `[${part?.type ?? 'part'}]`;
+    text += typeof part?.text === 'string' ? revealBidiControls(part.text) : `[${part?.type ?? 'part'}]`;
   });
   return { text, partStarts };
 }
@@ -97,7 +107,7 @@ export class Inspection {
       injected,
       toolCalls: calls.map((c) => {
         const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
-        return { name: String(fn?.name ?? ''), arguments: typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null) };
+        return { name: revealBidiControls(String(fn?.name ?? '')), arguments: revealBidiControls(typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null)) };
       }),
       toolCallId: typeof m.message.tool_call_id === 'string' ? m.message.tool_call_id : null,
     };
