@@ -5,6 +5,7 @@
 import type { WireMessage } from '../engine/apiMessages';
 import { isSummaryCarrier } from '../engine/compactionMarkers';
 import { estimateMessagesTokensRough } from '../engine/estimator';
+import { multimodalNoteSpans } from '../engine/injection';
 import { contentText, isPartList, type Row } from '../engine/messages';
 import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../engine/utf8';
@@ -41,6 +42,13 @@ function displayText(content: unknown): { text: string; partStarts: number[] } {
   return { text, partStarts };
 }
 
+/** What the user wrote: a multimodal row without the note parts the assembly appended to it. */
+function ownContent(content: unknown): unknown {
+  if (!isPartList(content)) return content;
+  const notes = new Set(multimodalNoteSpans(content).map((s) => s.part));
+  return content.filter((_, i) => !notes.has(i));
+}
+
 export class Inspection {
   readonly index: InspectorIndex;
 
@@ -59,7 +67,7 @@ export class Inspection {
           index: t.index,
           sessionId: t.sessionId,
           userMessageIndex: t.userMessageIndex,
-          title: userRow ? preview(displayText(userRow.content).text, 80) : '(no user message)',
+          title: userRow ? preview(displayText(ownContent(userRow.content)).text, 80) : '(no user message)',
           requests: t.requests,
           injectedKinds: [...new Set(t.injected.map((s) => s.kind))],
           compression: t.compression && rt.compaction ? compressionView(t.compression, rt.compaction) : null,

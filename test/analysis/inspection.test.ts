@@ -54,6 +54,8 @@ describe('inspection model', () => {
     const note = row.injected.find((s) => s.kind === 'multimodal-note');
     assert.ok(note);
     assert.match(row.text.slice(note.start, note.end), /^\[Voice channel now/);
+    assert.doesNotMatch(turn.title, /Voice channel/, 'the turn title is what the user wrote, without the appended note');
+    assert.match(turn.title, /September total look right\? \[image/);
   });
 
   it('break context shows both sides of the first difference', async () => {
