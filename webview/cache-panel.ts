@@ -9,6 +9,7 @@ import { selectEvent } from './events';
 import { num, percentOf, plural, shortHash, showWhitespace } from './format';
 import { systemPromptChanges } from './navigation';
 import { tokens } from './theme';
+import { WidthController } from './width';
 
 /** A break's context as the panel knows it: not asked yet, on its way, there, or failed. */
 export type ContextState = BreakContext | null | 'loading' | Error | undefined;
@@ -29,21 +30,18 @@ export class CachePanel extends LitElement {
     index: { attribute: false },
     request: { type: Number },
     context: { attribute: false },
-    width: { state: true },
   };
   declare index: InspectorIndex | null;
   declare request: number;
   declare context: ContextState;
-  declare width: number;
   private changes = new Set<number>();
-  private readonly resize = new ResizeObserver(([entry]) => { this.width = Math.floor(entry.contentRect.width); });
+  private readonly width = new WidthController(this);
 
   constructor() {
     super();
     this.index = null;
     this.request = -1;
     this.context = undefined;
-    this.width = 0;
   }
 
   static styles = [tokens, css`
@@ -88,15 +86,6 @@ export class CachePanel extends LitElement {
     .sel { fill: none; stroke: var(--pi-fg); stroke-width: 1.5; pointer-events: none; }
   `];
 
-  connectedCallback(): void {
-    super.connectedCallback();
-    this.resize.observe(this);
-  }
-
-  disconnectedCallback(): void {
-    this.resize.disconnect();
-    super.disconnectedCallback();
-  }
 
   protected willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('index') && this.index) this.changes = systemPromptChanges(this.index);
@@ -142,7 +131,7 @@ export class CachePanel extends LitElement {
 
   private strip(x: InspectorIndex) {
     // The body's padding is 12px a side.
-    const perRow = Math.max(1, Math.floor(((this.width || 300) - 24) / CELL));
+    const perRow = Math.max(1, Math.floor(((this.width.value || 300) - 24) / CELL));
     const rows = Math.ceil(x.requests.length / perRow);
     return html`
       <div class="strip-head">

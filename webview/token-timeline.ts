@@ -7,6 +7,7 @@ import type { InspectorIndex, RequestView } from '../src/protocol';
 import { selectEvent } from './events';
 import { num, percentOf } from './format';
 import { tokens } from './theme';
+import { WidthController } from './width';
 
 const HEIGHT = 64;
 /** Room above the tallest bar for the break marker. */
@@ -20,20 +21,17 @@ export class TokenTimeline extends LitElement {
     index: { attribute: false },
     turn: { type: Number },
     request: { type: Number },
-    width: { state: true },
   };
   declare index: InspectorIndex | null;
   declare turn: number;
   declare request: number;
-  declare width: number;
-  private readonly resize = new ResizeObserver(([entry]) => { this.width = Math.floor(entry.contentRect.width); });
+  private readonly width = new WidthController(this);
 
   constructor() {
     super();
     this.index = null;
     this.turn = 0;
     this.request = -1;
-    this.width = 0;
   }
 
   static styles = [tokens, css`
@@ -66,24 +64,15 @@ export class TokenTimeline extends LitElement {
     .bar.selected .hit { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); }
   `];
 
-  connectedCallback(): void {
-    super.connectedCallback();
-    this.resize.observe(this);
-  }
-
-  disconnectedCallback(): void {
-    this.resize.disconnect();
-    super.disconnectedCallback();
-  }
 
   private get barSlot(): number {
     const n = this.index?.requests.length ?? 0;
-    return n === 0 ? 0 : Math.min(MAX_SLOT, Math.max(MIN_SLOT, (this.width || 600) / n));
+    return n === 0 ? 0 : Math.min(MAX_SLOT, Math.max(MIN_SLOT, (this.width.value || 600) / n));
   }
 
   protected updated(changed: PropertyValues<this>): void {
     // Keep the selected bar in view when the chart is wider than the panel.
-    if (changed.has('request') || changed.has('width')) {
+    if (changed.has('request') || (changed as Map<PropertyKey, unknown>).has('width')) {
       const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
       if (plot && plot.scrollWidth > plot.clientWidth) {
         const x = this.request * this.barSlot;
