@@ -4,6 +4,8 @@
 // nothing the benchmark itself keeps alive.
 
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Inspection } from '../src/analysis/inspection';
 import { analyze } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
@@ -20,6 +22,8 @@ async function main(path: string): Promise<void> {
   counter.count('load the encoding before the baseline');
   const baseKb = peakRssKb();
   const analysis = analyze(await loadTranscript(path), { profile: PROFILES['hermes-current'], counter, messages: false });
+  // Then the worker builds the inspection it answers the view from.
+  new Inspection(analysis, basename(path));
   const peakKb = peakRssKb();
   process.stdout.write(JSON.stringify({ baseKb, peakKb, requests: analysis.report.requests.length }));
 }

@@ -11,14 +11,12 @@ import { buildSync } from 'esbuild';
 import { Tiktoken } from 'js-tiktoken/lite';
 import type { SqlJsStatic } from 'sql.js';
 import { synthesizeLongSession, toSessionJson, toStateDb } from '../scripts/synthesize';
-import { Inspection } from '../src/analysis/inspection';
 import { analyze, type Analysis } from '../src/analysis/report';
 import { createTokenCounter, type TokenCounter } from '../src/analysis/tokenizer';
 import { wireTextPieces } from '../src/analysis/wireText';
 import type { WireMessage } from '../src/engine/apiMessages';
 import type { Row } from '../src/engine/messages';
 import { PROFILES } from '../src/engine/profile';
-import { PROTOCOL_VERSION } from '../src/protocol';
 import { readTranscript } from '../src/transcripts/read';
 
 const ROOT = join(__dirname, '..');
@@ -162,7 +160,8 @@ function naive(m: Measured, analysis: Analysis): string[] {
   ];
 }
 
-/** Peak RSS of a fresh process that only analyses the file (this process holds too much else).
+/** Peak RSS of a fresh process that only loads, analyses and inspects the file as the engine worker
+ * does (this process holds too much else).
  * The peak depends on when the collector runs, so the child runs three times and the worst counts. */
 function memory(input: Input, dir: string): string {
   const runs = [0, 1, 2].map(() => {
@@ -200,23 +199,6 @@ function stalls(): string[] {
   ];
 }
 
-function firstMessage(m: Measured, analysis: Analysis): string[] {
-  const title = m.input.format === 'json' ? `sessions/session_bench_${m.input.turns}.json` : 'state.db';
-  const t0 = performance.now();
-  const index = new Inspection(analysis, title).index;
-  const text = JSON.stringify({ type: 'init', version: PROTOCOL_VERSION, index, state: null });
-  const buildMs = performance.now() - t0;
-  const size = Buffer.byteLength(text);
-  // Where the bytes go, to say what to cut.
-  const part = (v: unknown): string => `${(Buffer.byteLength(JSON.stringify(v)) / 1024).toFixed(0)} KB`;
-  return [
-    `  first host-to-webview message, ${m.input.turns}-turn ${m.input.format === 'json' ? 'session JSON' : 'state.db'} (${index.turns.length} turns, ${index.requests.length} requests): `
-      + `${(size / 1024).toFixed(0)} KB, built in ${ms(buildMs)} [target < 256 KB: ${verdict(size < 256 * 1024)}]`,
-    `    turns ${part(index.turns)} (titles ${part(index.turns.map((t) => t.title))}), requests ${part(index.requests)} `
-      + `(systemPromptSha256 ${part(index.requests.map((r) => r.systemPromptSha256))}, sessionId ${part(index.requests.map((r) => r.sessionId))}), diagnostics ${part(index.diagnostics)}`,
-  ];
-}
-
 export async function benchPerformance(): Promise<string[]> {
   const SQL = await initSql();
   const dir = mkdtempSync(join(tmpdir(), 'prompt-inspector-perf-'));
@@ -231,13 +213,11 @@ export async function benchPerformance(): Promise<string[]> {
     // Analyses are dropped as soon as their figures are taken, so a big retained heap does not slow
     // the later timings down.
     const naiveLines: string[] = [];
-    const webviewLines: string[] = [];
     for (const input of inputs) {
       const { m, analysis, line } = measure(input, SQL);
       measured.push(m);
       lines.push(line);
       if (input.turns === 1000 && input.format === 'json') naiveLines.push(...naive(m, analysis));
-      if (input.turns === SIZES[SIZES.length - 1]) webviewLines.push(...firstMessage(m, analysis));
     }
 
     lines.push(' linearity (time and --json report bytes per turn, 4,000 vs 250 turns):');
@@ -264,7 +244,6 @@ export async function benchPerformance(): Promise<string[]> {
     lines.push(' stalls (fresh counter, merge cache cleared):');
     lines.push(...stalls());
 
-    lines.push(' webview:', ...webviewLines);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

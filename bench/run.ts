@@ -7,8 +7,10 @@ import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { synthesizeLongSession, toSessionJson } from '../scripts/synthesize';
+import { benchHostResponsiveness } from './hostResponsiveness';
 import { benchPerformance } from './perf';
 import { benchTokenizers } from './tokenizers';
+import { benchWebview } from './webview';
 
 function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
@@ -36,6 +38,10 @@ async function main(): Promise<void> {
   for (const line of benchAnalysis(1000)) console.log(line);
   console.log('');
   for (const line of await benchPerformance()) console.log(line);
+  console.log('');
+  for (const line of await benchHostResponsiveness()) console.log(line);
+  console.log('');
+  for (const line of await benchWebview()) console.log(line);
 }
 
 main().catch((e: unknown) => {

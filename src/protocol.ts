@@ -1,8 +1,8 @@
 // Messages between the extension host (or the standalone report page) and the inspector webview.
 // Shared by both bundles: no imports from either side. The webview knows nothing about transcript
-// formats; it receives an index first, then pulls message bodies page by page.
+// formats; it receives a small index first, then pulls details and message bodies page by page.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export type InjectionKind = 'memory' | 'plugin' | 'gateway-note' | 'surface-note' | 'multimodal-note';
 
@@ -75,16 +75,80 @@ export interface DiagnosticView {
   request: number | null;
 }
 
-/** Everything the webview shows without bodies. Linear in the transcript's size. */
+/** Per-turn flag bits in `InspectorIndex.turns.flags`: one per injection kind, then compaction. */
+export const INJECTION_KINDS: readonly InjectionKind[] = ['memory', 'plugin', 'gateway-note', 'surface-note', 'multimodal-note'];
+export const TURN_COMPACTED = 1 << INJECTION_KINDS.length;
+
+/** Per-request flag bits in `InspectorIndex.requests.flags`. */
+export const REQUEST_STABLE = 1;
+/** The system prompt differs from the previous request's in its lineage. */
+export const REQUEST_SYSTEM_CHANGED = 2;
+
+/**
+ * What the webview gets first, sized to stay small at any length (~15 bytes a request): the header,
+ * the counts, and one packed integer column (see packInts) per number the view needs for every turn
+ * or request at once (the chart, the strip, stepping). Titles, hashes, break causes, compactions and
+ * findings come in pages (RequestMap). Turns own consecutive requests, `requestCount` of them each.
+ */
 export interface InspectorIndex {
   title: string;
   source: { path: string; format: string };
   profile: string;
   tokenizer: string;
   sessions: { id: string; parentId: string | null; systemPromptSha256: string | null }[];
-  turns: TurnView[];
-  requests: RequestView[];
-  diagnostics: DiagnosticView[];
+  turnCount: number;
+  requestCount: number;
+  turns: { requestCount: PackedInts; flags: PackedInts };
+  /** -1 stands for none (no previous request, no break, no user message on the wire). */
+  requests: {
+    inputTokens: PackedInts; reusedTokens: PackedInts; messageCount: PackedInts; userWireIndex: PackedInts;
+    previousRequest: PackedInts; breakMessage: PackedInts; flags: PackedInts;
+  };
+  summary: {
+    /** Requests whose prefix broke, by cause. */
+    breaks: Record<string, number>;
+    compactions: number;
+    findings: Record<DiagnosticView['severity'], number>;
+  };
+}
+
+/** Integers as zigzag varints of their successive differences, base64-encoded. */
+export type PackedInts = string;
+
+export function packInts(values: ArrayLike<number>): PackedInts {
+  const bytes: number[] = [];
+  let previous = 0;
+  for (let i = 0; i < values.length; i++) {
+    const d = values[i] - previous;
+    previous = values[i];
+    // Arithmetic, not bit operations: token totals can pass 2^31.
+    let z = d >= 0 ? d * 2 : -d * 2 - 1;
+    while (z >= 128) { bytes.push((z % 128) + 128); z = Math.floor(z / 128); }
+    bytes.push(z);
+  }
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode(...bytes.slice(i, i + 8192));
+  return btoa(binary);
+}
+
+export function unpackInts(packed: PackedInts, count: number): Float64Array {
+  const binary = atob(packed);
+  const out = new Float64Array(count);
+  let previous = 0;
+  let at = 0;
+  for (let i = 0; i < count && at < binary.length; i++) {
+    let z = 0;
+    let scale = 1;
+    let b: number;
+    do {
+      b = binary.charCodeAt(at++);
+      z += (b % 128) * scale;
+      scale *= 128;
+    } while (b >= 128 && at < binary.length);
+    previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    out[i] = previous;
+  }
+  return out;
 }
 
 export interface MessageView {
@@ -132,6 +196,9 @@ export type Navigation = 'nextTurn' | 'previousTurn' | 'nextRequest' | 'previous
 
 export interface RequestMap {
   messages: { params: { request: number; start: number; count: number }; result: MessageView[] };
+  turns: { params: { start: number; count: number }; result: TurnView[] };
+  requests: { params: { start: number; count: number }; result: RequestView[] };
+  findings: { params: { start: number; count: number }; result: DiagnosticView[] };
   breakContext: { params: { request: number }; result: BreakContext | null };
 }
 
@@ -194,7 +261,10 @@ export class RpcClient {
 export interface EmbeddedInspection {
   version: number;
   index: InspectorIndex;
+  turns: TurnView[];
+  requests: RequestView[];
+  findings: DiagnosticView[];
   bodies: MessageView[];
-  requests: { base: number | null; keep: number; add: number[] }[];
+  layouts: { base: number | null; keep: number; add: number[] }[];
   breaks: (BreakContext | null)[];
 }

@@ -4,16 +4,17 @@
 import { css, html, LitElement, nothing } from 'lit';
 import {
   PROTOCOL_VERSION, RpcClient,
-  type InspectorIndex, type Navigation, type ToWebview, type Transport, type UiState,
+  type MessageView, type Navigation, type RequestMap, type ToWebview, type Transport, type UiState,
 } from '../src/protocol';
 import './cache-panel';
 import type { ContextState } from './cache-panel';
 import './compaction-panel';
 import type { SelectDetail } from './events';
 import './findings-list';
-import { MessagePages } from './message-pages';
+import { IndexModel } from './index-model';
 import './message-list';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
+import { Pages, type Details } from './pages';
 import './request-bar';
 import './summary-header';
 import { tokens } from './theme';
@@ -34,14 +35,14 @@ const KEYS: Record<string, Navigation> = {
 
 export class InspectorApp extends LitElement {
   static properties = {
-    index: { state: true },
+    model: { state: true },
     sel: { state: true },
     pagesVersion: { state: true },
     openKey: { state: true },
     problem: { state: true },
     announcement: { state: true },
   };
-  declare index: InspectorIndex | null;
+  declare model: IndexModel | null;
   declare sel: UiState;
   declare pagesVersion: number;
   declare openKey: number;
@@ -54,13 +55,14 @@ export class InspectorApp extends LitElement {
   canCopy = true;
 
   private rpc: RpcClient | null = null;
-  private pages: MessagePages | null = null;
+  private pages: Pages<MessageView> | null = null;
+  private details: Details | null = null;
   private readonly contexts = new Map<number, ContextState>();
   private posted = '';
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
     this.sel = { turn: 0, request: NO_REQUEST, firstVisibleMessage: 0 };
     this.pagesVersion = 0;
     this.openKey = 0;
@@ -84,6 +86,7 @@ export class InspectorApp extends LitElement {
     .side { grid-area: side; overflow-y: auto; border-left: 1px solid var(--pi-border); background: var(--pi-side-bg); min-width: 0; }
     .waiting { grid-column: 1 / -1; grid-row: 1 / -1; padding: 24px; color: var(--pi-muted); }
     .waiting.problem { color: var(--pi-error); }
+    .waiting-detail { margin: 0; padding: 8px 12px; color: var(--pi-muted); }
     /* Narrow panels: one column, the page scrolls, the message list keeps a height to virtualise in. */
     @media (max-width: 860px) {
       :host {
@@ -91,7 +94,7 @@ export class InspectorApp extends LitElement {
         grid-template-columns: minmax(0, 1fr); grid-template-rows: none;
         grid-template-areas: 'head' 'chart' 'turns' 'main' 'side';
       }
-      turn-stepper { max-height: 30vh; border-right: 0; border-bottom: 1px solid var(--pi-border); }
+      turn-stepper { height: 30vh; border-right: 0; border-bottom: 1px solid var(--pi-border); }
       .main { height: 75vh; }
       .side { overflow: visible; border-left: 0; border-top: 1px solid var(--pi-border); }
     }
@@ -115,10 +118,17 @@ export class InspectorApp extends LitElement {
     }
     const rpc = new RpcClient(transport);
     this.rpc = rpc;
-    this.pages = new MessagePages(
-      (request, start, count) => rpc.call('messages', { request, start, count }),
-      () => { this.pagesVersion++; },
-    );
+    // Pages that arrive within one frame cost one render.
+    let queued = false;
+    const arrived = (): void => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => { queued = false; this.pagesVersion++; });
+    };
+    this.pages = new Pages((request, start, count) => rpc.call('messages', { request, start, count }), arrived);
+    const list = <M extends 'turns' | 'requests' | 'findings'>(method: M, size: number) =>
+      new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }) as Promise<RequestMap[M]['result']>, arrived, size);
+    this.details = { turns: list('turns', 50), requests: list('requests', 100), findings: list('findings', 100) };
     transport.onMessage((m) => this.receive(m));
     transport.post({ type: 'ready', version: PROTOCOL_VERSION });
   }
@@ -131,18 +141,19 @@ export class InspectorApp extends LitElement {
           this.problem = `This view speaks protocol ${PROTOCOL_VERSION} but its host speaks ${m.version}: reload the window.`;
           return;
         }
-        this.index = m.index;
-        this.sel = restore(m.index, m.state ?? this.memory?.load() ?? null);
+        this.model = new IndexModel(m.index);
+        this.sel = restore(this.model, m.state ?? this.memory?.load() ?? null);
         this.openKey++;
         this.selectionChanged(false);
         return;
       case 'update': {
-        if (!this.index) return;
+        if (!this.model) return;
         const before = this.sel;
-        this.index = m.index;
+        this.model = new IndexModel(m.index);
         this.pages?.invalidate();
+        for (const d of Object.values(this.details ?? {})) d.invalidate();
         this.contexts.clear();
-        this.sel = restore(m.index, before);
+        this.sel = restore(this.model, before);
         // Same request still there: the list keeps its scroll; otherwise open the new place.
         if (this.sel.request !== before.request || this.sel.turn !== before.turn) this.openKey++;
         this.selectionChanged(this.sel.request !== before.request || this.sel.turn !== before.turn);
@@ -157,8 +168,8 @@ export class InspectorApp extends LitElement {
   }
 
   private go(to: Navigation): void {
-    if (!this.index) return;
-    this.moveTo(step(this.index, this.sel, to));
+    if (!this.model) return;
+    this.moveTo(step(this.model, this.sel, to));
   }
 
   private moveTo(next: UiState): void {
@@ -171,9 +182,9 @@ export class InspectorApp extends LitElement {
   /** After any selection: tell the host (it persists), remember, announce, fetch what a break needs. */
   private selectionChanged(announce: boolean): void {
     this.report();
-    const x = this.index;
+    const x = this.model;
     if (!x) return;
-    const r = x.requests[this.sel.request];
+    const r = x.request(this.sel.request);
     if (r && !r.stable && !this.contexts.has(r.index) && this.rpc) {
       this.contexts.set(r.index, 'loading');
       this.rpc.call('breakContext', { request: r.index }).then(
@@ -182,26 +193,27 @@ export class InspectorApp extends LitElement {
       );
     }
     if (announce) {
-      const t = x.turns[this.sel.turn];
-      const status = !r ? 'no request' : r.stable ? 'stable prefix' : `cache break, ${r.breakAt?.cause ?? ''}`;
-      this.announcement = `Turn ${this.sel.turn} of ${x.turns.length}${t ? `: ${t.title}` : ''}. Request ${r ? `#${r.index}` : 'none'}, ${status}.`;
+      const title = this.details?.turns.peek(0, this.sel.turn)?.title;
+      const cause = r && !r.stable ? this.details?.requests.peek(0, r.index)?.breakAt?.cause : undefined;
+      const status = !r ? 'no request' : r.stable ? 'stable prefix' : `cache break${cause ? `, ${cause}` : ''}`;
+      this.announcement = `Turn ${this.sel.turn} of ${x.turnCount}${title ? `: ${title}` : ''}. Request ${r ? `#${r.index}` : 'none'}, ${status}.`;
     }
   }
 
   private report(): void {
     const state = { ...this.sel };
     const key = JSON.stringify(state);
-    if (key === this.posted || !this.index) return;
+    if (key === this.posted || !this.model) return;
     this.posted = key;
     this.transport?.post({ type: 'selected', state });
     this.memory?.save(state);
   }
 
   private onSelect(e: CustomEvent<SelectDetail>): void {
-    if (!this.index) return;
+    if (!this.model) return;
     const d = e.detail;
-    if (d.request !== undefined) this.moveTo(selectRequest(this.index, d.request));
-    else if (d.turn !== undefined) this.moveTo(selectTurn(this.index, d.turn));
+    if (d.request !== undefined) this.moveTo(selectRequest(this.model, d.request));
+    else if (d.turn !== undefined) this.moveTo(selectTurn(this.model, d.turn));
   }
 
   private onScroll(e: CustomEvent<number>): void {
@@ -216,7 +228,7 @@ export class InspectorApp extends LitElement {
 
   /** Letters work anywhere but in text fields; bare arrows only when nothing else takes them. */
   private readonly onKey = (e: KeyboardEvent): void => {
-    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || !this.index) return;
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || !this.model) return;
     const target = e.composedPath()[0];
     if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
     const idle = target === document.body || target === document.documentElement || target === this;
@@ -227,26 +239,34 @@ export class InspectorApp extends LitElement {
   };
 
   render() {
-    const x = this.index;
+    const x = this.model;
+    const details = this.details;
     if (this.problem) return html`<div class="waiting problem" role="alert">${this.problem}</div>`;
-    if (!x) return html`<div class="waiting" role="status">Waiting for the transcript…</div>`;
+    if (!x || !details) return html`<div class="waiting" role="status">Waiting for the transcript…</div>`;
     const { turn, request } = this.sel;
-    const t = x.turns[turn] ?? null;
+    const v = this.pagesVersion;
+    const r = x.request(request);
+    const detail = r ? details.requests.peek(0, r.index) : undefined;
+    const previous = r && r.previousRequest >= 0 ? details.requests.peek(0, r.previousRequest) : undefined;
+    const compacted = x.compacted(turn) ? details.turns.get(0, turn) : null;
     return html`
-      <summary-header .index=${x}></summary-header>
-      <turn-stepper .index=${x} .selected=${turn} @pi-select=${this.onSelect}></turn-stepper>
-      <token-timeline .index=${x} .turn=${turn} .request=${request} @pi-select=${this.onSelect}></token-timeline>
+      <summary-header .model=${x}></summary-header>
+      <turn-stepper .model=${x} .turns=${details.turns} .version=${v} .selected=${turn} @pi-select=${this.onSelect}></turn-stepper>
+      <token-timeline .model=${x} .requests=${details.requests} .version=${v} .turn=${turn} .request=${request} @pi-select=${this.onSelect}></token-timeline>
       <section class="main" aria-label="Messages">
-        <request-bar .index=${x} .turn=${turn} .request=${request} .canCopy=${this.canCopy}
+        <request-bar .model=${x} .turn=${turn} .request=${request} .canCopy=${this.canCopy}
           @pi-select=${this.onSelect} @pi-copy=${this.onCopy}></request-bar>
-        <message-list .index=${x} .pages=${this.pages} .turn=${turn} .request=${request}
-          .pagesVersion=${this.pagesVersion} .openAt=${this.sel.firstVisibleMessage} .openKey=${this.openKey}
+        <message-list .model=${x} .pages=${this.pages} .request=${request}
+          .pagesVersion=${v} .openAt=${this.sel.firstVisibleMessage} .openKey=${this.openKey}
           @pi-scroll=${this.onScroll}></message-list>
       </section>
       <aside class="side" aria-label="Details" @pi-select=${this.onSelect}>
-        ${t?.compression ? html`<compaction-panel .turn=${t}></compaction-panel>` : nothing}
-        <cache-panel .index=${x} .request=${request} .context=${this.contexts.get(request)}></cache-panel>
-        <findings-list .diagnostics=${x.diagnostics} .turn=${turn}></findings-list>
+        ${compacted === null ? nothing
+          : compacted === 'loading' || compacted instanceof Error
+            ? html`<p class="waiting-detail">${compacted === 'loading' ? 'Loading the compaction…' : `Could not load the compaction: ${compacted.message}`}</p>`
+            : html`<compaction-panel .turn=${compacted}></compaction-panel>`}
+        <cache-panel .model=${x} .request=${request} .detail=${detail} .previous=${previous} .context=${this.contexts.get(request)}></cache-panel>
+        <findings-list .model=${x} .findings=${details.findings} .version=${v} .turn=${turn}></findings-list>
       </aside>
       <div class="sr-only" aria-live="polite" data-announcement>${this.announcement}</div>
     `;

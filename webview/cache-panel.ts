@@ -2,12 +2,12 @@
 // request's, stable or broken, tokens reused vs re-billed, and for a break the text on both sides
 // of the first differing byte. Below it, every request's status in one strip.
 
-import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
+import { css, html, LitElement, nothing, svg } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { BreakContext, InspectorIndex, RequestView } from '../src/protocol';
+import type { BreakContext, RequestView } from '../src/protocol';
 import { selectEvent } from './events';
 import { num, percentOf, plural, shortHash, showWhitespace } from './format';
-import { systemPromptChanges } from './navigation';
+import type { IndexModel, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
 
@@ -27,21 +27,32 @@ const CELL = 12;
 
 export class CachePanel extends LitElement {
   static properties = {
-    index: { attribute: false },
+    model: { attribute: false },
     request: { type: Number },
+    detail: { attribute: false },
+    previous: { attribute: false },
     context: { attribute: false },
+    hovered: { state: true },
   };
-  declare index: InspectorIndex | null;
+  declare model: IndexModel | null;
   declare request: number;
+  /** The selected request's and its predecessor's details (hashes, break), once their page is here. */
+  declare detail: RequestView | undefined;
+  declare previous: RequestView | undefined;
   declare context: ContextState;
-  private changes = new Set<number>();
+  /** The strip cell under the pointer, or -1. */
+  declare hovered: number;
+  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | 'stable' | 'broken' | 'hashmark', string>; changes: number[] } | null = null;
   private readonly width = new WidthController(this);
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
     this.request = -1;
+    this.detail = undefined;
+    this.previous = undefined;
     this.context = undefined;
+    this.hovered = -1;
   }
 
   static styles = [tokens, css`
@@ -80,27 +91,26 @@ export class CachePanel extends LitElement {
     .sw.first { background: var(--pi-muted); }
     h3 { margin: 0; font-size: 12px; font-weight: 600; }
     .sw.hash { background: var(--vscode-charts-purple, #652d90); }
-    .cell { cursor: pointer; }
+    .cells { cursor: pointer; }
     .cell.first { fill: var(--pi-muted); }
+    .caption { font-size: 11px; color: var(--pi-muted); min-height: 1.4em; font-variant-numeric: tabular-nums; }
     .hashmark { fill: var(--vscode-charts-purple, #652d90); pointer-events: none; }
     .sel { fill: none; stroke: var(--pi-fg); stroke-width: 1.5; pointer-events: none; }
   `];
 
 
-  protected willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('index') && this.index) this.changes = systemPromptChanges(this.index);
+  private hashLine(r: RequestSummary) {
+    const d = this.detail;
+    if (!d) return html`<span class="muted">loading…</span>`;
+    const prev = r.previousRequest >= 0 ? this.previous : undefined;
+    if (r.previousRequest < 0) return html`<span class="hash" title=${d.systemPromptSha256}>${shortHash(d.systemPromptSha256)}</span> <span class="muted">first request of its lineage</span>`;
+    return html`<span class="hash" title=${d.systemPromptSha256}>${shortHash(d.systemPromptSha256)}</span>
+      ${!r.systemChanged
+        ? html`<span class="same" data-system="same">= request #${r.previousRequest}</span>`
+        : html`<span class="changed" data-system="changed">≠ request #${r.previousRequest}${prev ? html` (<span class="hash">${shortHash(prev.systemPromptSha256)}</span>)` : nothing}</span>`}`;
   }
 
-  private hashLine(r: RequestView, prev: RequestView | undefined) {
-    if (!prev) return html`<span class="hash" title=${r.systemPromptSha256}>${shortHash(r.systemPromptSha256)}</span> <span class="muted">first request of its lineage</span>`;
-    const same = prev.systemPromptSha256 === r.systemPromptSha256;
-    return html`<span class="hash" title=${r.systemPromptSha256}>${shortHash(r.systemPromptSha256)}</span>
-      ${same
-        ? html`<span class="same" data-system="same">= request #${prev.index}</span>`
-        : html`<span class="changed" data-system="changed">≠ request #${prev.index} (<span class="hash">${shortHash(prev.systemPromptSha256)}</span>)</span>`}`;
-  }
-
-  private tokensLine(r: RequestView) {
+  private tokensLine(r: RequestSummary) {
     const billed = Math.max(0, r.inputTokens - r.reusedTokens);
     const reusedShare = r.inputTokens > 0 ? Math.min(1, r.reusedTokens / r.inputTokens) : 0;
     return html`<b>${num(r.reusedTokens)}</b> reused (${percentOf(r.reusedTokens, r.inputTokens)}) ·
@@ -111,9 +121,9 @@ export class CachePanel extends LitElement {
       </svg>`;
   }
 
-  private breakContext(r: RequestView) {
+  private breakContext(r: RequestSummary) {
     const c = this.context;
-    if (r.stable || !r.breakAt) return nothing;
+    if (r.stable || r.breakMessage < 0) return nothing;
     if (c === 'loading' || c === undefined) return html`<p class="explain">Loading the bytes around the break…</p>`;
     if (c instanceof Error) return html`<p class="explain">Could not load the break context: ${c.message}</p>`;
     if (c === null) return html`<p class="explain">No text to compare for this break.</p>`;
@@ -129,10 +139,39 @@ export class CachePanel extends LitElement {
       </div>`;
   }
 
-  private strip(x: InspectorIndex) {
+  /** The strip's cells as one path per status: a long session has tens of thousands of them. */
+  private stripPaths(x: IndexModel, perRow: number) {
+    if (this.strips?.model === x && this.strips.perRow === perRow) return this.strips;
+    const paths = { first: '', stable: '', broken: '', hashmark: '' };
+    const cell = (at: number, w: number): string => `M${(at % perRow) * CELL + 1} ${Math.floor(at / perRow) * CELL + 1}h${w}v${CELL - 2}h${-w}z`;
+    for (let i = 0; i < x.requestCount; i++) {
+      const r = x.request(i) as RequestSummary;
+      paths[r.previousRequest < 0 ? 'first' : r.stable ? 'stable' : 'broken'] += cell(i, CELL - 2);
+      if (r.systemChanged) paths.hashmark += cell(i, 3);
+    }
+    this.strips = { model: x, perRow, paths, changes: x.systemChanges() };
+    return this.strips;
+  }
+
+  private cellAt(e: MouseEvent, perRow: number): number {
+    const box = (e.currentTarget as SVGElement).getBoundingClientRect();
+    const col = Math.floor((e.clientX - box.left) / CELL);
+    const at = Math.floor((e.clientY - box.top) / CELL) * perRow + col;
+    return col >= 0 && col < perRow && at >= 0 && at < (this.model?.requestCount ?? 0) ? at : -1;
+  }
+
+  private caption(x: IndexModel, i: number): string {
+    const r = x.request(i);
+    if (!r) return '';
+    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : r.stable ? 'stable' : 'break'}${r.systemChanged ? ', system prompt changed' : ''}`;
+  }
+
+  private strip(x: IndexModel) {
     // The body's padding is 12px a side.
     const perRow = Math.max(1, Math.floor(((this.width.value || 300) - 24) / CELL));
-    const rows = Math.ceil(x.requests.length / perRow);
+    const rows = Math.ceil(x.requestCount / perRow);
+    const { paths, changes } = this.stripPaths(x, perRow);
+    const sel = this.request >= 0 && this.request < x.requestCount ? this.request : -1;
     return html`
       <div class="strip-head">
         <h3>Every request</h3>
@@ -143,45 +182,41 @@ export class CachePanel extends LitElement {
           <span><span class="sw first"></span>first</span>
         </div>
       </div>
-      <svg width=${perRow * CELL} height=${rows * CELL} role="img"
-        aria-label="${plural(x.requests.length, 'request')}: ${plural(x.requests.filter((q) => !q.stable).length, 'break')}, system prompt changed ${plural(this.changes.size, 'time')}">
-        ${x.requests.map((q) => {
-          const cx = (q.index % perRow) * CELL;
-          const cy = Math.floor(q.index / perRow) * CELL;
-          const cls = q.previousRequest === null ? 'first' : q.stable ? 'stable' : 'broken';
-          return svg`<g data-request=${q.index}>
-            <rect class="cell ${cls}" x=${cx + 1} y=${cy + 1} width=${CELL - 2} height=${CELL - 2} rx="1"
-              @click=${() => this.dispatchEvent(selectEvent({ request: q.index }))}>
-              <title>#${q.index} (turn ${q.turn}): ${q.stable ? 'stable' : `break, ${q.breakAt?.cause ?? ''}`} · system ${shortHash(q.systemPromptSha256)}${this.changes.has(q.index) ? ' (changed)' : ''}</title></rect>
-            ${this.changes.has(q.index) ? svg`<rect class="hashmark" x=${cx + 1} y=${cy + 1} width="3" height=${CELL - 2}></rect>` : nothing}
-            ${q.index === this.request ? svg`<rect class="sel" x=${cx + 0.75} y=${cy + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
-          </g>`;
-        })}
-      </svg>`;
+      <svg class="cells" width=${perRow * CELL} height=${rows * CELL} role="img" data-system-changes=${changes.join(' ')}
+        aria-label="${plural(x.requestCount, 'request')}: ${plural(x.breakCount, 'break')}, system prompt changed ${plural(changes.length, 'time')}"
+        @click=${(e: MouseEvent) => { const at = this.cellAt(e, perRow); if (at >= 0) this.dispatchEvent(selectEvent({ request: at })); }}
+        @mousemove=${(e: MouseEvent) => { this.hovered = this.cellAt(e, perRow); }}
+        @mouseleave=${() => { this.hovered = -1; }}>
+        ${(['first', 'stable', 'broken'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}
+        ${paths.hashmark ? svg`<path class="hashmark" d=${paths.hashmark}></path>` : nothing}
+        ${sel >= 0 ? svg`<rect class="sel" x=${(sel % perRow) * CELL + 0.75} y=${Math.floor(sel / perRow) * CELL + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
+      </svg>
+      <div class="caption" aria-hidden="true">${this.caption(x, this.hovered >= 0 ? this.hovered : sel)}</div>`;
   }
 
   render() {
-    const x = this.index;
-    const r = x?.requests[this.request];
+    const x = this.model;
+    const r = x?.request(this.request);
     if (!x) return nothing;
-    const prev = r?.previousRequest === null || !r ? undefined : x.requests[r.previousRequest];
+    const cause = this.detail?.breakAt?.cause;
+    const byteOffset = this.detail?.breakAt?.byteOffset;
     return html`
       <vscode-collapsible open heading="Prefix cache" description=${r ? `request #${r.index}` : ''}>
         <div class="body">
           ${r ? html`
             <div class="status" data-status=${r.stable ? 'stable' : 'break'}>
               ${r.stable
-                ? html`<span class="chip solid ok">stable</span><span>${prev ? `extends request #${prev.index} byte for byte` : 'first request: nothing to reuse yet'}</span>`
-                : html`<span class="chip solid break">cache break</span><span><b>${r.breakAt?.cause}</b>: ${CAUSE[r.breakAt?.cause ?? ''] ?? ''}</span>`}
+                ? html`<span class="chip solid ok">stable</span><span>${r.previousRequest >= 0 ? `extends request #${r.previousRequest} byte for byte` : 'first request: nothing to reuse yet'}</span>`
+                : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`}
             </div>
             <dl>
-              <dt>system prompt</dt><dd>${this.hashLine(r, prev)}</dd>
+              <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
-              ${r.breakAt ? html`
+              ${r.breakMessage >= 0 ? html`
                 <dt>first difference</dt>
-                <dd data-first-difference>message <b>#${r.breakAt.messageIndex}</b>${r.breakAt.byteOffset === null
+                <dd data-first-difference>message <b>#${r.breakMessage}</b>${byteOffset === undefined ? nothing : byteOffset === null
                   ? html`, <span class="muted">no byte offset (the message is missing or not plain text)</span>`
-                  : html`, byte <b>${num(r.breakAt.byteOffset)}</b> <span class="muted">(UTF-8)</span>`}</dd>` : nothing}
+                  : html`, byte <b>${num(byteOffset)}</b> <span class="muted">(UTF-8)</span>`}</dd>` : nothing}
             </dl>
             ${this.breakContext(r)}` : html`<p class="explain">No request selected.</p>`}
           ${this.strip(x)}

@@ -1,5 +1,6 @@
-// The analysis' diagnostics. Each one that names a turn or request is a button that goes there;
-// the ones about the selected turn are marked.
+// The analysis' diagnostics, pulled a page at a time (a broken file can yield thousands). Each one
+// that names a turn or request is a button that goes there; the ones about the selected turn are
+// marked.
 
 import { css, html, LitElement, nothing } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
@@ -7,20 +8,34 @@ import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DiagnosticView } from '../src/protocol';
 import { selectEvent } from './events';
 import { num } from './format';
+import type { IndexModel } from './index-model';
+import type { Pages } from './pages';
 import { tokens } from './theme';
 
-/** Beyond this many the list says how many more there are: a broken file can yield thousands. */
-const SHOWN = 500;
+/** Findings shown at first, and added by each "Show more". */
+const STEP = 100;
 
 export class FindingsList extends LitElement {
-  static properties = { diagnostics: { attribute: false }, turn: { type: Number } };
-  declare diagnostics: DiagnosticView[];
+  static properties = {
+    model: { attribute: false },
+    findings: { attribute: false },
+    version: { type: Number },
+    turn: { type: Number },
+    shown: { state: true },
+  };
+  declare model: IndexModel | null;
+  declare findings: Pages<DiagnosticView> | null;
+  declare version: number;
   declare turn: number;
+  declare shown: number;
 
   constructor() {
     super();
-    this.diagnostics = [];
+    this.model = null;
+    this.findings = null;
+    this.version = 0;
     this.turn = -1;
+    this.shown = STEP;
   }
 
   static styles = [tokens, css`
@@ -40,6 +55,7 @@ export class FindingsList extends LitElement {
     .where { font-size: 11px; color: var(--pi-muted); }
     .msg { overflow-wrap: anywhere; }
     .empty, .more { padding: 4px 12px 8px; color: var(--pi-muted); }
+    .more button { margin-left: 4px; }
   `];
 
   private item(d: DiagnosticView) {
@@ -54,13 +70,21 @@ export class FindingsList extends LitElement {
   }
 
   render() {
-    const list = this.diagnostics;
+    const counts = this.model?.index.summary.findings;
+    const total = counts ? counts.error + counts.warning + counts.info : 0;
+    const shown = Math.min(total, this.shown);
+    this.findings?.ensure(0, 0, shown - 1);
+    const items = [];
+    for (let i = 0; i < shown; i++) {
+      const slot = this.findings?.get(0, i) ?? 'loading';
+      if (slot === 'loading') { items.push(html`<li class="empty" aria-busy="true">loading…</li>`); break; }
+      if (slot instanceof Error) { items.push(html`<li class="empty">Could not load the findings: ${slot.message}</li>`); break; }
+      items.push(this.item(slot));
+    }
     return html`
-      <vscode-collapsible open heading="Findings" description=${num(list.length)}>
-        ${list.length === 0
-          ? html`<div class="empty">No findings.</div>`
-          : html`<ul aria-label="Findings">${list.slice(0, SHOWN).map((d) => this.item(d))}</ul>`}
-        ${list.length > SHOWN ? html`<div class="more">and ${num(list.length - SHOWN)} more (see the Problems panel or the CLI report)</div>` : nothing}
+      <vscode-collapsible open heading="Findings" description=${num(total)}>
+        ${total === 0 ? html`<div class="empty">No findings.</div>` : html`<ul aria-label="Findings">${items}</ul>`}
+        ${total > shown ? html`<div class="more">${num(total - shown)} more<button class="link" @click=${() => { this.shown += STEP; }}>Show ${num(Math.min(STEP, total - shown))} more</button></div>` : nothing}
       </vscode-collapsible>`;
   }
 }

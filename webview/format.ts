@@ -2,10 +2,14 @@
 
 import type { InjectionKind } from '../src/protocol';
 
-const integer = new Intl.NumberFormat('en-US');
-
+/** "12,345": by hand, as Intl.NumberFormat costs tens of microseconds a call and charts make thousands. */
 export function num(n: number): string {
-  return integer.format(n);
+  // Up to three decimals, as Intl's default.
+  const [digits, decimals] = String(Math.round(Math.abs(n) * 1000) / 1000).split('.');
+  let out = '';
+  for (let i = digits.length; i > 0; i -= 3) out = (i > 3 ? ',' : '') + digits.slice(Math.max(0, i - 3), i) + out;
+  if (decimals) out += `.${decimals}`;
+  return n < 0 && out !== '0' ? `-${out}` : out;
 }
 
 /** A signed difference: "+12", "−589" (a real minus sign, so columns of deltas line up). */

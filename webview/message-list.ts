@@ -2,13 +2,14 @@
 // DOM, and only their pages of bodies are asked of the host. Rows not loaded yet are placeholders.
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { keyed } from 'lit/directives/keyed.js';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent, VisibilityChangedEvent } from '@lit-labs/virtualizer';
-import type { InspectorIndex } from '../src/protocol';
+import type { MessageView } from '../src/protocol';
 import { num } from './format';
-import type { MessagePages, Slot } from './message-pages';
+import type { IndexModel } from './index-model';
 import './message-view';
-import { userWireIndex } from './navigation';
+import type { Pages } from './pages';
 import { tokens } from './theme';
 
 /** Messages fetched beyond the rendered range, so a slow scroll rarely meets a placeholder. */
@@ -16,25 +17,18 @@ const AHEAD = 20;
 /** Scroll positions reach the host at most this often: it persists each one. */
 const SCROLL_REPORT_MS = 250;
 
-interface Row {
-  index: number;
-  slot: Slot;
-}
-
 export class MessageList extends LitElement {
   static properties = {
-    index: { attribute: false },
+    model: { attribute: false },
     pages: { attribute: false },
-    turn: { type: Number },
     request: { type: Number },
     pagesVersion: { type: Number },
     openAt: { type: Number },
     openKey: { type: Number },
     expanded: { state: true },
   };
-  declare index: InspectorIndex | null;
-  declare pages: MessagePages | null;
-  declare turn: number;
+  declare model: IndexModel | null;
+  declare pages: Pages<MessageView> | null;
   declare request: number;
   /** Bumped by the app whenever a page arrives. */
   declare pagesVersion: number;
@@ -42,18 +36,23 @@ export class MessageList extends LitElement {
   declare openAt: number;
   declare openKey: number;
   declare expanded: ReadonlySet<number>;
-  private rows: Row[] = [];
-  /** The row to scroll to once it has loaded, or -1. */
-  private pendingOpen = -1;
+  /** Wire indexes 0..n-1, kept while the length stays: the virtualizer is not handed a new list
+   * of thousands for every page that arrives. */
+  private rows: number[] = [];
+  /**
+   * Where the list opens: a new virtualizer for each opening (key), pinned at the row from its
+   * first layout, so a jump deep into a long request never scrolls through estimated heights.
+   * It stays pinned while pages arrive and rows change height, until the user scrolls.
+   */
+  private opening = { key: 0, layout: {} as { pin?: { index: number; block: 'start' } } };
   /** The rows the virtualizer rendered last. */
   private range = { first: 0, last: 0 };
   private reportTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
     this.pages = null;
-    this.turn = 0;
     this.request = -1;
     this.pagesVersion = 0;
     this.openAt = 0;
@@ -79,42 +78,27 @@ export class MessageList extends LitElement {
   }
 
   protected willUpdate(changed: PropertyValues<this>): void {
-    const r = this.index?.requests[this.request];
+    const r = this.model?.request(this.request);
     if (changed.has('request')) this.expanded = new Set();
     if ((changed.has('openKey') || changed.has('request')) && r) {
       clearTimeout(this.reportTimer);
-      this.pendingOpen = Math.min(this.openAt, r.messageCount - 1);
-      this.pages?.ensure(r.index, this.pendingOpen - AHEAD, this.pendingOpen + AHEAD);
+      const at = Math.max(0, Math.min(this.openAt, r.messageCount - 1));
+      this.opening = { key: this.opening.key + 1, layout: { pin: { index: at, block: 'start' } } };
+      this.pages?.ensure(r.index, at - AHEAD, at + AHEAD);
     }
     if (!r || !this.pages) {
       this.rows = [];
       return;
     }
     // A live update dropped every page: ask again for the rows on screen, which will not move.
-    if (changed.has('index')) this.pages.ensure(r.index, this.range.first - AHEAD, this.range.last + AHEAD);
-    // A new array each time: lit-virtualizer re-renders its visible rows when `items` changes.
-    const pages = this.pages;
-    this.rows = Array.from({ length: r.messageCount }, (_, i) => ({ index: i, slot: pages.get(r.index, i) }));
+    if (changed.has('model')) this.pages.ensure(r.index, this.range.first - AHEAD, this.range.last + AHEAD);
+    if (this.rows.length !== r.messageCount) this.rows = Array.from({ length: r.messageCount }, (_, i) => i);
   }
 
-  protected async updated(): Promise<void> {
-    // Scroll only once the target row's body is here: scrolling among placeholders would land
-    // elsewhere as soon as the real rows replace them.
-    const at = this.pendingOpen;
-    if (at < 0 || !this.pages || this.pages.get(this.request, at) === 'loading') return;
-    this.pendingOpen = -1;
-    const v = this.renderRoot.querySelector('lit-virtualizer');
-    if (!v) return;
-    try {
-      // The virtualizer takes the new items in its own update and lays them out after that; then
-      // it can scroll to a row it has not rendered yet, and keeps that row in place while the rows
-      // above it load and change height.
-      await v.updateComplete;
-      await v.layoutComplete;
-    } catch {
-      return; // Disconnected meanwhile.
-    }
-    if (this.pendingOpen < 0) v.element(at)?.scrollIntoView({ block: 'start' });
+  private onUnpinned(): void {
+    // The user scrolled: later renders must not snap back to the opening row.
+    this.opening = { key: this.opening.key, layout: {} };
+    this.requestUpdate();
   }
 
   private onRange(e: RangeChangedEvent): void {
@@ -141,8 +125,8 @@ export class MessageList extends LitElement {
     this.expanded = next;
   }
 
-  private renderRow(row: Row, breakAt: number, current: number) {
-    const { slot, index } = row;
+  private renderRow(index: number, breakAt: number, current: number) {
+    const slot = this.pages?.get(this.request, index) ?? 'loading';
     if (slot === 'loading') {
       return html`<div class="placeholder" role="listitem" aria-busy="true" data-placeholder=${index}>#${index} · loading…<div class="lines"></div></div>`;
     }
@@ -157,21 +141,25 @@ export class MessageList extends LitElement {
   render() {
     // lit-virtualizer can still ask for rows of its previous range for one frame after the list
     // shrinks (a shorter request selected), hence the undefined rows tolerated below.
-    const r = this.index?.requests[this.request];
+    const r = this.model?.request(this.request);
     if (!r) return html`<div class="empty">No request selected.</div>`;
     if (r.messageCount === 0) return html`<div class="empty">Request #${r.index} has no messages.</div>`;
-    const breakAt = r.breakAt?.messageIndex ?? -1;
-    const current = userWireIndex(this.index as InspectorIndex, r.index);
-    return html`
+    const breakAt = r.breakMessage;
+    const current = r.userWireIndex;
+    // A new function each render (a page arrived: pagesVersion) makes the virtualizer re-render
+    // its visible rows, and only those.
+    const renderItem = (i: number | undefined) => (i === undefined ? nothing : this.renderRow(i, breakAt, current));
+    return keyed(this.opening.key, html`
       <lit-virtualizer scroller role="list" aria-label="Messages of request ${r.index} (${num(r.messageCount)})"
         .items=${this.rows}
-        .keyFunction=${(row: Row | undefined, i: number) => row?.index ?? i}
-        .renderItem=${(row: Row | undefined) => (row ? this.renderRow(row, breakAt, current) : nothing)}
+        .layout=${this.opening.layout}
+        .renderItem=${renderItem}
         @rangeChanged=${this.onRange}
         @visibilityChanged=${this.onVisible}
+        @unpinned=${this.onUnpinned}
         @pi-expand=${this.toggle}
       ></lit-virtualizer>
-    `;
+    `);
   }
 }
 customElements.define('message-list', MessageList);

@@ -5,24 +5,31 @@ import { PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type Messa
 
 /** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
 function idAt(data: EmbeddedInspection, request: number, i: number): number | undefined {
-  let layout = data.requests[request];
-  while (layout && i < layout.keep && layout.base !== null) layout = data.requests[layout.base];
+  let layout = data.layouts[request];
+  while (layout && i < layout.keep && layout.base !== null) layout = data.layouts[layout.base];
   return layout && i >= layout.keep ? layout.add[i - layout.keep] : undefined;
 }
 
 function answer(data: EmbeddedInspection, message: Extract<FromWebview, { type: 'request' }>): unknown {
-  if (message.method === 'messages') {
-    const p = message.params as RequestMap['messages']['params'];
-    const count = data.index.requests[p.request]?.messageCount ?? 0;
-    const out: MessageView[] = [];
-    for (let i = Math.max(0, p.start); i < Math.min(count, p.start + p.count); i++) {
-      const id = idAt(data, p.request, i);
-      if (id !== undefined) out.push(data.bodies[id]);
+  switch (message.method) {
+    case 'messages': {
+      const p = message.params as RequestMap['messages']['params'];
+      const count = data.requests[p.request]?.messageCount ?? 0;
+      const out: MessageView[] = [];
+      for (let i = Math.max(0, p.start); i < Math.min(count, p.start + p.count); i++) {
+        const id = idAt(data, p.request, i);
+        if (id !== undefined) out.push(data.bodies[id]);
+      }
+      return out;
     }
-    return out;
+    case 'breakContext':
+      return data.breaks[(message.params as RequestMap['breakContext']['params']).request] ?? null;
+    default: {
+      const p = message.params as RequestMap['turns']['params'];
+      const start = Math.max(0, p.start);
+      return data[message.method].slice(start, start + Math.max(0, p.count));
+    }
   }
-  const p = message.params as RequestMap['breakContext']['params'];
-  return data.breaks[p.request] ?? null;
 }
 
 function embeddedTransport(data: EmbeddedInspection): Transport {

@@ -2,26 +2,26 @@
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import type { InspectorIndex } from '../src/protocol';
 import { selectEvent } from './events';
 import { num, plural } from './format';
+import type { IndexModel } from './index-model';
 import { tokens } from './theme';
 
 export class RequestBar extends LitElement {
   static properties = {
-    index: { attribute: false },
+    model: { attribute: false },
     turn: { type: Number },
     request: { type: Number },
     canCopy: { type: Boolean },
   };
-  declare index: InspectorIndex | null;
+  declare model: IndexModel | null;
   declare turn: number;
   declare request: number;
   declare canCopy: boolean;
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
     this.turn = 0;
     this.request = -1;
     this.canCopy = true;
@@ -58,7 +58,7 @@ export class RequestBar extends LitElement {
   }
 
   private onKey(e: KeyboardEvent): void {
-    const list = this.index?.turns[this.turn]?.requests ?? [];
+    const list = this.model?.requestsOf(this.turn) ?? [];
     const at = list.indexOf(this.request);
     const targets: Record<string, number | undefined> = { ArrowRight: list[at + 1], ArrowLeft: list[at - 1], Home: list[0], End: list[list.length - 1] };
     if (!(e.key in targets)) return;
@@ -72,20 +72,21 @@ export class RequestBar extends LitElement {
   }
 
   render() {
-    const turn = this.index?.turns[this.turn];
-    const r = this.index?.requests[this.request];
-    if (!turn) return nothing;
+    const model = this.model;
+    if (!model || this.turn < 0 || this.turn >= model.turnCount) return nothing;
+    const own = model.requestsOf(this.turn);
+    const r = model.request(this.request);
     return html`
-      <span class="label" id="requests-label">Turn ${turn.index} · requests</span>
+      <span class="label" id="requests-label">Turn ${this.turn} · requests</span>
       <div role="tablist" aria-labelledby="requests-label" @keydown=${this.onKey}>
-        ${turn.requests.map((q) => {
-          const broken = this.index?.requests[q]?.stable === false;
+        ${own.map((q) => {
+          const broken = !model.stable(q);
           return html`<button role="tab" data-request=${q} aria-selected=${q === this.request ? 'true' : 'false'}
             tabindex=${q === this.request ? 0 : -1} title=${broken ? 'cache break' : 'stable prefix'}
             @click=${() => this.dispatchEvent(selectEvent({ request: q }))}>#${q}<span class="dot ${broken ? 'broken' : ''}"></span><span
             class="sr-only">${broken ? 'cache break' : 'stable'}</span></button>`;
         })}
-        ${turn.requests.length === 0 ? html`<span class="muted">none: no provider call was replayed for this turn</span>` : nothing}
+        ${own.length === 0 ? html`<span class="muted">none: no provider call was replayed for this turn</span>` : nothing}
       </div>
       ${r ? html`<span class="stats"><b>${plural(r.messageCount, 'message')}</b> · <b>${num(r.inputTokens)}</b> input tokens</span>` : nothing}
       ${r && this.canCopy

@@ -2,17 +2,17 @@
 
 import { css, html, LitElement } from 'lit';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { InspectorIndex } from '../src/protocol';
+import type { IndexModel } from './index-model';
 import { plural } from './format';
 import { tokens } from './theme';
 
 export class SummaryHeader extends LitElement {
-  static properties = { index: { attribute: false } };
-  declare index: InspectorIndex | null;
+  static properties = { model: { attribute: false } };
+  declare model: IndexModel | null;
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
   }
 
   static styles = [tokens, css`
@@ -34,11 +34,12 @@ export class SummaryHeader extends LitElement {
   `];
 
   render() {
-    const x = this.index;
-    if (!x) return html``;
-    const breaks = x.requests.filter((r) => !r.stable).length;
-    const compactions = x.turns.filter((t) => t.compression).length;
-    const count = (s: string): number => x.diagnostics.filter((d) => d.severity === s).length;
+    const m = this.model;
+    if (!m) return html``;
+    const x = m.index;
+    const breaks = m.breakCount;
+    const compactions = x.summary.compactions;
+    const count = (s: 'error' | 'warning' | 'info'): number => x.summary.findings[s];
     return html`
       <div class="line">
         <h1>${x.title}</h1>
@@ -51,8 +52,8 @@ export class SummaryHeader extends LitElement {
       </div>
       <div class="summary" aria-label="Summary">
         <span><b>${plural(x.sessions.length, 'session')}</b></span>
-        <span><b>${plural(x.turns.length, 'turn')}</b></span>
-        <span><b>${plural(x.requests.length, 'request')}</b></span>
+        <span><b>${plural(x.turnCount, 'turn')}</b></span>
+        <span><b>${plural(x.requestCount, 'request')}</b></span>
         <span class="breaks">${breaks ? html`<b>${plural(breaks, 'cache break')}</b>` : 'no cache breaks'}</span>
         <span>${plural(compactions, 'compaction')}</span>
         <span class="findings" aria-label="Findings by severity">

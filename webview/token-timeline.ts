@@ -1,11 +1,14 @@
 // Input tokens per request as bars: the reused (cached) prefix at the bottom, the re-billed rest on
-// top, breaks marked. Drawn with Lit's svg templates. A listbox: click a bar, or focus the chart and
-// use the arrow keys, to select a request.
+// top, breaks marked. A long session has tens of thousands of requests, so the bars are a few SVG
+// paths covering only the scrolled-to window, and the chart is one slider over the requests: click
+// a bar, or focus the chart and use the arrow keys, to select a request.
 
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
-import type { InspectorIndex, RequestView } from '../src/protocol';
+import type { RequestView } from '../src/protocol';
 import { selectEvent } from './events';
 import { num, percentOf } from './format';
+import type { IndexModel, RequestSummary } from './index-model';
+import type { Pages } from './pages';
 import { tokens } from './theme';
 import { WidthController } from './width';
 
@@ -15,23 +18,35 @@ const TOP = 8;
 /** A bar's slot stays between these widths: thin enough to stay a chart, wide enough to click. */
 const MIN_SLOT = 4;
 const MAX_SLOT = 28;
+/** Bars drawn beyond each side of the visible window, so a scroll rarely shows a gap. */
+const OVERSCAN = 64;
 
 export class TokenTimeline extends LitElement {
   static properties = {
-    index: { attribute: false },
+    model: { attribute: false },
+    requests: { attribute: false },
+    version: { type: Number },
     turn: { type: Number },
     request: { type: Number },
+    scrollLeft: { state: true },
   };
-  declare index: InspectorIndex | null;
+  declare model: IndexModel | null;
+  /** Request details (break causes) for the labels, when their page is here. */
+  declare requests: Pages<RequestView> | null;
+  declare version: number;
   declare turn: number;
   declare request: number;
+  declare scrollLeft: number;
   private readonly width = new WidthController(this);
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
+    this.requests = null;
+    this.version = 0;
     this.turn = 0;
     this.request = -1;
+    this.scrollLeft = 0;
   }
 
   static styles = [tokens, css`
@@ -54,19 +69,17 @@ export class TokenTimeline extends LitElement {
     }
     .band { fill: var(--turn-band); }
     .axis { stroke: var(--pi-border); stroke-width: 1; }
-    .hit { fill: transparent; cursor: pointer; }
-    .bar:hover .hit { fill: var(--pi-hover); }
+    svg { cursor: pointer; }
     .reused { fill: var(--reused); }
     .billed { fill: var(--billed); }
-    .bar.broken .billed { fill: var(--pi-error); }
+    .billed.broken { fill: var(--pi-error); }
     .marker { fill: var(--pi-error); }
-    .bar.selected .outline { fill: none; stroke: var(--pi-fg); stroke-width: 1.5; }
-    .bar.selected .hit { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); }
+    .outline { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); stroke: var(--pi-fg); stroke-width: 1.5; }
   `];
 
 
   private get barSlot(): number {
-    const n = this.index?.requests.length ?? 0;
+    const n = this.model?.requestCount ?? 0;
     return n === 0 ? 0 : Math.min(MAX_SLOT, Math.max(MIN_SLOT, (this.width.value || 600) / n));
   }
 
@@ -77,53 +90,81 @@ export class TokenTimeline extends LitElement {
       if (plot && plot.scrollWidth > plot.clientWidth) {
         const x = this.request * this.barSlot;
         if (x < plot.scrollLeft || x + this.barSlot > plot.scrollLeft + plot.clientWidth) plot.scrollLeft = x - plot.clientWidth / 2;
+        this.scrollLeft = plot.scrollLeft;
       }
     }
   }
 
+  private onScroll(e: Event): void {
+    this.scrollLeft = (e.target as HTMLElement).scrollLeft;
+  }
+
   private onKey(e: KeyboardEvent): void {
-    const n = this.index?.requests.length ?? 0;
+    const n = this.model?.requestCount ?? 0;
     const to = { ArrowRight: this.request + 1, ArrowLeft: this.request - 1, Home: 0, End: n - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
     if (to >= 0 && to < n && to !== this.request) this.dispatchEvent(selectEvent({ request: to }));
   }
 
-  private label(r: RequestView): string {
-    const status = r.stable ? 'stable' : `cache break (${r.breakAt?.cause ?? 'unknown'})`;
+  private label(r: RequestSummary): string {
+    const cause = r.stable ? undefined : this.requests?.peek(0, r.index)?.breakAt?.cause;
+    const status = r.stable ? 'stable' : `cache break${cause ? ` (${cause})` : ''}`;
     return `Request ${r.index}, turn ${r.turn}: ${num(r.inputTokens)} input tokens, ${num(r.reusedTokens)} reused (${percentOf(r.reusedTokens, r.inputTokens)}), ${status}`;
   }
 
-  private bar(r: RequestView, max: number, slot: number) {
-    const gap = slot >= 8 ? 2 : slot >= 5 ? 1 : 0;
-    const x = r.index * slot + gap / 2;
-    const w = Math.max(1, slot - gap);
-    const total = (r.inputTokens / max) * HEIGHT;
-    const reused = (Math.min(r.reusedTokens, r.inputTokens) / max) * HEIGHT;
-    const base = TOP + HEIGHT;
-    const cls = `bar${r.stable ? '' : ' broken'}${r.index === this.request ? ' selected' : ''}`;
-    return svg`
-      <g class=${cls} id="bar-${r.index}" role="option" aria-selected=${r.index === this.request ? 'true' : 'false'}
-        aria-label=${this.label(r)} data-request=${r.index}
-        @click=${() => this.dispatchEvent(selectEvent({ request: r.index }))}>
-        <title>${this.label(r)}</title>
-        <rect class="hit" x=${r.index * slot} y="0" width=${slot} height=${base + 4}></rect>
-        <rect class="reused" x=${x} y=${base - reused} width=${w} height=${reused}></rect>
-        <rect class="billed" x=${x} y=${base - total} width=${w} height=${Math.max(0, total - reused)}></rect>
-        ${r.index === this.request ? svg`<rect class="outline" x=${x - 0.75} y=${base - total - 0.75} width=${w + 1.5} height=${total + 1.5}></rect>` : nothing}
-        ${r.stable ? nothing : svg`<path class="marker" d="M${x + w / 2 - 3.5} ${base - total - 7} h7 l-3.5 5 z"></path>`}
-      </g>`;
+  /** The request under the pointer, from its x in the chart. */
+  private onClick(e: MouseEvent): void {
+    const svgBox = (e.currentTarget as SVGElement).getBoundingClientRect();
+    const at = Math.floor((e.clientX - svgBox.left) / this.barSlot);
+    if (this.model && at >= 0 && at < this.model.requestCount && at !== this.request) this.dispatchEvent(selectEvent({ request: at }));
+  }
+
+  private onHover(e: MouseEvent): void {
+    const svgBox = (e.currentTarget as SVGElement).getBoundingClientRect();
+    const r = this.model?.request(Math.floor((e.clientX - svgBox.left) / this.barSlot));
+    (e.currentTarget as SVGElement).querySelector('title')!.textContent = r ? this.label(r) : '';
   }
 
   render() {
-    const x = this.index;
-    if (!x || x.requests.length === 0) return html`<h2 class="section">Input tokens per request</h2><p class="muted">No requests.</p>`;
+    const x = this.model;
+    if (!x || x.requestCount === 0) return html`<h2 class="section">Input tokens per request</h2><p class="muted">No requests.</p>`;
     const slot = this.barSlot;
-    const width = slot * x.requests.length;
-    const max = Math.max(1, ...x.requests.map((r) => r.inputTokens));
-    const turn = x.turns[this.turn];
-    const band = turn && turn.requests.length
-      ? svg`<rect class="band" x=${turn.requests[0] * slot} y="0" width=${turn.requests.length * slot} height=${TOP + HEIGHT + 4}></rect>`
+    const width = slot * x.requestCount;
+    const max = x.maxInputTokens;
+    const base = TOP + HEIGHT;
+    const own = x.requestsOf(this.turn);
+    const band = own.length
+      ? svg`<rect class="band" x=${own[0] * slot} y="0" width=${own.length * slot} height=${base + 4}></rect>`
+      : nothing;
+    const visible = Math.ceil((this.width.value || 600) / slot);
+    const first = Math.max(0, Math.floor(this.scrollLeft / slot) - OVERSCAN);
+    const end = Math.min(x.requestCount, first + visible + 2 * OVERSCAN);
+    const gap = slot >= 8 ? 2 : slot >= 5 ? 1 : 0;
+    const w = Math.max(1, slot - gap);
+    let reusedPath = '';
+    let billedPath = '';
+    let brokenPath = '';
+    let markers = '';
+    const column = (left: number, top: number, height: number): string => (height > 0 ? `M${left} ${top}h${w}v${height}h${-w}z` : '');
+    for (let i = first; i < end; i++) {
+      const r = x.request(i) as RequestSummary;
+      const left = i * slot + gap / 2;
+      const total = (r.inputTokens / max) * HEIGHT;
+      const reused = (Math.min(r.reusedTokens, r.inputTokens) / max) * HEIGHT;
+      reusedPath += column(left, base - reused, reused);
+      if (r.stable) billedPath += column(left, base - total, total - reused);
+      else {
+        brokenPath += column(left, base - total, total - reused);
+        markers += `M${left + w / 2 - 3.5} ${base - total - 7}h7l-3.5 5z`;
+      }
+    }
+    const selected = x.request(this.request);
+    const outline = selected
+      ? (() => {
+        const total = (selected.inputTokens / max) * HEIGHT;
+        return svg`<rect class="outline" data-request=${selected.index} x=${selected.index * slot + gap / 2 - 0.75} y=${base - total - 0.75} width=${w + 1.5} height=${total + 1.5}></rect>`;
+      })()
       : nothing;
     return html`
       <div class="head">
@@ -136,12 +177,19 @@ export class TokenTimeline extends LitElement {
         </div>
         <span class="scale">max ${num(max)} tokens</span>
       </div>
-      <div class="plot">
-        <svg width=${width} height=${TOP + HEIGHT + 4} role="listbox" tabindex="0" aria-labelledby="chart-label"
-          aria-activedescendant=${this.request >= 0 ? `bar-${this.request}` : nothing} @keydown=${this.onKey}>
+      <div class="plot" @scroll=${this.onScroll}>
+        <svg width=${width} height=${base + 4} role="slider" tabindex="0" aria-labelledby="chart-label" aria-orientation="horizontal"
+          aria-valuemin="0" aria-valuemax=${x.requestCount - 1} aria-valuenow=${selected ? selected.index : nothing}
+          aria-valuetext=${selected ? this.label(selected) : 'no request selected'}
+          @keydown=${this.onKey} @click=${this.onClick} @mousemove=${this.onHover}>
+          <title></title>
           ${band}
-          <line class="axis" x1="0" x2=${width} y1=${TOP + HEIGHT + 0.5} y2=${TOP + HEIGHT + 0.5}></line>
-          ${x.requests.map((r) => this.bar(r, max, slot))}
+          <line class="axis" x1="0" x2=${width} y1=${base + 0.5} y2=${base + 0.5}></line>
+          <path class="reused" d=${reusedPath}></path>
+          <path class="billed" d=${billedPath}></path>
+          <path class="billed broken" d=${brokenPath}></path>
+          <path class="marker" d=${markers}></path>
+          ${outline}
         </svg>
       </div>
     `;

@@ -2,33 +2,48 @@
 // one of its requests broke the cache. Selection follows focus; arrows, Home and End move it.
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import '@lit-labs/virtualizer';
+import type { RangeChangedEvent } from '@lit-labs/virtualizer';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
-import type { InspectorIndex, TurnView } from '../src/protocol';
+import type { TurnView } from '../src/protocol';
 import { selectEvent } from './events';
-import { KIND_LABEL, plural } from './format';
+import { KIND_LABEL, num, plural } from './format';
+import type { IndexModel } from './index-model';
+import type { Pages } from './pages';
 import { tokens } from './theme';
 
 export class TurnStepper extends LitElement {
-  static properties = { index: { attribute: false }, selected: { type: Number } };
-  declare index: InspectorIndex | null;
+  static properties = {
+    model: { attribute: false },
+    turns: { attribute: false },
+    version: { type: Number },
+    selected: { type: Number },
+  };
+  declare model: IndexModel | null;
+  /** Titles arrive in pages; a turn without its page yet shows its numbers only. */
+  declare turns: Pages<TurnView> | null;
+  declare version: number;
   declare selected: number;
-  private brokenTurns = new Set<number>();
+  private items: number[] = [];
 
   constructor() {
     super();
-    this.index = null;
+    this.model = null;
+    this.turns = null;
+    this.version = 0;
     this.selected = 0;
   }
-
   static styles = [tokens, css`
     :host { display: flex; flex-direction: column; min-height: 0; background: var(--pi-side-bg); }
     .bar { display: flex; align-items: center; gap: 6px; padding: 4px 6px 4px 12px; border-bottom: 1px solid var(--pi-border); }
     .bar h2 { flex: 1; display: flex; align-items: center; gap: 6px; }
-    .list { flex: 1; min-height: 0; overflow-y: auto; padding: 2px 0; }
+    lit-virtualizer { flex: 1; min-height: 0; height: 100%; }
+    /* One height for every row (one line of title, one of chips): the virtualizer's estimates are
+       then exact, and a jump across thousands of turns lands without corrections. */
     .turn {
-      display: grid; grid-template-columns: auto 1fr; gap: 1px 8px;
-      padding: 5px 10px 5px 12px; cursor: pointer; border: 1px solid transparent;
+      width: 100%; height: 44px; overflow: hidden; display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 1px 8px;
+      padding: 4px 10px 4px 12px; cursor: pointer; border: 1px solid transparent;
       border-left: 2px solid transparent;
     }
     .turn:hover { background: var(--pi-hover); }
@@ -37,33 +52,39 @@ export class TurnStepper extends LitElement {
       border-left-color: var(--pi-focus); outline: 1px dashed var(--pi-hc-active); outline-offset: -1px;
     }
     .turn:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: -1px; }
-    .n { grid-row: span 2; min-width: 2ch; text-align: right; color: var(--pi-muted); font-variant-numeric: tabular-nums; }
-    .title {
-      overflow: hidden; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical;
-      overflow-wrap: anywhere;
-    }
-    .meta { display: flex; flex-wrap: wrap; align-items: center; gap: 3px; font-size: 11px; }
+    .n { grid-row: span 2; min-width: 3ch; text-align: right; color: var(--pi-muted); font-variant-numeric: tabular-nums; }
+    .title { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+    .meta { display: flex; flex-wrap: nowrap; overflow: hidden; align-items: center; gap: 3px; font-size: 11px; }
     .reqs { color: var(--pi-muted); margin-right: 2px; }
     .empty { padding: 12px; color: var(--pi-muted); }
   `];
 
   protected willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('index') && this.index) {
-      const x = this.index;
-      this.brokenTurns = new Set(x.requests.filter((r) => !r.stable).map((r) => r.turn));
-    }
+    if (changed.has('model') && this.items.length !== this.model?.turnCount) this.items = Array.from({ length: this.model?.turnCount ?? 0 }, (_, i) => i);
   }
 
   protected updated(changed: PropertyValues<this>): void {
     if (!changed.has('selected')) return;
-    const option = this.renderRoot.querySelector<HTMLElement>(`#turn-${this.selected}`);
-    option?.scrollIntoView({ block: 'nearest' });
     // Focus follows the selection only while the user is working in this list.
-    if (this.shadowRoot?.activeElement?.getAttribute('role') === 'option') option?.focus();
+    const focused = this.shadowRoot?.activeElement?.getAttribute('role') === 'option';
+    const option = (): HTMLElement | null => this.renderRoot.querySelector<HTMLElement>(`#turn-${this.selected}`);
+    const rendered = option();
+    if (rendered) {
+      rendered.scrollIntoView({ block: 'nearest' });
+      if (focused) rendered.focus();
+      return;
+    }
+    // Not rendered yet: the virtualizer scrolls there and renders it in a later frame.
+    this.renderRoot.querySelector('lit-virtualizer')?.element(this.selected)?.scrollIntoView({ block: 'nearest' });
+    if (focused) requestAnimationFrame(() => requestAnimationFrame(() => option()?.focus()));
+  }
+
+  private onRange(e: RangeChangedEvent): void {
+    this.turns?.ensure(0, e.first, e.last);
   }
 
   private onKey(e: KeyboardEvent): void {
-    const n = this.index?.turns.length ?? 0;
+    const n = this.model?.turnCount ?? 0;
     const to = { ArrowDown: this.selected + 1, ArrowUp: this.selected - 1, Home: 0, End: n - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
@@ -72,39 +93,42 @@ export class TurnStepper extends LitElement {
 
   private step(by: number): void {
     const to = this.selected + by;
-    if (this.index && to >= 0 && to < this.index.turns.length) this.dispatchEvent(selectEvent({ turn: to }));
+    if (this.model && to >= 0 && to < this.model.turnCount) this.dispatchEvent(selectEvent({ turn: to }));
   }
 
-  private renderTurn(t: TurnView) {
-    const selected = t.index === this.selected;
-    const broken = this.brokenTurns.has(t.index);
+  private renderTurn(model: IndexModel, i: number) {
+    const selected = i === this.selected;
+    const slot = this.turns?.get(0, i);
+    const title = slot === undefined || slot === 'loading' ? '…' : slot instanceof Error ? `(could not load: ${slot.message})` : slot.title;
     return html`
-      <div class="turn" role="option" id="turn-${t.index}" aria-selected=${selected ? 'true' : 'false'}
-        tabindex=${selected ? 0 : -1} @click=${() => this.dispatchEvent(selectEvent({ turn: t.index }))}>
-        <span class="n">${t.index}</span>
-        <span class="title">${t.title}</span>
+      <div class="turn" role="option" id="turn-${i}" aria-selected=${selected ? 'true' : 'false'} aria-posinset=${i + 1} aria-setsize=${model.turnCount}
+        tabindex=${selected ? 0 : -1} @click=${() => this.dispatchEvent(selectEvent({ turn: i }))}>
+        <span class="n">${i}</span>
+        <span class="title" title=${title}>${title}</span>
         <span class="meta">
-          <span class="reqs">${plural(t.requests.length, 'req', 'reqs')}</span>
-          ${t.injectedKinds.map((k) => html`<span class="chip k-${k}" data-kind=${k}>${KIND_LABEL[k]}</span>`)}
-          ${t.compression ? html`<span class="chip compaction" data-badge="compaction">compacted</span>` : nothing}
-          ${broken ? html`<span class="chip break solid" data-badge="break">cache break</span>` : nothing}
+          <span class="reqs">${plural(model.requestsOf(i).length, 'req', 'reqs')}</span>
+          ${model.injectedKinds(i).map((k) => html`<span class="chip k-${k}" data-kind=${k}>${KIND_LABEL[k]}</span>`)}
+          ${model.compacted(i) ? html`<span class="chip compaction" data-badge="compaction">compacted</span>` : nothing}
+          ${model.broken(i) ? html`<span class="chip break solid" data-badge="break">cache break</span>` : nothing}
         </span>
       </div>`;
   }
 
   render() {
-    const turns = this.index?.turns ?? [];
+    const model = this.model;
+    const n = model?.turnCount ?? 0;
     return html`
       <div class="bar">
-        <h2 class="section" id="turns-label">Turns <vscode-badge variant="counter">${turns.length}</vscode-badge></h2>
+        <h2 class="section" id="turns-label">Turns <vscode-badge variant="counter">${num(n)}</vscode-badge></h2>
         <vscode-toolbar-button icon="arrow-up" label="Previous turn (k)" title="Previous turn (k)" @click=${() => this.step(-1)}></vscode-toolbar-button>
         <vscode-toolbar-button icon="arrow-down" label="Next turn (j)" title="Next turn (j)" @click=${() => this.step(1)}></vscode-toolbar-button>
       </div>
-      ${turns.length === 0
+      ${!model || n === 0
         ? html`<div class="empty">No turns in this transcript.</div>`
-        : html`<div class="list" role="listbox" aria-labelledby="turns-label" @keydown=${this.onKey}>
-            ${turns.map((t) => this.renderTurn(t))}
-          </div>`}
+        : // A new renderItem each render (titles arrived: version) re-renders the visible rows only.
+          html`<lit-virtualizer scroller role="listbox" aria-labelledby="turns-label" @keydown=${this.onKey}
+            .items=${this.items} .renderItem=${(i: number) => this.renderTurn(model, i)}
+            @rangeChanged=${this.onRange}></lit-virtualizer>`}
     `;
   }
 }

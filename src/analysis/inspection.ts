@@ -9,7 +9,11 @@ import { multimodalNoteSpans } from '../engine/injection';
 import { contentText, isPartList, type Row } from '../engine/messages';
 import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../engine/utf8';
-import { PROTOCOL_VERSION, type BreakContext, type CompressionView, type EmbeddedInspection, type InspectorIndex, type MessageView, type SpanView } from '../protocol';
+import {
+  INJECTION_KINDS, packInts, PROTOCOL_VERSION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
+  type BreakContext, type CompressionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
+  type PackedInts, type RequestView, type SpanView, type TurnView,
+} from '../protocol';
 import type { Analysis, ReportCompression } from './report';
 
 const BREAK_CONTEXT_CHARS = 160;
@@ -50,37 +54,50 @@ function ownContent(content: unknown): unknown {
 }
 
 export class Inspection {
+  readonly turns: TurnView[];
+  readonly requests: RequestView[];
+  readonly findings: DiagnosticView[];
+  /** What the view gets first: small at any length; the lists above are paged to it. */
   readonly index: InspectorIndex;
 
   constructor(readonly analysis: Analysis, title: string) {
     const { report, replay } = analysis;
-    this.index = {
-      title,
-      source: report.source,
-      profile: report.profile,
-      tokenizer: report.tokenizer,
+    this.turns = report.turns.map((t) => {
+      const rt = replay.turns[t.index];
+      const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;
+      return {
+        index: t.index,
+        sessionId: t.sessionId,
+        userMessageIndex: t.userMessageIndex,
+        title: userRow ? preview(displayText(ownContent(userRow.content)).text, 80) : '(no user message)',
+        requests: t.requests,
+        injectedKinds: [...new Set(t.injected.map((s) => s.kind))],
+        compression: t.compression && rt.compaction ? compressionView(t.compression, rt.compaction) : null,
+      };
+    });
+    this.requests = report.requests.map((r) => ({
+      index: r.index, turn: r.turn, sessionId: r.sessionId, systemPromptSha256: r.systemPromptSha256,
+      messageCount: r.messageCount, inputTokens: r.inputTokens, reusedTokens: r.prefix.reusedTokens,
+      previousRequest: r.prefix.previousRequest, stable: r.prefix.stable, breakAt: r.prefix.breakAt,
+      userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
+    }));
+    this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
+    this.index = buildIndex({
+      title, source: report.source, profile: report.profile, tokenizer: report.tokenizer,
       sessions: report.sessions.map((s) => ({ id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPromptSha256 })),
-      turns: report.turns.map((t) => {
-        const rt = replay.turns[t.index];
-        const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;
-        return {
-          index: t.index,
-          sessionId: t.sessionId,
-          userMessageIndex: t.userMessageIndex,
-          title: userRow ? preview(displayText(ownContent(userRow.content)).text, 80) : '(no user message)',
-          requests: t.requests,
-          injectedKinds: [...new Set(t.injected.map((s) => s.kind))],
-          compression: t.compression && rt.compaction ? compressionView(t.compression, rt.compaction) : null,
-        };
-      }),
-      requests: report.requests.map((r) => ({
-        index: r.index, turn: r.turn, sessionId: r.sessionId, systemPromptSha256: r.systemPromptSha256,
-        messageCount: r.messageCount, inputTokens: r.inputTokens, reusedTokens: r.prefix.reusedTokens,
-        previousRequest: r.prefix.previousRequest, stable: r.prefix.stable, breakAt: r.prefix.breakAt,
-        userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
-      })),
-      diagnostics: report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request })),
-    };
+    }, this.turns, this.requests, this.findings);
+  }
+
+  turnsPage(start: number, count: number): TurnView[] {
+    return page(this.turns, start, count);
+  }
+
+  requestsPage(start: number, count: number): RequestView[] {
+    return page(this.requests, start, count);
+  }
+
+  findingsPage(start: number, count: number): DiagnosticView[] {
+    return page(this.findings, start, count);
   }
 
   /** Wire messages [start, start + count) of a request. */
@@ -123,7 +140,7 @@ export class Inspection {
 
   /** The text around the first differing byte of a broken prefix, on both sides. */
   breakContext(request: number): BreakContext | null {
-    const r = this.index.requests[request];
+    const r = this.requests[request];
     if (!r || !r.breakAt || r.previousRequest === null) return null;
     const { replay, wire } = this.analysis;
     const cur = replay.requests[request];
@@ -147,9 +164,9 @@ export class Inspection {
     const { replay, wire } = this.analysis;
     const ids = new Map<WireMessage, number>();
     const bodies: MessageView[] = [];
-    const requests = this.index.requests.map((r) => {
+    const layouts = this.requests.map((r) => {
       const req = replay.requests[r.index];
-      const keep = r.previousRequest === null ? 0 : r.stable ? this.index.requests[r.previousRequest].messageCount : r.breakAt?.messageIndex ?? 0;
+      const keep = r.previousRequest === null ? 0 : r.stable ? this.requests[r.previousRequest].messageCount : r.breakAt?.messageIndex ?? 0;
       const add: number[] = [];
       for (let i = keep; i < r.messageCount; i++) {
         const m = wire.message(req, i);
@@ -163,7 +180,10 @@ export class Inspection {
       }
       return { base: keep > 0 ? r.previousRequest : null, keep, add };
     });
-    return { version: PROTOCOL_VERSION, index: this.index, bodies, requests, breaks: this.index.requests.map((r) => this.breakContext(r.index)) };
+    return {
+      version: PROTOCOL_VERSION, index: this.index, turns: this.turns, requests: this.requests, findings: this.findings,
+      bodies, layouts, breaks: this.requests.map((r) => this.breakContext(r.index)),
+    };
   }
 
   /** The request as its wire messages, for "copy request as JSON". */
@@ -172,6 +192,43 @@ export class Inspection {
     if (!req) return 'null';
     return JSON.stringify({ messages: this.analysis.wire.messages(req).map((m) => m.message), ...(req.tools ? { tools: req.tools } : {}) }, null, 2);
   }
+}
+
+function page<T>(list: readonly T[], start: number, count: number): T[] {
+  return list.slice(Math.max(0, start), Math.max(0, start) + Math.max(0, count));
+}
+
+type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokenizer' | 'sessions'>;
+
+/** The index the view gets first, from the lists it pages through. */
+export function buildIndex(header: IndexHeader, turns: TurnView[], requests: RequestView[], findings: DiagnosticView[]): InspectorIndex {
+  const breaks: Record<string, number> = {};
+  for (const r of requests) if (r.breakAt) breaks[r.breakAt.cause] = (breaks[r.breakAt.cause] ?? 0) + 1;
+  const severities: InspectorIndex['summary']['findings'] = { error: 0, warning: 0, info: 0 };
+  for (const d of findings) severities[d.severity]++;
+  const column = <T>(list: T[], value: (item: T) => number): PackedInts => packInts(list.map(value));
+  return {
+    ...header,
+    turnCount: turns.length,
+    requestCount: requests.length,
+    turns: {
+      requestCount: column(turns, (t) => t.requests.length),
+      flags: column(turns, (t) => t.injectedKinds.reduce((f, k) => f | (1 << INJECTION_KINDS.indexOf(k)), t.compression ? TURN_COMPACTED : 0)),
+    },
+    requests: {
+      inputTokens: column(requests, (r) => r.inputTokens),
+      reusedTokens: column(requests, (r) => r.reusedTokens),
+      messageCount: column(requests, (r) => r.messageCount),
+      userWireIndex: column(requests, (r) => r.userWireIndex ?? -1),
+      previousRequest: column(requests, (r) => r.previousRequest ?? -1),
+      breakMessage: column(requests, (r) => r.breakAt?.messageIndex ?? -1),
+      flags: column(requests, (r) => {
+        const previous = r.previousRequest === null ? undefined : requests[r.previousRequest];
+        return (r.stable ? REQUEST_STABLE : 0) | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0);
+      }),
+    },
+    summary: { breaks, compactions: turns.filter((t) => t.compression).length, findings: severities },
+  };
 }
 
 function compressionView(c: ReportCompression, replayed: ReplayCompaction): CompressionView {

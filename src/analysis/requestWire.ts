@@ -97,10 +97,16 @@ export class RequestWire {
 
 class GenerationWire {
   private readonly copies: (WireMessage | undefined)[] = [];
-  private readonly tokenCounts: (number | undefined)[] = [];
-  private readonly prefix: number[] = [0];
+  /** Token counts per row and mode, -1 until counted. */
+  private readonly tokenCounts: Int32Array;
+  /** prefix[n]: tokens of rows [0, n) sent as historical copies; valid up to `summed`. */
+  private readonly prefix: Float64Array;
+  private summed = 0;
 
-  constructor(private readonly rows: Row[], private readonly profile: Profile, private readonly tokensOf: (m: Row) => number) {}
+  constructor(private readonly rows: Row[], private readonly profile: Profile, private readonly tokensOf: (m: Row) => number) {
+    this.tokenCounts = new Int32Array(rows.length * MODES).fill(-1);
+    this.prefix = new Float64Array(rows.length + 1);
+  }
 
   /** Whether the row's wire copy can differ from its historical one in this mode (conservative):
    * the final row skips the empty-content placeholder; the current row gets a sidecar that this
@@ -126,7 +132,7 @@ class GenerationWire {
     if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) { isCurrent = false; isFinal = false; }
     const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
     let n = this.tokenCounts[slot];
-    if (n === undefined) {
+    if (n < 0) {
       n = this.tokensOf(this.copy(row, isCurrent, isFinal).message);
       this.tokenCounts[slot] = n;
     }
@@ -135,10 +141,7 @@ class GenerationWire {
 
   /** Tokens of rows [0, n) all sent as historical, non-final copies. */
   historicalPrefix(n: number): number {
-    while (this.prefix.length <= n) {
-      const i = this.prefix.length - 1;
-      this.prefix.push(this.prefix[i] + this.tokens(i, false, false));
-    }
+    for (; this.summed < n; this.summed++) this.prefix[this.summed + 1] = this.prefix[this.summed] + this.tokens(this.summed, false, false);
     return this.prefix[n];
   }
 }

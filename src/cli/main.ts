@@ -6,15 +6,15 @@ import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../anal
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { loadTranscript, UnopenablePath } from '../transcripts/load';
+import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
 import { renderHtmlReport } from './htmlReport';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
 
 Usage:
-  prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N]
-  prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T]
-  prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T]
+  prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N] [--session ID]
+  prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--session ID]
+  prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--session ID]
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
@@ -32,6 +32,8 @@ reused from the previous request's prefix, and what broke it.
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
   --turn N        text output: only turn N
+  --session ID    only this session's lineage (its parents and its compaction children); a
+                  state.db too large to read whole lists its sessions until one is chosen
 `,
   check: `prompt-inspector check <file...> [options]
 
@@ -42,6 +44,7 @@ Exit 0 when no finding of severity error, 1 when there is one (a malformed trans
   --format F      text (default) or github (GitHub Actions annotations)
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+  --session ID    only this session's lineage; a file without it exits 2
 `,
   report: `prompt-inspector report <file> -o <out.html> [options]
 
@@ -52,6 +55,7 @@ VS Code), which opens offline in any browser and loads nothing from the network.
   --theme T       light (default) or dark
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+  --session ID    only this session's lineage
 `,
 };
 
@@ -67,11 +71,12 @@ interface Options {
   format: 'text' | 'github';
   output: string | null;
   theme: 'light' | 'dark';
+  session: string | undefined;
   help: boolean;
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', help: false };
+  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', session: undefined, help: false };
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -110,6 +115,7 @@ function parseArgs(args: string[]): Options {
         break;
       }
       case '-o': case '--output': o.output = take(); break;
+      case '--session': o.session = take(); break;
       case '--theme': {
         const v = take();
         if (v !== 'light' && v !== 'dark') throw new UsageError(`--theme is light or dark, not "${v}"`);
@@ -125,7 +131,7 @@ function parseArgs(args: string[]): Options {
 }
 
 async function analyzeFile(path: string, o: Options): Promise<Analysis> {
-  const transcript = await loadTranscript(path);
+  const transcript = await loadTranscript(path, { session: o.session });
   return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
 }
 
@@ -208,7 +214,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       try {
         report = (await analyzeFile(file, o)).report;
       } catch (e) {
-        if (!(e instanceof UnopenablePath)) throw e;
+        if (!(e instanceof UnopenablePath || e instanceof UnknownSession)) throw e;
         err(`prompt-inspector: ${e.message}`);
         unopenable = true;
         continue;
@@ -223,7 +229,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     return errors ? 1 : 0;
   } catch (e) {
     if (e instanceof UsageError) { err(`prompt-inspector: ${e.message}\n\n${USAGE}`); return 2; }
-    if (e instanceof UnopenablePath) { err(`prompt-inspector: ${e.message}`); return 2; }
+    if (e instanceof UnopenablePath || e instanceof UnknownSession) { err(`prompt-inspector: ${e.message}`); return 2; }
     err(`prompt-inspector: internal error: ${(e as Error).message}`);
     return 3;
   }

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import type { Diagnostic } from '../analysis/report';
-import type { BreakContext, InspectorIndex, MessageView } from '../protocol';
-import type { EngineCalls, EngineOp, EngineResponse } from './engineProtocol';
+import type { BreakContext, InspectorIndex, MessageView, RequestMap } from '../protocol';
+import type { SessionSummary } from '../transcripts/model';
+import type { EngineCalls, EngineOp, EngineResponse, PagedList } from './engineProtocol';
 import { readSettings } from './settings';
 
 /** An analysis held by the worker: its index here, its bodies on request. */
@@ -15,12 +16,19 @@ export class RemoteInspection {
   constructor(
     readonly index: InspectorIndex,
     readonly diagnostics: Diagnostic[],
+    /** A state.db's sessions, loaded or not, and whether it was too large to load any yet. */
+    readonly catalog: SessionSummary[] | null,
+    readonly listedOnly: boolean,
     private readonly engine: EngineClient,
     private readonly key: string,
   ) {}
 
   messages(request: number, start: number, count: number): Promise<MessageView[]> {
     return this.engine.call('messages', { key: this.key, request, start, count });
+  }
+
+  page<L extends PagedList>(list: L, start: number, count: number): Promise<RequestMap[L]['result']> {
+    return this.engine.call('page', { key: this.key, list, start, count }) as Promise<RequestMap[L]['result']>;
   }
 
   breakContext(request: number): Promise<BreakContext | null> {
@@ -84,19 +92,33 @@ export class AnalysisCache implements vscode.Disposable {
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
 
-  constructor(extensionUri: vscode.Uri) {
+  constructor(extensionUri: vscode.Uri, private readonly memory: vscode.Memento) {
     this.engine = new EngineClient(join(extensionUri.fsPath, 'dist', 'engine.js'));
+  }
+
+  /** The session (lineage) chosen for a state.db, or undefined for all of them. */
+  session(uri: vscode.Uri): string | undefined {
+    return this.memory.get<string>(`promptInspector.session:${uri.toString()}`);
+  }
+
+  async chooseSession(uri: vscode.Uri, id: string | undefined): Promise<void> {
+    await this.memory.update(`promptInspector.session:${uri.toString()}`, id);
+    this.invalidate(uri);
   }
 
   get(uri: vscode.Uri): Promise<RemoteInspection> {
     const s = readSettings();
-    const key = `${uri.toString()}|${s.profile}|${s.tokenizer}`;
+    const session = this.session(uri);
+    const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}`;
     const hit = this.entries.get(uri.toString());
     if (hit && hit.key === key) return hit.inspection;
     if (hit) void this.engine.call('drop', { key: hit.key });
     const inspection = this.engine
-      .call('analyze', { key, path: uri.fsPath, title: vscode.workspace.asRelativePath(uri), profile: s.profile, tokenizer: s.tokenizer })
-      .then(({ index, diagnostics }) => new RemoteInspection(index, diagnostics, this.engine, key));
+      .call('analyze', {
+        key, path: uri.fsPath, title: vscode.workspace.asRelativePath(uri), profile: s.profile, tokenizer: s.tokenizer,
+        session, readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
+      })
+      .then(({ index, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, diagnostics, catalog, listedOnly, this.engine, key));
     const entry = { key, inspection, settled: false, stale: false };
     this.entries.set(uri.toString(), entry);
     // One analysis per file in flight: a change during it is taken up once it is done.

@@ -5,11 +5,19 @@
 import type { Diagnostic } from '../analysis/report';
 import type { TokenizerName } from '../analysis/tokenizer';
 import type { ProfileName } from '../engine/profile';
-import type { BreakContext, InspectorIndex, MessageView } from '../protocol';
+import type { BreakContext, InspectorIndex, MessageView, RequestMap } from '../protocol';
+import type { SessionSummary } from '../transcripts/model';
+
+/** The lists the view pages through besides message bodies. */
+export type PagedList = 'turns' | 'requests' | 'findings';
 
 export interface EngineCalls {
-  analyze: { params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName }; result: { index: InspectorIndex; diagnostics: Diagnostic[] } };
+  analyze: {
+    params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName; session?: string; readWholeLimit?: number };
+    result: { index: InspectorIndex; diagnostics: Diagnostic[]; catalog: SessionSummary[] | null; listedOnly: boolean };
+  };
   messages: { params: { key: string; request: number; start: number; count: number }; result: MessageView[] };
+  page: { params: { key: string; list: PagedList; start: number; count: number }; result: RequestMap[PagedList]['result'] };
   breakContext: { params: { key: string; request: number }; result: BreakContext | null };
   requestJson: { params: { key: string; request: number }; result: string };
   drop: { params: { key: string }; result: null };

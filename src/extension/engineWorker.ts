@@ -22,14 +22,22 @@ async function handle(req: EngineRequest): Promise<unknown> {
   switch (req.op) {
     case 'analyze': {
       const p = req.params as EngineCalls['analyze']['params'];
-      const analysis = analyze(await loadTranscript(p.path), { profile: PROFILES[p.profile], counter: createTokenCounter(p.tokenizer), messages: false });
+      const transcript = await loadTranscript(p.path, { session: p.session, readWholeLimit: p.readWholeLimit });
+      const analysis = analyze(transcript, { profile: PROFILES[p.profile], counter: createTokenCounter(p.tokenizer), messages: false });
       const inspection = new Inspection(analysis, p.title);
       inspections.set(p.key, inspection);
-      return { index: inspection.index, diagnostics: analysis.report.diagnostics };
+      return { index: inspection.index, diagnostics: analysis.report.diagnostics, catalog: transcript.catalog ?? null, listedOnly: transcript.listedOnly === true };
     }
     case 'messages': {
       const p = req.params as EngineCalls['messages']['params'];
       return get(p.key).messages(p.request, p.start, p.count);
+    }
+    case 'page': {
+      const p = req.params as EngineCalls['page']['params'];
+      const inspection = get(p.key);
+      return p.list === 'turns' ? inspection.turnsPage(p.start, p.count)
+        : p.list === 'requests' ? inspection.requestsPage(p.start, p.count)
+          : inspection.findingsPage(p.start, p.count);
     }
     case 'breakContext': {
       const p = req.params as EngineCalls['breakContext']['params'];

@@ -1,7 +1,8 @@
-// Activation: registrations only. Nothing is read or analysed until a view asks for it, and then
-// in a worker thread (dist/engine.js), so the extension host never runs the engine.
+// Activation: registrations only. Nothing is read, watched or analysed until a view asks for it,
+// and then in a worker thread (dist/engine.js), so the extension host never runs the engine; what
+// the host itself touches on disk it touches asynchronously.
 
-import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { Navigation, UiState } from '../protocol';
 import { AnalysisCache } from './analysisCache';
@@ -19,9 +20,30 @@ const REFRESH_INTERVAL_MS = 250;
 const WRITER_QUIET_MS = 2000;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const cache = new AnalysisCache(context.extensionUri);
+  const cache = new AnalysisCache(context.extensionUri, context.workspaceState);
   const problems = vscode.languages.createDiagnosticCollection('prompt-inspector');
-  const tree = new TranscriptTree(cache);
+
+  // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, throttled. Only
+  // analysed files can go stale, so the watcher starts with the first analysis: a workspace nobody
+  // inspects is not watched, and activation makes one call fewer to the workbench.
+  let watching = false;
+  const watchTranscripts = (): void => {
+    if (watching) return;
+    watching = true;
+    const timers = new Map<string, NodeJS.Timeout>();
+    const onFileEvent = (uri: vscode.Uri): void => {
+      const target = uri.path.endsWith('-wal') ? uri.with({ path: uri.path.slice(0, -4) }) : uri;
+      const key = target.toString();
+      if (timers.has(key)) return;
+      timers.set(key, setTimeout(() => { timers.delete(key); cache.invalidate(target); }, REFRESH_INTERVAL_MS));
+    };
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
+    context.subscriptions.push(watcher, watcher.onDidChange(onFileEvent), watcher.onDidCreate(onFileEvent), {
+      dispose: () => { for (const t of timers.values()) clearTimeout(t); },
+    });
+  };
+
+  const tree = new TranscriptTree(cache, watchTranscripts);
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = 'promptInspector.nextBreak';
   context.subscriptions.push(cache, problems, status);
@@ -33,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
     clearTimeout(heldBack.get(uri.toString()));
     try {
       const diagnostics = (await cache.get(uri)).diagnostics;
-      const fresh = Date.now() - statSync(uri.fsPath).mtimeMs < WRITER_QUIET_MS;
+      const fresh = Date.now() - (await stat(uri.fsPath)).mtimeMs < WRITER_QUIET_MS;
       const shown = fresh ? diagnostics.filter((d) => !d.atEnd) : diagnostics;
       if (shown.length < diagnostics.length) heldBack.set(uri.toString(), setTimeout(() => void publish(uri), WRITER_QUIET_MS));
       problems.set(uri, toDiagnostics(shown));
@@ -46,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // A deliberate choice: retainContextWhenHidden stays off. The view keeps its place through the
   // webview state and pulls bodies again on demand, so a hidden inspector costs no memory.
   const openView = (uri: vscode.Uri, panel: vscode.WebviewPanel, restored: UiState | null): InspectorView => {
+    watchTranscripts();
     const view = new InspectorView(uri, panel, context.extensionUri, cache, context.workspaceState, restored);
     void publish(uri);
     return view;
@@ -92,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): void {
       if (target) openPanel(target);
     }),
     vscode.commands.registerCommand('promptInspector.refreshTranscripts', () => tree.refresh()),
+    vscode.commands.registerCommand('promptInspector.chooseSession', () => InspectorView.active?.chooseSession()),
     vscode.commands.registerCommand('promptInspector.copyRequest', async () => {
       const view = InspectorView.active;
       const request = view?.selectedRequest;
@@ -108,28 +132,17 @@ export function activate(context: vscode.ExtensionContext): void {
     InspectorView.onDidChangeActive((view) => updateStatus(status, view)),
     cache.onDidChange((uri) => void publish(uri)),
   );
-
-  // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, throttled.
-  const timers = new Map<string, NodeJS.Timeout>();
-  const onFileEvent = (uri: vscode.Uri): void => {
-    const target = uri.path.endsWith('-wal') ? uri.with({ path: uri.path.slice(0, -4) }) : uri;
-    const key = target.toString();
-    if (timers.has(key)) return;
-    timers.set(key, setTimeout(() => { timers.delete(key); cache.invalidate(target); }, REFRESH_INTERVAL_MS));
-  };
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
-  context.subscriptions.push(watcher, watcher.onDidChange(onFileEvent), watcher.onDidCreate(onFileEvent), {
-    dispose: () => { for (const t of timers.values()) clearTimeout(t); },
-  });
 }
 
 function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefined): void {
   const index = view?.current?.index;
   if (!index) { status.hide(); return; }
-  const breaks = index.requests.filter((r) => !r.stable && r.breakAt?.cause !== 'compression').length;
-  const systemChanges = index.requests.filter((r) => r.breakAt?.cause === 'system-changed').length;
+  const byCause = index.summary.breaks;
+  // A compaction re-bills by design: not counted as a break to fix.
+  const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (cause === 'compression' ? 0 : k), 0);
+  const systemChanges = byCause['system-changed'] ?? 0;
   status.text = breaks ? `$(warning) ${breaks} cache break${breaks > 1 ? 's' : ''}` : '$(pass) cache-stable';
-  status.tooltip = `Prompt Inspector: ${index.requests.length} requests, ${breaks} prefix breaks (${systemChanges} system-prompt changes). Click to jump to the next break.`;
+  status.tooltip = `Prompt Inspector: ${index.requestCount} requests, ${breaks} prefix breaks (${systemChanges} system-prompt changes). Click to jump to the next break.`;
   status.show();
 }
 

@@ -1,6 +1,6 @@
 // Transcript files in the workspace (by the configured globs) and in the optional Hermes home.
 
-import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { readSettings } from './settings';
@@ -13,7 +13,7 @@ export async function findTranscripts(): Promise<vscode.Uri[]> {
   }
   if (hermesHome) {
     const db = join(hermesHome.replace(/^~(?=$|\/)/, process.env.HOME ?? '~'), 'state.db');
-    if (existsSync(db)) found.set(vscode.Uri.file(db).toString(), vscode.Uri.file(db));
+    if (await stat(db).then((s) => s.isFile(), () => false)) found.set(vscode.Uri.file(db).toString(), vscode.Uri.file(db));
   }
   return [...found.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
 }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { PROTOCOL_VERSION, type FromWebview, type Navigation, type RequestMap, type ToWebview, type UiState } from '../protocol';
 import { renderInspectorHtml } from '../webviewHtml';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
+import { pickSession } from './sessionPicker';
 
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
 export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
@@ -56,6 +57,13 @@ export class InspectorView implements vscode.Disposable {
 
   get current(): RemoteInspection | undefined {
     return this.inspection;
+  }
+
+  /** Offers the state.db's sessions; the view follows the choice. */
+  async chooseSession(): Promise<void> {
+    const inspection = this.inspection ?? (await this.load());
+    if (inspection?.catalog) await pickSession(this.uri, inspection, this.cache);
+    else void vscode.window.showInformationMessage('Prompt Inspector: only a state.db has sessions to choose from.');
   }
 
   get selectedRequest(): number | null {
@@ -131,9 +139,13 @@ export class InspectorView implements vscode.Disposable {
 
   private async load(): Promise<RemoteInspection | undefined> {
     try {
-      this.inspection = await this.cache.get(this.uri);
+      const inspection = await this.cache.get(this.uri);
+      const fresh = inspection !== this.inspection;
+      this.inspection = inspection;
       InspectorView.activeChanged.fire(InspectorView.activeView);
-      return this.inspection;
+      // Too large to read whole: the view shows the list and says so; the choice is offered once.
+      if (fresh && inspection.listedOnly) void pickSession(this.uri, inspection, this.cache);
+      return inspection;
     } catch (e) {
       void vscode.window.showErrorMessage(`Prompt Inspector could not read ${vscode.workspace.asRelativePath(this.uri)}: ${(e as Error).message}`);
       return undefined;
@@ -160,9 +172,16 @@ function stateKey(uri: vscode.Uri): string {
 }
 
 function answer(inspection: RemoteInspection, m: Extract<FromWebview, { type: 'request' }>): Promise<unknown> {
-  if (m.method === 'messages') {
-    const p = m.params as RequestMap['messages']['params'];
-    return inspection.messages(p.request, p.start, p.count);
+  switch (m.method) {
+    case 'messages': {
+      const p = m.params as RequestMap['messages']['params'];
+      return inspection.messages(p.request, p.start, p.count);
+    }
+    case 'breakContext':
+      return inspection.breakContext((m.params as RequestMap['breakContext']['params']).request);
+    default: {
+      const p = m.params as RequestMap['turns']['params'];
+      return inspection.page(m.method, p.start, p.count);
+    }
   }
-  return inspection.breakContext((m.params as RequestMap['breakContext']['params']).request);
 }

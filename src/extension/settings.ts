@@ -9,6 +9,8 @@ export interface InspectorSettings {
   tokenizer: TokenizerName;
   globs: string[];
   hermesHome: string;
+  /** A state.db above this many MB lists its sessions first and loads the chosen one on demand. */
+  readWholeLimitMB: number;
 }
 
 export const DEFAULT_GLOBS = ['**/state.db', '**/session_*.json', '**/request_dump_*.json', '**/*.trace.jsonl'];
@@ -22,5 +24,6 @@ export function readSettings(): InspectorSettings {
     tokenizer: tokenizer === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
     globs: c.get<string[]>('transcriptGlobs', DEFAULT_GLOBS),
     hermesHome: c.get<string>('hermesHome', ''),
+    readWholeLimitMB: Math.max(0, c.get<number>('readWholeLimitMB', 256)),
   };
 }

@@ -14,7 +14,8 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly cache: AnalysisCache) {
+  /** `onAnalysis` runs before the tree asks for an analysis (the extension starts watching then). */
+  constructor(private readonly cache: AnalysisCache, private readonly onAnalysis: () => void) {
     cache.onDidChange(() => this.changed.fire(undefined));
   }
 
@@ -26,6 +27,7 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     if (!node) return (await findTranscripts()).map((uri) => ({ kind: 'file', uri }));
     if (node.kind === 'turn') return [];
     let inspection: RemoteInspection;
+    this.onAnalysis();
     try {
       inspection = await this.cache.get(node.uri);
     } catch {
@@ -33,8 +35,9 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     }
     const { index } = inspection;
     if (node.kind === 'file') return index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
-    return index.turns.filter((t) => t.sessionId === node.id).map((turn) => ({
-      kind: 'turn', uri: node.uri, turn, breaks: turn.requests.filter((r) => !index.requests[r].stable && index.requests[r].breakAt?.cause !== 'compression').length,
+    const [turns, requests] = await Promise.all([inspection.page('turns', 0, index.turnCount), inspection.page('requests', 0, index.requestCount)]);
+    return turns.filter((t) => t.sessionId === node.id).map((turn) => ({
+      kind: 'turn', uri: node.uri, turn, breaks: turn.requests.filter((r) => !requests[r].stable && requests[r].breakAt?.cause !== 'compression').length,
     }));
   }
 

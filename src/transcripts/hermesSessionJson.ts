@@ -3,9 +3,19 @@
 
 import { isSummaryCarrier } from '../engine/compactionMarkers';
 import type { Row } from '../engine/messages';
-import { linesAt, parseJson, topLevelArrayElements } from './jsonText';
+import { linesAt, parseJson, parseSplitDocument, topLevelArrayElements } from './jsonText';
 import type { Generation, InputFinding, SourcePos, Transcript } from './model';
 import { acceptRow, parseError } from './rows';
+import type { ByteSource } from './sqliteFile';
+
+/**
+ * A well-formed snapshot, parsed message by message as it is read; null for anything else, which
+ * readHermesSessionJson reads as one text to position the error and salvage what precedes it.
+ */
+export function readSplitSessionJson(path: string, source: ByteSource): Transcript | null {
+  const split = parseSplitDocument(source, 'messages');
+  return split && fromDocument(path, split.value, split.value.messages as unknown[], split.lines, []);
+}
 
 export function readHermesSessionJson(path: string, text: string): Transcript {
   const findings: InputFinding[] = [];
@@ -28,7 +38,10 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
     doc = salvageHeader(text);
     elements = spans.map((s) => { const p = parseJson(text.slice(s.start, s.end)); return p.ok ? p.value : undefined; });
   }
+  return fromDocument(path, doc, elements, lines, findings);
+}
 
+function fromDocument(path: string, doc: Record<string, unknown>, elements: unknown[], lines: number[], findings: InputFinding[]): Transcript {
   const rows: Row[] = [];
   const pos: SourcePos[] = [];
   elements.forEach((value, i) => {

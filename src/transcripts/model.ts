@@ -92,6 +92,17 @@ export interface CapturedRequest {
   pos: SourcePos;
 }
 
+/** One row of a state.db's sessions table: enough to offer the list before loading a session. */
+export interface SessionSummary {
+  id: string;
+  parentId: string | null;
+  startedAt: number | null;
+  endReason: string | null;
+  /** The table's message_count column, when it has one. */
+  messageCount: number | null;
+  title: string | null;
+}
+
 export interface Transcript {
   path: string;
   format: TranscriptFormat;
@@ -99,4 +110,11 @@ export interface Transcript {
   sessions: TranscriptSession[];
   captured: CapturedRequest[];
   findings: InputFinding[];
+  /**
+   * Every session of a state.db in start order, loaded or not (`sessions` may hold one lineage, or
+   * only the list without rows when the file is too large to read whole).
+   */
+  catalog?: SessionSummary[];
+  /** The file was too large to read whole and no session was asked for: `sessions` have no rows. */
+  listedOnly?: boolean;
 }

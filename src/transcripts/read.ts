@@ -1,11 +1,11 @@
 // Picks the reader by content (file names only break ties for input too damaged to tell).
 
-import type { SqlJsStatic } from 'sql.js';
 import { readCapturedRequest, readHermesRequestDump } from './hermesRequestDump';
-import { readHermesSessionJson } from './hermesSessionJson';
+import { readHermesSessionJson, readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, readHermesStateDb } from './hermesStateDb';
 import type { CapturedRequest, InputFinding, Transcript } from './model';
 import { parseError } from './rows';
+import { bytesSource } from './sqliteFile';
 import { isTurnTraceLine, readTurnTrace } from './turnTrace';
 
 export interface ReadInput {
@@ -13,15 +13,23 @@ export interface ReadInput {
   bytes: Uint8Array;
   /** The state.db-wal beside a database, if there is one. */
   wal?: Uint8Array;
-  /** sql.js, loaded by the caller (where its wasm lives is the host's business). */
-  sql: () => SqlJsStatic;
+  /** Only this session's lineage (state.db; load.ts narrows the other formats). */
+  session?: string;
+  /**
+   * @deprecated Ignored: a state.db is read by the page reader (sqliteFile.ts). Kept so callers
+   * written for the sql.js reader still compile.
+   */
+  sql?: () => unknown;
 }
 
 export type SniffedFormat = Transcript['format'] | 'unknown';
 
+/** sniffFormat looks at no more than the first this many bytes. */
+export const SNIFF_BYTES = 65536;
+
 export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   if (isSqliteFile(bytes)) return 'hermes-state-db';
-  const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 65536));
+  const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, SNIFF_BYTES));
   if (head.includes('\u0000')) return 'unknown';
   const firstLines = head.split('\n', 20);
   if (firstLines.some((l) => l.includes('"turn-trace"') && (isTurnTraceLine(l) || /\.jsonl$/i.test(path)))) return 'turn-trace';
@@ -72,7 +80,7 @@ export function readTranscript(input: ReadInput): Transcript {
   if (bytes.length === 0) {
     return { path, format: format === 'unknown' ? 'hermes-session-json' : format as Transcript['format'], sessions: [], captured: [], findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)] };
   }
-  if (format === 'hermes-state-db') return readHermesStateDb(path, bytes, input.sql(), input.wal);
+  if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, session: input.session });
   if (format === 'unknown') {
     const binary = bytes.subarray(0, 65536).includes(0);
     return {
@@ -80,6 +88,8 @@ export function readTranscript(input: ReadInput): Transcript {
       findings: [parseError(`${path}: ${binary ? 'a binary file that is not an SQLite database' : 'not a Hermes transcript (no state.db header, session JSON, request dump or turn-trace line found)'}`, { line: 1, column: 1, offset: 0 })],
     };
   }
+  const split = format === 'hermes-session-json' ? readSplitSessionJson(path, bytesSource(bytes)) : null;
+  if (split) return split;
   const { text, finding } = decodeText(path, bytes);
   const transcript = format === 'turn-trace' ? readTurnTrace(path, text)
     : format === 'hermes-request-dump' ? readHermesRequestDump(path, text) : readHermesSessionJson(path, text);

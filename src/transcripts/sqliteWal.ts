@@ -1,12 +1,13 @@
 /**
- * Folds a SQLite write-ahead log into a plain database image, in memory.
+ * The committed state of a SQLite write-ahead log, read without SQLite.
  *
  * The agent's `state.db` runs in WAL mode: its newest transactions live only in
- * `state.db-wal` until a checkpoint copies them back. sql.js loads a single
- * database image and never sees that file, and we must not open the live
- * database with a real SQLite (that would create `-shm` files or checkpoint
- * next to it). So we replay the WAL ourselves, following the documented file
- * format (https://www.sqlite.org/fileformat2.html §4 "The Write-Ahead Log").
+ * `state.db-wal` until a checkpoint copies them back. We must not open the live
+ * database with a real SQLite (that would create `-shm` files or checkpoint next
+ * to it), so we read the WAL ourselves, following the documented file format
+ * (https://www.sqlite.org/fileformat2.html §4 "The Write-Ahead Log"):
+ * readWalIndex says which frame holds each page's committed image (the page
+ * reader overlays them on demand), applyWal folds them into one image.
  *
  * Pure: no I/O, inputs are never modified, malformed input never throws.
  */
@@ -70,11 +71,24 @@ function clearWalModeMarker(image: Uint8Array): Uint8Array {
   return image;
 }
 
-export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
+/** Where the committed state of a WAL lives: enough to overlay pages on demand without copying the database. */
+export interface WalIndex {
+  pageSize: number;
+  /** Page number -> byte offset in the WAL of that page's newest committed image. */
+  pages: Map<number, number>;
+  /** The database size in pages after the last commit; 0 when nothing is committed (the WAL is ignored). */
+  dbPages: number;
+  framesApplied: number;
+  framesIgnored: number;
+  warnings: string[];
+}
+
+/** Reads the frames of a WAL; `dbPageSize` is the database header's page size, when there is a header. */
+export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
   const warnings: string[] = [];
-  const walIgnored = (reason: string, framesIgnored = 0): WalApplyResult => {
+  const walIgnored = (reason: string, framesIgnored = 0): WalIndex => {
     warnings.push(`${reason}: WAL ignored`);
-    return { bytes: clearWalModeMarker(db.slice()), framesApplied: 0, framesIgnored, warnings };
+    return { pageSize: dbPageSize ?? 0, pages: new Map(), dbPages: 0, framesApplied: 0, framesIgnored, warnings };
   };
 
   if (wal.length === 0) return walIgnored('WAL is empty');
@@ -95,7 +109,6 @@ export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
   if (checksum[0] !== readUint32(wal, 24) || checksum[1] !== readUint32(wal, 28)) {
     return walIgnored('WAL header checksum mismatch');
   }
-  const dbPageSize = databasePageSize(db);
   if (dbPageSize !== undefined && dbPageSize !== pageSize) {
     return walIgnored(`WAL page size ${pageSize} differs from the database page size ${dbPageSize}`);
   }
@@ -143,21 +156,24 @@ export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
   if (uncommitted > 0) warnings.push(`${uncommitted} WAL frame(s) after the last commit ignored (transaction in progress)`);
   if (committedFrames === 0) return walIgnored('WAL holds no committed transaction', framesInFile);
 
-  // The last commit fixes the database size: truncate or zero-extend, then replay the
-  // committed frames in log order so that a later frame for the same page wins.
-  const image = new Uint8Array(committedDbPages * pageSize);
-  image.set(db.subarray(0, Math.min(db.length, image.length)));
+  // The last commit fixes the database size; in log order a later frame for the same page wins,
+  // and a page beyond the final size was dropped by a later, shrinking commit.
+  const pages = new Map<number, number>();
   for (let index = 0; index < committedFrames; index++) {
     const pageNumber = validFramePages[index];
-    if (pageNumber > committedDbPages) continue; // page dropped by a later, shrinking commit
-    const pageStart = WAL_HEADER_BYTES + index * frameBytes + FRAME_HEADER_BYTES;
-    image.set(wal.subarray(pageStart, pageStart + pageSize), (pageNumber - 1) * pageSize);
+    if (pageNumber <= committedDbPages) pages.set(pageNumber, WAL_HEADER_BYTES + index * frameBytes + FRAME_HEADER_BYTES);
   }
+  return { pageSize, pages, dbPages: committedDbPages, framesApplied: committedFrames, framesIgnored: framesInFile - committedFrames, warnings };
+}
 
-  return {
-    bytes: clearWalModeMarker(image),
-    framesApplied: committedFrames,
-    framesIgnored: framesInFile - committedFrames,
-    warnings,
-  };
+/** The committed state as one database image (sql.js, the tests' oracle, reads a single image). */
+export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
+  const index = readWalIndex(wal, databasePageSize(db));
+  const { framesApplied, framesIgnored, warnings } = index;
+  if (index.dbPages === 0) return { bytes: clearWalModeMarker(db.slice()), framesApplied, framesIgnored, warnings };
+  // Truncate or zero-extend to the committed size, then lay the newest committed frames over it.
+  const image = new Uint8Array(index.dbPages * index.pageSize);
+  image.set(db.subarray(0, Math.min(db.length, image.length)));
+  for (const [pageNumber, offset] of index.pages) image.set(wal.subarray(offset, offset + index.pageSize), (pageNumber - 1) * index.pageSize);
+  return { bytes: clearWalModeMarker(image), framesApplied, framesIgnored, warnings };
 }

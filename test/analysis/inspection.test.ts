@@ -5,7 +5,9 @@ import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
-import { PROTOCOL_VERSION, RpcClient, type FromWebview, type ToWebview } from '../../src/protocol';
+import { packInts, PROTOCOL_VERSION, RpcClient, unpackInts, type FromWebview, type ToWebview } from '../../src/protocol';
+import fc from 'fast-check';
+import { IndexModel } from '../../webview/index-model';
 import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';
 import { example } from '../cli/support';
 
@@ -17,9 +19,9 @@ async function inspect(path: string, profile: keyof typeof PROFILES = 'hermes-cu
 /** The same reconstruction the standalone report does, in Node. */
 function pageFromExport(data: ReturnType<Inspection['exportAll']>, request: number): number[] {
   const out: number[] = [];
-  for (let i = 0; i < data.index.requests[request].messageCount; i++) {
-    let layout = data.requests[request];
-    while (i < layout.keep && layout.base !== null) layout = data.requests[layout.base];
+  for (let i = 0; i < data.requests[request].messageCount; i++) {
+    let layout = data.layouts[request];
+    while (i < layout.keep && layout.base !== null) layout = data.layouts[layout.base];
     out.push(layout.add[i - layout.keep]);
   }
   return out;
@@ -28,7 +30,7 @@ function pageFromExport(data: ReturnType<Inspection['exportAll']>, request: numb
 describe('inspection model', () => {
   it('pages bodies with tokens that add up to the request and spans that point into the text', async () => {
     const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
-    for (const r of ins.index.requests) {
+    for (const r of ins.requests) {
       const page = ins.messages(r.index, 0, 1000);
       assert.equal(page.length, r.messageCount);
       assert.equal(page.reduce((s, m) => s + m.tokens, 0), r.inputTokens);
@@ -47,8 +49,8 @@ describe('inspection model', () => {
 
   it('multimodal note parts map to offsets in the joined text', async () => {
     const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
-    const last = ins.index.requests[ins.index.requests.length - 1];
-    const turn = ins.index.turns[last.turn];
+    const last = ins.requests[ins.requests.length - 1];
+    const turn = ins.turns[last.turn];
     const row = ins.messages(last.index, turn.userMessageIndex + 1, 1)[0];
     assert.ok(row.text.includes('[image_url]'));
     const note = row.injected.find((s) => s.kind === 'multimodal-note');
@@ -60,7 +62,7 @@ describe('inspection model', () => {
 
   it('break context shows both sides of the first difference', async () => {
     const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'), 'hermes-v0');
-    const broken = ins.index.requests.find((r) => !r.stable);
+    const broken = ins.requests.find((r) => !r.stable);
     assert.ok(broken);
     const ctx = ins.breakContext(broken.index);
     assert.ok(ctx);
@@ -72,7 +74,7 @@ describe('inspection model', () => {
 
   it('compaction view names the carrier and the dropped rows', async () => {
     const ins = await inspect(example('rotation/state.db'));
-    const c = ins.index.turns.find((t) => t.compression)?.compression;
+    const c = ins.turns.find((t) => t.compression)?.compression;
     assert.ok(c);
     assert.match(c.carrier ?? '', /CONTEXT COMPACTION/);
     assert.equal(c.dropped.length, c.beforeMessages - (c.afterMessages - 1), 'every row but the kept ones (all of the list after except the carrier)');
@@ -82,9 +84,9 @@ describe('inspection model', () => {
     for (const [file, profile] of [['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'], ['rotation-prompt-changed/state.db', 'hermes-current'], ['in-place/state.db', 'hermes-v1']] as const) {
       const ins = await inspect(example(file), profile);
       const data = ins.exportAll();
-      const total = ins.index.requests.reduce((s, r) => s + r.messageCount, 0);
+      const total = ins.requests.reduce((s, r) => s + r.messageCount, 0);
       assert.ok(data.bodies.length < total / 2, `${data.bodies.length} bodies for ${total} wire messages`);
-      for (const r of ins.index.requests) {
+      for (const r of ins.requests) {
         assert.deepEqual(pageFromExport(data, r.index).map((id) => data.bodies[id].text), ins.messages(r.index, 0, r.messageCount).map((m) => m.text), `${file} request ${r.index}`);
       }
     }
@@ -93,9 +95,56 @@ describe('inspection model', () => {
   it('copy as JSON gives the wire messages', async () => {
     const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
     const json = JSON.parse(ins.requestJson(2));
-    assert.equal(json.messages.length, ins.index.requests[2].messageCount);
+    assert.equal(json.messages.length, ins.requests[2].messageCount);
     assert.equal(json.messages[0].role, 'system');
     assert.equal('timestamp' in json.messages[1], false);
+  });
+});
+
+describe('the index the view gets first', () => {
+  it('packs integer columns losslessly: negatives, zeros, and totals past 2^31', () => {
+    const cases = [[], [0], [-1, -1, 5, 0], [2 ** 31 + 5, 3, 2 ** 40, -(2 ** 33)], Array.from({ length: 5000 }, (_, i) => i * 37 % 101 - 50)];
+    for (const c of cases) assert.deepEqual([...unpackInts(packInts(c), c.length)], c);
+    fc.assert(fc.property(fc.array(fc.integer({ min: -(2 ** 45), max: 2 ** 45 })), (xs) => {
+      assert.deepEqual([...unpackInts(packInts(xs), xs.length)], xs);
+    }), { numRuns: 300 });
+    assert.ok(packInts(Array.from({ length: 10000 }, (_, i) => i)).length < 14000, 'a counting column costs about a byte and a third an item');
+  });
+
+  it('gives the view every number it steps and draws with, equal to the paged details', async () => {
+    for (const [file, profile] of [['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'], ['rotation-prompt-changed/state.db', 'hermes-current'], ['rotation/state.db', 'hermes-current']] as const) {
+      const ins = await inspect(example(file), profile);
+      const model = new IndexModel(JSON.parse(JSON.stringify(ins.index)));
+      assert.equal(model.turnCount, ins.turns.length);
+      assert.equal(model.requestCount, ins.requests.length);
+      for (const t of ins.turnsPage(0, 1e9)) {
+        assert.deepEqual(model.requestsOf(t.index), t.requests, `${file} turn ${t.index}`);
+        assert.deepEqual(model.injectedKinds(t.index).sort(), [...t.injectedKinds].sort());
+        assert.equal(model.compacted(t.index), t.compression !== null);
+        assert.equal(model.broken(t.index), t.requests.some((r) => !ins.requests[r].stable));
+      }
+      for (const r of ins.requestsPage(0, 1e9)) {
+        const prev = r.previousRequest === null ? undefined : ins.requests[r.previousRequest];
+        assert.deepEqual(model.request(r.index), {
+          index: r.index, turn: r.turn, inputTokens: r.inputTokens, reusedTokens: r.reusedTokens, messageCount: r.messageCount,
+          userWireIndex: r.userWireIndex ?? -1, previousRequest: r.previousRequest ?? -1, breakMessage: r.breakAt?.messageIndex ?? -1,
+          stable: r.stable, systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
+        });
+      }
+      const breaks = Object.values(ins.index.summary.breaks).reduce((a, b) => a + b, 0);
+      assert.equal(breaks, ins.requests.filter((r) => !r.stable).length);
+      assert.equal(model.breakCount, breaks);
+      assert.deepEqual(ins.findingsPage(0, 1e9), ins.findings);
+    }
+    const changed = await inspect(example('rotation-prompt-changed/state.db'));
+    assert.deepEqual(new IndexModel(changed.index).systemChanges(), [11], 'request #11 sends another system prompt than #10');
+  });
+
+  it('pages are slices, empty past the end', async () => {
+    const ins = await inspect(example('rotation/state.db'));
+    assert.deepEqual(ins.turnsPage(2, 3).map((t) => t.index), [2, 3, 4]);
+    assert.deepEqual(ins.requestsPage(ins.requests.length, 5), []);
+    assert.deepEqual(ins.requestsPage(-5, 2).map((r) => r.index), [0, 1]);
   });
 });
 
@@ -111,7 +160,7 @@ describe('protocol and page', () => {
     assert.equal(client.handle({ type: 'response', inReplyTo: 999, result: 1 } as ToWebview), false);
     assert.equal(await b, null);
     await assert.rejects(a, /boom/);
-    assert.equal(PROTOCOL_VERSION, 1);
+    assert.equal(PROTOCOL_VERSION, 2);
   });
 
   it('the page has a strict CSP and embedded data cannot close its element', () => {

@@ -10,11 +10,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { E2E_ACTIVATION_RECORD, readActivation } from '../../bench/hostResponsiveness';
 import {
-  ROOT, THEMES, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, reloadWorkbench, runCommand,
+  CODE_SERVER_VERSION, ROOT, THEMES, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, reloadWorkbench, runCommand,
   screenshot, startCodeServer, type CodeServer,
 } from './codeServer';
 
@@ -271,13 +272,14 @@ scenario('restore after a reload (dark theme), and the activation time', async (
   await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
   await screenshot(p, 'prompt-changed-problems-dark');
 
-  await runCommand(p, 'Developer: Show Running Extensions');
-  const row = p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
-  await row.waitFor({ state: 'visible', timeout: 20_000 });
-  const text = await row.innerText();
-  const ms = /(\d+)\s*ms/.exec(text);
-  process.stderr.write(`[e2e] running extensions row: ${text.replace(/\s+/g, ' ')}\n`);
+  // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
+  const activation = await readActivation(p, runCommand);
+  mkdirSync(dirname(E2E_ACTIVATION_RECORD), { recursive: true });
+  writeFileSync(E2E_ACTIVATION_RECORD, `${JSON.stringify({ at: new Date().toISOString(), codeServer: CODE_SERVER_VERSION, ...activation }, null, 2)}\n`);
+  process.stderr.write(`[e2e] activation: ${JSON.stringify(activation)}\n`);
   process.stderr.write(`[e2e] .vsix size: ${statSync(VSIX).size} bytes\n`);
-  assert.ok(ms, `an activation time in "${text}"`);
+  assert.ok(activation.shownMs >= 0 && activation.loadMs >= 0 && activation.activateMs >= 0, `activation times read: ${JSON.stringify(activation)}`);
+  await runCommand(p, 'Developer: Show Running Extensions');
+  await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
   await screenshot(p, 'running-extensions-dark');
 });

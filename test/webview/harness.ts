@@ -16,7 +16,7 @@ import { analyze } from '../../src/analysis/report';
 import { Inspection } from '../../src/analysis/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import type { BreakContext, FromWebview, InspectorIndex, MessageView, ToWebview, UiState } from '../../src/protocol';
+import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol';
 import { PROTOCOL_VERSION } from '../../src/protocol';
 import { loadTranscript } from '../../src/transcripts/load';
 import { renderInspectorHtml } from '../../src/webviewHtml';
@@ -28,6 +28,9 @@ export const example = (p: string): string => join(ROOT, 'examples', p);
 /** What the harness answers from: Inspection has exactly this shape. */
 export interface HostData {
   index: InspectorIndex;
+  turns: TurnView[];
+  requests: RequestView[];
+  findings: DiagnosticView[];
   messages(request: number, start: number, count: number): MessageView[];
   breakContext(request: number): BreakContext | null;
 }
@@ -101,7 +104,26 @@ function initScript(theme: Theme): string {
       post(message) { globalThis.__piHostReceive(JSON.stringify(message)); },
       onMessage(handler) { handlers.push(handler); },
     };
-    globalThis.__piDeliver = (message) => { for (const h of handlers) h(message); };
+    // When each host message reached the page, for the bench's timings (bench/webview.ts).
+    globalThis.__piDelivered = [];
+    globalThis.__piDeliver = (message) => {
+      globalThis.__piDelivered.push({ type: message.type, at: performance.now() });
+      for (const h of handlers) h(message);
+      if (message.type === 'init') watchFirstPaint(performance.now());
+    };
+    // The first frame after init that shows the selected turn and a message body.
+    const watchFirstPaint = (since) => {
+      const shows = () => {
+        const app = document.querySelector('prompt-inspector-app')?.shadowRoot;
+        return !!app?.querySelector('turn-stepper')?.shadowRoot?.querySelector('[role=option][aria-selected=true]')
+          && !!app.querySelector('message-list')?.shadowRoot?.querySelector('message-view');
+      };
+      const frame = () => {
+        if (shows()) globalThis.__piFirstPaint = performance.now() - since;
+        else if (performance.now() - since < 30000) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    };
     globalThis.__piCsp = [];
     document.addEventListener('securitypolicyviolation', (e) => { globalThis.__piCsp.push(e.violatedDirective + ' ' + e.blockedURI); });
     // As VS Code does: theme variables inline on <html>, before the page renders.
@@ -228,9 +250,11 @@ export class View {
       await this.send({ type: 'init', version: PROTOCOL_VERSION, index: this.data.index, state: this.state });
       this.resolveInit();
     } else if (m.type === 'request') {
-      const p = m.params as { request: number; start: number; count: number };
+      const p = m.params as RequestMap['messages']['params'];
       try {
-        const result = m.method === 'messages' ? this.data.messages(p.request, p.start, p.count) : this.data.breakContext(p.request);
+        const result = m.method === 'messages' ? this.data.messages(p.request, p.start, p.count)
+          : m.method === 'breakContext' ? this.data.breakContext(p.request)
+            : this.data[m.method].slice(Math.max(0, p.start), Math.max(0, p.start) + p.count);
         await this.send({ type: 'response', inReplyTo: m.id, result });
       } catch (e) {
         await this.send({ type: 'response', inReplyTo: m.id, error: (e as Error).message });

@@ -3,13 +3,15 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InspectorIndex, MessageView, RequestView, TurnView } from '../../src/protocol';
-import { MessagePages } from '../../webview/message-pages';
-import { restore, selectRequest, step, systemPromptChanges } from '../../webview/navigation';
+import { buildIndex } from '../../src/analysis/inspection';
+import type { MessageView, RequestView, TurnView } from '../../src/protocol';
+import { IndexModel } from '../../webview/index-model';
+import { restore, selectRequest, step } from '../../webview/navigation';
+import { Pages } from '../../webview/pages';
 import { changedRange, collapsePoint, segment } from '../../webview/segments';
 
 /** Turns of the given request counts; `broken` requests are cache breaks. */
-function index(turnSizes: number[], broken: number[] = []): InspectorIndex {
+function index(turnSizes: number[], broken: number[] = []): IndexModel {
   const turns: TurnView[] = [];
   const requests: RequestView[] = [];
   turnSizes.forEach((n, t) => {
@@ -23,7 +25,8 @@ function index(turnSizes: number[], broken: number[] = []): InspectorIndex {
     }
     turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });
   });
-  return { title: 't', source: { path: 'p', format: 'f' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [], turns, requests, diagnostics: [] };
+  const header = { title: 't', source: { path: 'p', format: 'f' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [] };
+  return new IndexModel(buildIndex(header, turns, requests, []));
 }
 
 describe('webview selection', () => {
@@ -61,7 +64,7 @@ describe('webview selection', () => {
   });
 
   it('finds the requests whose system prompt changed', () => {
-    assert.deepEqual([...systemPromptChanges(x)], [3, 4]);
+    assert.deepEqual(x.systemChanges(), [3, 4]);
   });
 });
 
@@ -111,7 +114,7 @@ describe('webview message pages', () => {
   it('asks each page once, serves it, and refetches after an update while showing the old copy', async () => {
     const asked: number[] = [];
     let changes = 0;
-    const pages = new MessagePages(async (_r, start, count) => { asked.push(start); return Array.from({ length: count }, (_, k) => view(start + k)); }, () => changes++, 10);
+    const pages = new Pages<MessageView>(async (_r, start, count) => { asked.push(start); return Array.from({ length: count }, (_, k) => view(start + k)); }, () => changes++, 10);
     pages.ensure(0, 0, 25);
     pages.ensure(0, 5, 15);
     assert.deepEqual(asked, [0, 10, 20]);
@@ -129,7 +132,7 @@ describe('webview message pages', () => {
     let fail = true;
     let release: () => void = () => undefined;
     const gate = new Promise<void>((ok) => { release = ok; });
-    const pages = new MessagePages(async (r, start) => {
+    const pages = new Pages<MessageView>(async (r, start) => {
       if (r === 1) { await gate; return [view(99)]; }
       if (fail) throw new Error('host went away');
       return [view(start)];
