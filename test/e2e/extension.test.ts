@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../../bench/hostResponsiveness';
+import { inspect } from '../webview/harness';
 import {
   CODE_SERVER_VERSION, ROOT, THEMES, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, reloadWorkbench, runCommand,
   screenshot, startCodeServer, type CodeServer,
@@ -58,11 +59,17 @@ function scenario(name: string, fn: () => Promise<void>): void {
 function inspectorFor(name: string, timeoutMs = 30_000): Promise<Frame> {
   return findFrameWith(page as Page, (n: string) => {
     const app = (globalThis as any).document.querySelector('prompt-inspector-app');
-    return typeof app?.index?.source?.path === 'string' && app.index.source.path.endsWith(n);
+    const path = app?.model?.index?.source?.path;
+    return typeof path === 'string' && path.endsWith(n);
   }, timeoutMs, name);
 }
 
-const appIndex = (frame: Frame): Promise<any> => frame.evaluate(() => (globalThis as any).document.querySelector('prompt-inspector-app').index);
+/** What the view was given: the index header and counts, and the turns it marks as compacted. */
+const appIndex = (frame: Frame): Promise<{ profile: string; turnCount: number; compactedTurns: number[] }> => frame.evaluate(() => {
+  const model = (globalThis as any).document.querySelector('prompt-inspector-app').model;
+  const compactedTurns = Array.from({ length: model.turnCount }, (_, i) => i).filter((i) => model.compacted(i));
+  return { profile: model.index.profile, turnCount: model.turnCount, compactedTurns };
+});
 const selectedTurn = (frame: Frame): Promise<string | null> => frame.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id');
 
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -92,7 +99,7 @@ scenario('palette: open the sidecar session, step with the keyboard, memory fenc
   await openFromPalette('sidecars/session_');
   const frame = await inspectorFor('session_20260918_101500_a1b2c3.json');
   const index = await appIndex(frame);
-  assert.equal(index.turns.length, 5);
+  assert.equal(index.turnCount, 5);
   assert.equal(index.profile, 'hermes-current');
 
   // The first request's user row: the memory fence highlighted with its kind, stored vs sent.
@@ -131,13 +138,15 @@ scenario('Open With…: state.db with a rotation shows the compaction and the re
 
   const frame = await inspectorFor('rotation/state.db');
   const index = await appIndex(frame);
-  const turn = index.turns.find((t: any) => t.compression);
-  assert.ok(turn, 'a turn with a compaction');
-  await frame.locator(`turn-stepper #turn-${turn.index}`).click();
+  const turn = index.compactedTurns[0];
+  assert.ok(turn !== undefined, 'a turn with a compaction');
+  await frame.locator(`turn-stepper #turn-${turn}`).click();
   const panel = frame.locator('compaction-panel');
   await panel.waitFor({ state: 'visible', timeout: 10_000 });
   const table = await panel.locator('table').innerText();
-  const c = turn.compression;
+  // What the panel must say: the same compaction as the engine gives in Node.
+  const c = (await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current')).turns[turn].compression;
+  assert.ok(c);
   const n = (x: number) => x.toLocaleString('en');
   assert.ok(table.includes(`${n(c.beforeTokens)} → ${n(c.afterTokens)}`), table);
   const reanchor = await panel.locator('[data-reanchor]').innerText();
@@ -191,7 +200,7 @@ scenario('the Agent Transcripts view: transcripts → sessions → turns with br
 scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
   await openFromPalette('agent.trace.jsonl');
   const frame = await inspectorFor('agent.trace.jsonl');
-  const before = (await appIndex(frame)).turns.length;
+  const before = (await appIndex(frame)).turnCount;
   const file = join(workspace, 'trace/agent.trace.jsonl');
   const lines = readFileSync(file, 'utf8').trim().split('\n');
   const next = JSON.parse(lines[lines.length - 1]);
@@ -202,7 +211,7 @@ scenario('live refresh: a turn appended to an open trace shows within a second',
   delete next.pluginContext;
   const written = Date.now();
   appendFileSync(file, `${JSON.stringify(next)}\n`);
-  const after = await eventually(async () => (await appIndex(frame)).turns.length, (n) => n === before + 1, 10_000);
+  const after = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === before + 1, 10_000);
   const elapsed = Date.now() - written;
   process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
   assert.equal(after, before + 1);
@@ -231,11 +240,11 @@ scenario('a writer appending every 50 ms for 10 s: the view follows, no error fo
     await new Promise((r) => setTimeout(r, 50));
     if (i % (chunk * 10) === 0) {
       if ((await markers.innerText()).includes('agent.trace.jsonl')) errorsWhileWriting++;
-      turnsSeen.add((await appIndex(frame)).turns.length);
+      turnsSeen.add((await appIndex(frame)).turnCount);
     }
   }
   assert.equal(errorsWhileWriting, 0, 'the line being written is never reported while the writer writes');
-  const turns = await eventually(async () => (await appIndex(frame)).turns.length, (n) => n === 6, 5_000);
+  const turns = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === 6, 5_000);
   assert.equal(turns, 6, 'the view followed to the last complete line');
   assert.ok(turnsSeen.size >= 3, `the view followed while writing (turn counts seen: ${[...turnsSeen].join(', ')})`);
   // Once the writer has stopped, the half line is a real error, at its line.
@@ -260,7 +269,7 @@ scenario('restore after a reload (dark theme), and the activation time', async (
   await openFromPalette('rotation/state.db');
   const rotation = await inspectorFor('rotation/state.db');
   const index = await appIndex(rotation);
-  await rotation.locator(`turn-stepper #turn-${index.turns.find((t: any) => t.compression).index}`).click();
+  await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
   await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
   await screenshot(p, 'rotation-compaction-dark');
 
