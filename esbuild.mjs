@@ -1,5 +1,5 @@
 // One build script for every bundle: the CLI (and, later, the extension host) as CommonJS for Node,
-// the webview as a browser IIFE. The sql.js wasm binary is copied beside the bundles it serves.
+// the webview as a browser IIFE.
 import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
 
@@ -78,7 +78,6 @@ const contexts = await Promise.all([
 ]);
 
 mkdirSync('dist', { recursive: true });
-copyFileSync('node_modules/sql.js/dist/sql-wasm.wasm', 'dist/sql-wasm.wasm');
 for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/${f}`);
 
 if (watch) {

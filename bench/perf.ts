@@ -46,8 +46,8 @@ function time(fn: () => unknown): number {
 }
 
 /** What the extension and CLI do: read the bytes, pick the reader, replay, count, compare prefixes. */
-function fullAnalysis(input: Input, SQL: SqlJsStatic, counter: TokenCounter = createTokenCounter('o200k_base')): Analysis {
-  const transcript = readTranscript({ path: input.path, bytes: readFileSync(input.path), sql: () => SQL });
+function fullAnalysis(input: Input, counter: TokenCounter = createTokenCounter('o200k_base')): Analysis {
+  const transcript = readTranscript({ path: input.path, bytes: readFileSync(input.path) });
   return analyze(transcript, { profile: PROFILES['hermes-current'], counter, messages: false });
 }
 
@@ -111,15 +111,15 @@ function measure(input: Input, SQL: SqlJsStatic): { m: Measured; analysis: Analy
   const asked = new Set<string>();
   const inner = createTokenCounter('o200k_base');
   const recording: TokenCounter = { name: inner.name, isApproximate: inner.isApproximate, count: (t) => { asked.add(t); return inner.count(t); } };
-  const analysis = fullAnalysis(input, SQL, recording);
+  const analysis = fullAnalysis(input, recording);
   const texts = [...distinctWireTexts(analysis)];
   const textChars = texts.reduce((n, t) => n + t.length, 0);
   const fulls: number[] = [];
   const floors: number[] = [];
   for (let i = 0; i < REPEATS[input.turns]; i++) {
     // Alternate the order so neither side always runs on a freshly collected heap.
-    if (i % 2 === 0) { floors.push(time(() => floor(input, SQL, texts))); fulls.push(time(() => fullAnalysis(input, SQL))); }
-    else { fulls.push(time(() => fullAnalysis(input, SQL))); floors.push(time(() => floor(input, SQL, texts))); }
+    if (i % 2 === 0) { floors.push(time(() => floor(input, SQL, texts))); fulls.push(time(() => fullAnalysis(input))); }
+    else { fulls.push(time(() => fullAnalysis(input))); floors.push(time(() => floor(input, SQL, texts))); }
   }
   const fullMs = median(fulls);
   const floorMs = median(floors);
@@ -205,8 +205,8 @@ export async function benchPerformance(): Promise<string[]> {
   const lines: string[] = ['performance targets (generated Hermes sessions, seed 42; ratios within this run, nothing asserted on time)'];
   try {
     const inputs = buildInputs(dir, SQL);
-    fullAnalysis(inputs[0], SQL); // warm the JIT and load the encoding before anything is timed
-    fullAnalysis(inputs[1], SQL);
+    fullAnalysis(inputs[0]); // warm the JIT and load the encoding before anything is timed
+    fullAnalysis(inputs[1]);
 
     lines.push(' cost vs floor (floor = read + JSON.parse / sql.js SELECT of every row + count() of each distinct wire text once):');
     const measured: Measured[] = [];

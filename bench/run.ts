@@ -20,7 +20,7 @@ function benchAnalysis(turns: number): string[] {
   const text = toSessionJson(synthesizeLongSession(turns, 42));
   const bytes = new TextEncoder().encode(text);
   const t0 = performance.now();
-  const transcript = readTranscript({ path: 'bench.json', bytes, sql: () => { throw new Error('no sql.js needed'); } });
+  const transcript = readTranscript({ path: 'bench.json', bytes });
   const t1 = performance.now();
   const report = analyzeTranscript(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
   const t2 = performance.now();

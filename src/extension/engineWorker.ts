@@ -1,6 +1,6 @@
 // The analysis worker (bundled as dist/engine.js): reads transcripts, replays them and answers
 // page requests, off the extension host's thread. Loaded on the first analysis, so activation
-// never parses the engine, sql.js or the tokenizer's rank tables.
+// never parses the engine or the tokenizer's rank tables.
 
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../analysis/inspection';

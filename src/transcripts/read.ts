@@ -15,11 +15,6 @@ export interface ReadInput {
   wal?: Uint8Array;
   /** Only this session's lineage (state.db; load.ts narrows the other formats). */
   session?: string;
-  /**
-   * @deprecated Ignored: a state.db is read by the page reader (sqliteFile.ts). Kept so callers
-   * written for the sql.js reader still compile.
-   */
-  sql?: () => unknown;
 }
 
 export type SniffedFormat = Transcript['format'] | 'unknown';

@@ -292,3 +292,29 @@ scenario('restore after a reload (dark theme), and the activation time', async (
   await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
   await screenshot(p, 'running-extensions-dark');
 });
+
+scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
+  const p = page as Page;
+  // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on an example.
+  (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark, 'promptInspector.readWholeLimitMB': 0 });
+  await reloadWorkbench(p);
+  await openFromPalette('rotation/state.db');
+  const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();
+  await child.waitFor({ state: 'visible', timeout: 30_000 });
+  assert.match(await p.locator('.quick-input-widget .quick-input-title').innerText(), /too large to read whole: choose a session/);
+  assert.equal(await rows.count(), 2, 'both sessions offered');
+  const frame = await inspectorFor('rotation/state.db');
+  assert.equal((await appIndex(frame)).turnCount, 0, 'nothing loaded before a session is chosen');
+  await screenshot(p, 'large-db-sessions-dark');
+
+  // The rotated child: its lineage (the parent it was compacted from, and itself) loads.
+  await child.click();
+  const loaded = await eventually(() => appIndex(frame), (x) => x.turnCount > 0, 30_000);
+  const expected = await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current');
+  assert.equal(loaded.turnCount, expected.turns.length);
+  assert.deepEqual(loaded.compactedTurns, expected.turns.filter((t) => t.compression).map((t) => t.index));
+  await frame.locator(`turn-stepper #turn-${loaded.compactedTurns[0]}`).click();
+  await frame.locator('compaction-panel').waitFor({ state: 'visible' });
+  await screenshot(p, 'large-db-session-loaded-dark');
+});

@@ -41,7 +41,6 @@ import { reportCounts } from './tally';
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20260918;
 const counter = createTokenCounter('o200k_base');
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const noSql = (): never => { throw new Error('sql.js is not needed for a text transcript'); };
 
 const counts = { bad: 0, fuzz: 0, failures: 0 };
 let transcripts = 0;
@@ -250,7 +249,7 @@ function checkTranscript(t: Transcript, what: string): void {
 }
 
 const readText = (path: string, text: string | Uint8Array): Transcript =>
-  readTranscript({ path, bytes: typeof text === 'string' ? enc(text) : text, sql: noSql });
+  readTranscript({ path, bytes: typeof text === 'string' ? enc(text) : text });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -351,7 +350,7 @@ describe('fuzz: generated transcripts through the readers and analyze, all three
             summary || row._compressed_summary ? 1 : 0, active, compacted, typeof row.api_content === 'string' ? row.api_content : null, row.display_kind ?? null]);
         });
         insert.free();
-        const t = readTranscript({ path: 'state.db', bytes: db.export(), sql: () => SQL });
+        const t = readTranscript({ path: 'state.db', bytes: db.export() });
         checkTranscript(t, 'state.db');
       } finally {
         db.close();

@@ -11,8 +11,7 @@ import { readTranscript, sniffFormat } from '../../src/transcripts/read';
 import { example, tempDir } from '../cli/support';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const noSql = (): never => { throw new Error('sql.js not expected'); };
-const read = (path: string, text: string) => readTranscript({ path, bytes: enc(text), sql: noSql });
+const read = (path: string, text: string) => readTranscript({ path, bytes: enc(text) });
 const analyze = (t: ReturnType<typeof read>, profile: keyof typeof PROFILES = 'hermes-current') =>
   analyzeTranscript(t, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
 
