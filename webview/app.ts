@@ -12,7 +12,7 @@ import './compaction-panel';
 import type { SelectDetail } from './events';
 import './findings-list';
 import { IndexModel } from './index-model';
-import './message-list';
+import { AHEAD } from './message-list';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
 import { Pages, type Details } from './pages';
 import './request-bar';
@@ -174,9 +174,23 @@ export class InspectorApp extends LitElement {
 
   private moveTo(next: UiState): void {
     if (next.turn === this.sel.turn && next.request === this.sel.request) return;
+    this.prefetch(next);
     this.sel = next;
     this.openKey++;
     this.selectionChanged(true);
+  }
+
+  /**
+   * Asks for what the new place shows before rendering it: the pages come back while the view
+   * renders, instead of being asked for by the render and awaited after it.
+   */
+  private prefetch(at: UiState): void {
+    const r = this.model?.request(at.request);
+    if (!r || !this.details) return;
+    this.pages?.ensure(r.index, at.firstVisibleMessage - AHEAD, at.firstVisibleMessage + AHEAD);
+    this.details.turns.ensure(0, at.turn, at.turn);
+    this.details.requests.ensure(0, r.index, r.index);
+    if (r.previousRequest >= 0) this.details.requests.ensure(0, r.previousRequest, r.previousRequest);
   }
 
   /** After any selection: tell the host (it persists), remember, announce, fetch what a break needs. */

@@ -13,7 +13,7 @@ import type { Pages } from './pages';
 import { tokens } from './theme';
 
 /** Messages fetched beyond the rendered range, so a slow scroll rarely meets a placeholder. */
-const AHEAD = 20;
+export const AHEAD = 20;
 /** Scroll positions reach the host at most this often: it persists each one. */
 const SCROLL_REPORT_MS = 250;
 

@@ -55,6 +55,8 @@ export class TurnStepper extends LitElement {
     .n { grid-row: span 2; min-width: 3ch; text-align: right; color: var(--pi-muted); font-variant-numeric: tabular-nums; }
     .title { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
     .meta { display: flex; flex-wrap: nowrap; overflow: hidden; align-items: center; gap: 3px; font-size: 11px; }
+    /* A row is one line high: what does not fit is cut, breaks and compactions first so they show. */
+    .meta > * { flex-shrink: 0; white-space: nowrap; }
     .reqs { color: var(--pi-muted); margin-right: 2px; }
     .empty { padding: 12px; color: var(--pi-muted); }
   `];
@@ -107,9 +109,9 @@ export class TurnStepper extends LitElement {
         <span class="title" title=${title}>${title}</span>
         <span class="meta">
           <span class="reqs">${plural(model.requestsOf(i).length, 'req', 'reqs')}</span>
-          ${model.injectedKinds(i).map((k) => html`<span class="chip k-${k}" data-kind=${k}>${KIND_LABEL[k]}</span>`)}
-          ${model.compacted(i) ? html`<span class="chip compaction" data-badge="compaction">compacted</span>` : nothing}
           ${model.broken(i) ? html`<span class="chip break solid" data-badge="break">cache break</span>` : nothing}
+          ${model.compacted(i) ? html`<span class="chip compaction" data-badge="compaction">compacted</span>` : nothing}
+          ${model.injectedKinds(i).map((k) => html`<span class="chip k-${k}" data-kind=${k}>${KIND_LABEL[k]}</span>`)}
         </span>
       </div>`;
   }

@@ -53,6 +53,16 @@ function ownContent(content: unknown): unknown {
   return content.filter((_, i) => !notes.has(i));
 }
 
+export interface SessionTurn {
+  index: number;
+  title: string;
+  requests: number;
+  userMessageIndex: number;
+  injectedKinds: TurnView['injectedKinds'];
+  compacted: boolean;
+  breaks: number;
+}
+
 export class Inspection {
   readonly turns: TurnView[];
   readonly requests: RequestView[];
@@ -98,6 +108,16 @@ export class Inspection {
 
   findingsPage(start: number, count: number): DiagnosticView[] {
     return page(this.findings, start, count);
+  }
+
+  /** One session's turns as a tree lists them, breaks counted here rather than by the caller. */
+  sessionTurns(sessionId: string): SessionTurn[] {
+    return this.turns.filter((t) => t.sessionId === sessionId).map((t) => ({
+      index: t.index, title: t.title, requests: t.requests.length, userMessageIndex: t.userMessageIndex, injectedKinds: t.injectedKinds,
+      compacted: t.compression !== null,
+      // A compaction re-bills by design: not a break to fix.
+      breaks: t.requests.filter((r) => !this.requests[r].stable && this.requests[r].breakAt?.cause !== 'compression').length,
+    }));
   }
 
   /** Wire messages [start, start + count) of a request. */

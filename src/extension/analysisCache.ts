@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
+import type { SessionTurn } from '../analysis/inspection';
 import type { Diagnostic } from '../analysis/report';
 import type { BreakContext, InspectorIndex, MessageView, RequestMap } from '../protocol';
 import type { SessionSummary } from '../transcripts/model';
@@ -29,6 +30,10 @@ export class RemoteInspection {
 
   page<L extends PagedList>(list: L, start: number, count: number): Promise<RequestMap[L]['result']> {
     return this.engine.call('page', { key: this.key, list, start, count }) as Promise<RequestMap[L]['result']>;
+  }
+
+  sessionTurns(sessionId: string): Promise<SessionTurn[]> {
+    return this.engine.call('sessionTurns', { key: this.key, sessionId });
   }
 
   breakContext(request: number): Promise<BreakContext | null> {

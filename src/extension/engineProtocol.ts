@@ -2,6 +2,7 @@
 // every analysis; the host holds only indexes and asks for pages, so the extension host's event
 // loop never runs a replay or a tokenizer.
 
+import type { SessionTurn } from '../analysis/inspection';
 import type { Diagnostic } from '../analysis/report';
 import type { TokenizerName } from '../analysis/tokenizer';
 import type { ProfileName } from '../engine/profile';
@@ -17,6 +18,7 @@ export interface EngineCalls {
     result: { index: InspectorIndex; diagnostics: Diagnostic[]; catalog: SessionSummary[] | null; listedOnly: boolean };
   };
   messages: { params: { key: string; request: number; start: number; count: number }; result: MessageView[] };
+  sessionTurns: { params: { key: string; sessionId: string }; result: SessionTurn[] };
   page: { params: { key: string; list: PagedList; start: number; count: number }; result: RequestMap[PagedList]['result'] };
   breakContext: { params: { key: string; request: number }; result: BreakContext | null };
   requestJson: { params: { key: string; request: number }; result: string };

@@ -39,6 +39,10 @@ async function handle(req: EngineRequest): Promise<unknown> {
         : p.list === 'requests' ? inspection.requestsPage(p.start, p.count)
           : inspection.findingsPage(p.start, p.count);
     }
+    case 'sessionTurns': {
+      const p = req.params as EngineCalls['sessionTurns']['params'];
+      return get(p.key).sessionTurns(p.sessionId);
+    }
     case 'breakContext': {
       const p = req.params as EngineCalls['breakContext']['params'];
       return get(p.key).breakContext(p.request);

@@ -34,6 +34,8 @@ export async function pickSession(uri: vscode.Uri, inspection: RemoteInspection,
     placeHolder: `${catalog.length} session${catalog.length === 1 ? '' : 's'}; type to filter by title or id`,
     matchOnDescription: true,
     matchOnDetail: true,
+    // Offered by itself as the panel opens: the panel taking focus must not dismiss it.
+    ignoreFocusOut: inspection.listedOnly,
   });
   if (!picked) return false;
   await cache.chooseSession(uri, picked.id === ALL ? undefined : picked.id);

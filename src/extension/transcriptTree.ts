@@ -1,14 +1,14 @@
 // Transcripts in the workspace → sessions → turns, with badges for cache breaks and compactions.
 
 import * as vscode from 'vscode';
-import type { TurnView } from '../protocol';
+import type { SessionTurn } from '../analysis/inspection';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 
 type Node =
   | { kind: 'file'; uri: vscode.Uri }
   | { kind: 'session'; uri: vscode.Uri; id: string }
-  | { kind: 'turn'; uri: vscode.Uri; turn: TurnView; breaks: number };
+  | { kind: 'turn'; uri: vscode.Uri; turn: SessionTurn };
 
 export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -35,10 +35,7 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     }
     const { index } = inspection;
     if (node.kind === 'file') return index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
-    const [turns, requests] = await Promise.all([inspection.page('turns', 0, index.turnCount), inspection.page('requests', 0, index.requestCount)]);
-    return turns.filter((t) => t.sessionId === node.id).map((turn) => ({
-      kind: 'turn', uri: node.uri, turn, breaks: turn.requests.filter((r) => !requests[r].stable && requests[r].breakAt?.cause !== 'compression').length,
-    }));
+    return (await inspection.sessionTurns(node.id)).map((turn) => ({ kind: 'turn', uri: node.uri, turn }));
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -56,10 +53,10 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     }
     const t = node.turn;
     const item = new vscode.TreeItem(`Turn ${t.index}: ${t.title}`, vscode.TreeItemCollapsibleState.None);
-    const badges = [node.breaks ? `${node.breaks} cache break${node.breaks > 1 ? 's' : ''}` : '', t.compression ? 'compaction' : ''].filter(Boolean);
+    const badges = [t.breaks ? `${t.breaks} cache break${t.breaks > 1 ? 's' : ''}` : '', t.compacted ? 'compaction' : ''].filter(Boolean);
     item.description = badges.join(' · ');
-    item.iconPath = new vscode.ThemeIcon(node.breaks ? 'warning' : t.compression ? 'fold' : 'pass');
-    item.tooltip = `${t.requests.length} request(s); user row ${t.userMessageIndex}${t.injectedKinds.length ? `; injected: ${t.injectedKinds.join(', ')}` : ''}`;
+    item.iconPath = new vscode.ThemeIcon(t.breaks ? 'warning' : t.compacted ? 'fold' : 'pass');
+    item.tooltip = `${t.requests} request(s); user row ${t.userMessageIndex}${t.injectedKinds.length ? `; injected: ${t.injectedKinds.join(', ')}` : ''}`;
     item.command = { command: 'promptInspector.openFile', title: 'Open in Prompt Inspector', arguments: [node.uri] };
     return item;
   }

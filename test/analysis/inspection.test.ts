@@ -140,6 +140,18 @@ describe('the index the view gets first', () => {
     assert.deepEqual(new IndexModel(changed.index).systemChanges(), [11], 'request #11 sends another system prompt than #10');
   });
 
+  it('lists a session\u2019s turns for the tree, counting breaks but not the re-billing a compaction causes', async () => {
+    const ins = await inspect(example('rotation/state.db'));
+    const listed = ins.index.sessions.flatMap((s) => ins.sessionTurns(s.id));
+    assert.deepEqual(listed.map((t) => t.index), ins.turns.map((t) => t.index), 'every turn once, in order');
+    const compacted = listed.find((t) => t.compacted);
+    assert.ok(compacted);
+    const own = ins.turns[compacted.index].requests.map((r) => ins.requests[r]);
+    assert.ok(own.some((r) => r.breakAt?.cause === 'compression'), 'the compaction re-bills the prefix');
+    assert.equal(compacted.breaks, own.filter((r) => !r.stable && r.breakAt?.cause !== 'compression').length);
+    assert.deepEqual(ins.sessionTurns('no such session'), []);
+  });
+
   it('pages are slices, empty past the end', async () => {
     const ins = await inspect(example('rotation/state.db'));
     assert.deepEqual(ins.turnsPage(2, 3).map((t) => t.index), [2, 3, 4]);
