@@ -83,6 +83,11 @@ export const TURN_COMPACTED = 1 << INJECTION_KINDS.length;
 export const REQUEST_STABLE = 1;
 /** The system prompt differs from the previous request's in its lineage. */
 export const REQUEST_SYSTEM_CHANGED = 2;
+/**
+ * The prefix broke because a compaction replaced the history: re-billed by design, not a break to
+ * fix (a `prefix-break` of cause `compression` is info in REPORT.md).
+ */
+export const REQUEST_COMPACTION = 4;
 
 /**
  * What the webview gets first, sized to stay small at any length (~15 bytes a request): the header,

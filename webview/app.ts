@@ -13,6 +13,7 @@ import type { SelectDetail } from './events';
 import './findings-list';
 import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
+import { PREFIX_STATUS_LABEL } from './format';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
 import { Pages, type Details } from './pages';
 import './request-bar';
@@ -208,8 +209,8 @@ export class InspectorApp extends LitElement {
     }
     if (announce) {
       const title = this.details?.turns.peek(0, this.sel.turn)?.title;
-      const cause = r && !r.stable ? this.details?.requests.peek(0, r.index)?.breakAt?.cause : undefined;
-      const status = !r ? 'no request' : r.stable ? 'stable prefix' : `cache break${cause ? `, ${cause}` : ''}`;
+      const cause = r && x.breaks(r.index) ? this.details?.requests.peek(0, r.index)?.breakAt?.cause : undefined;
+      const status = !r ? 'no request' : `${PREFIX_STATUS_LABEL[x.status(r.index)]}${cause ? `, ${cause}` : ''}`;
       this.announcement = `Turn ${this.sel.turn} of ${x.turnCount}${title ? `: ${title}` : ''}. Request ${r ? `#${r.index}` : 'none'}, ${status}.`;
     }
   }

@@ -6,7 +6,7 @@ import { css, html, LitElement, nothing, svg } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { BreakContext, RequestView } from '../src/protocol';
 import { selectEvent } from './events';
-import { num, percentOf, plural, shortHash, showWhitespace } from './format';
+import { num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
@@ -42,7 +42,7 @@ export class CachePanel extends LitElement {
   declare context: ContextState;
   /** The strip cell under the pointer, or -1. */
   declare hovered: number;
-  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | 'stable' | 'broken' | 'hashmark', string>; changes: number[] } | null = null;
+  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | 'stable' | 'broken' | 'compaction' | 'hashmark', string>; changes: number[] } | null = null;
   private readonly width = new WidthController(this);
 
   constructor() {
@@ -88,6 +88,7 @@ export class CachePanel extends LitElement {
     .sw { display: inline-block; width: 9px; height: 9px; margin-right: 4px; vertical-align: -1px; border-radius: 1px; }
     .sw.stable, .cell.stable { background: var(--pi-ok); fill: var(--pi-ok); }
     .sw.broken, .cell.broken { background: var(--pi-error); fill: var(--pi-error); }
+    .sw.compaction, .cell.compaction { background: var(--pi-info); fill: var(--pi-info); }
     .sw.first { background: var(--pi-muted); }
     h3 { margin: 0; font-size: 12px; font-weight: 600; }
     .sw.hash { background: var(--vscode-charts-purple, #652d90); }
@@ -115,7 +116,7 @@ export class CachePanel extends LitElement {
     const reusedShare = r.inputTokens > 0 ? Math.min(1, r.reusedTokens / r.inputTokens) : 0;
     return html`<b>${num(r.reusedTokens)}</b> reused (${percentOf(r.reusedTokens, r.inputTokens)}) ·
       <b>${num(billed)}</b> re-billed · ${num(r.inputTokens)} input
-      <svg class="share ${r.stable ? '' : 'broken'}" width="100%" height="6" aria-hidden="true">
+      <svg class="share ${r.stable || r.compaction ? '' : 'broken'}" width="100%" height="6" aria-hidden="true">
         <rect class="reused" x="0" y="0" width="${reusedShare * 100}%" height="6"></rect>
         <rect class="billed" x="${reusedShare * 100}%" y="0" width="${(1 - reusedShare) * 100}%" height="6"></rect>
       </svg>`;
@@ -142,11 +143,11 @@ export class CachePanel extends LitElement {
   /** The strip's cells as one path per status: a long session has tens of thousands of them. */
   private stripPaths(x: IndexModel, perRow: number) {
     if (this.strips?.model === x && this.strips.perRow === perRow) return this.strips;
-    const paths = { first: '', stable: '', broken: '', hashmark: '' };
+    const paths = { first: '', stable: '', broken: '', compaction: '', hashmark: '' };
     const cell = (at: number, w: number): string => `M${(at % perRow) * CELL + 1} ${Math.floor(at / perRow) * CELL + 1}h${w}v${CELL - 2}h${-w}z`;
     for (let i = 0; i < x.requestCount; i++) {
       const r = x.request(i) as RequestSummary;
-      paths[r.previousRequest < 0 ? 'first' : r.stable ? 'stable' : 'broken'] += cell(i, CELL - 2);
+      paths[r.previousRequest < 0 ? 'first' : r.stable ? 'stable' : r.compaction ? 'compaction' : 'broken'] += cell(i, CELL - 2);
       if (r.systemChanged) paths.hashmark += cell(i, 3);
     }
     this.strips = { model: x, perRow, paths, changes: x.systemChanges() };
@@ -163,7 +164,7 @@ export class CachePanel extends LitElement {
   private caption(x: IndexModel, i: number): string {
     const r = x.request(i);
     if (!r) return '';
-    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : r.stable ? 'stable' : 'break'}${r.systemChanged ? ', system prompt changed' : ''}`;
+    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : PREFIX_STATUS_LABEL[x.status(i)]}${r.systemChanged ? ', system prompt changed' : ''}`;
   }
 
   private strip(x: IndexModel) {
@@ -178,6 +179,7 @@ export class CachePanel extends LitElement {
         <div class="legend" aria-hidden="true">
           <span><span class="sw stable"></span>stable</span>
           <span><span class="sw broken"></span>break</span>
+          <span><span class="sw compaction"></span>compaction</span>
           <span><span class="sw hash"></span>system prompt changed</span>
           <span><span class="sw first"></span>first</span>
         </div>
@@ -187,7 +189,7 @@ export class CachePanel extends LitElement {
         @click=${(e: MouseEvent) => { const at = this.cellAt(e, perRow); if (at >= 0) this.dispatchEvent(selectEvent({ request: at })); }}
         @mousemove=${(e: MouseEvent) => { this.hovered = this.cellAt(e, perRow); }}
         @mouseleave=${() => { this.hovered = -1; }}>
-        ${(['first', 'stable', 'broken'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}
+        ${(['first', 'stable', 'broken', 'compaction'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}
         ${paths.hashmark ? svg`<path class="hashmark" d=${paths.hashmark}></path>` : nothing}
         ${sel >= 0 ? svg`<rect class="sel" x=${(sel % perRow) * CELL + 0.75} y=${Math.floor(sel / perRow) * CELL + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
       </svg>
@@ -204,10 +206,12 @@ export class CachePanel extends LitElement {
       <vscode-collapsible open heading="Prefix cache" description=${r ? `request #${r.index}` : ''}>
         <div class="body">
           ${r ? html`
-            <div class="status" data-status=${r.stable ? 'stable' : 'break'}>
+            <div class="status" data-status=${x.status(r.index)}>
               ${r.stable
                 ? html`<span class="chip solid ok">stable</span><span>${r.previousRequest >= 0 ? `extends request #${r.previousRequest} byte for byte` : 'first request: nothing to reuse yet'}</span>`
-                : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`}
+                : r.compaction
+                  ? html`<span class="chip solid compaction">compaction</span><span>${CAUSE.compression} (by design: not a break to fix)</span>`
+                  : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`}
             </div>
             <dl>
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>

@@ -30,6 +30,12 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${num(n)} ${n === 1 ? one : many}`;
 }
 
+export const PREFIX_STATUS_LABEL: Record<'stable' | 'break' | 'compaction', string> = {
+  stable: 'stable prefix',
+  break: 'cache break',
+  compaction: 'compaction re-bill',
+};
+
 /** Short chip labels; the full kind name is the accessible label. */
 export const KIND_LABEL: Record<InjectionKind, string> = {
   memory: 'memory',

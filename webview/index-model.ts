@@ -3,9 +3,12 @@
 // Titles, hashes and causes are not here: they come in pages (app.ts).
 
 import {
-  INJECTION_KINDS, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED, unpackInts,
+  INJECTION_KINDS, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED, unpackInts,
   type InjectionKind, type InspectorIndex,
 } from '../src/protocol';
+
+/** How a request's prefix relates to the previous request's: extended, broken, or replaced by a compaction. */
+export type PrefixStatus = 'stable' | 'break' | 'compaction';
 
 /** One request in numbers; -1 where REQUEST columns say none. */
 export interface RequestSummary {
@@ -18,6 +21,8 @@ export interface RequestSummary {
   previousRequest: number;
   breakMessage: number;
   stable: boolean;
+  /** Not stable because a compaction replaced the history: re-billed by design. */
+  compaction: boolean;
   systemChanged: boolean;
 }
 
@@ -31,6 +36,7 @@ export class IndexModel {
   private readonly brokenTurns: Uint8Array;
   private readonly columns: Record<keyof InspectorIndex['requests'], Float64Array>;
   readonly maxInputTokens: number;
+  /** Cache breaks to look into: a compaction's re-billing is not one. */
   readonly breakCount: number;
 
   constructor(readonly index: InspectorIndex) {
@@ -56,7 +62,7 @@ export class IndexModel {
       this.firstRequest[t + 1] = end;
       for (let r = first; r < end; r++) {
         this.turnOf[r] = t;
-        if (!(this.columns.flags[r] & REQUEST_STABLE)) { this.brokenTurns[t] = 1; breaks++; }
+        if (this.breaks(r)) { this.brokenTurns[t] = 1; breaks++; }
         if (this.columns.inputTokens[r] > max) max = this.columns.inputTokens[r];
       }
     }
@@ -95,12 +101,19 @@ export class IndexModel {
     return {
       index: r, turn: this.turnOf[r], inputTokens: c.inputTokens[r], reusedTokens: c.reusedTokens[r], messageCount: c.messageCount[r],
       userWireIndex: c.userWireIndex[r], previousRequest: c.previousRequest[r], breakMessage: c.breakMessage[r],
-      stable: (c.flags[r] & REQUEST_STABLE) !== 0, systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
+      stable: (c.flags[r] & REQUEST_STABLE) !== 0, compaction: (c.flags[r] & REQUEST_COMPACTION) !== 0,
+      systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
     };
   }
 
-  stable(r: number): boolean {
-    return (this.columns.flags[r] & REQUEST_STABLE) !== 0;
+  status(r: number): PrefixStatus {
+    const f = this.columns.flags[r];
+    return f & REQUEST_STABLE ? 'stable' : f & REQUEST_COMPACTION ? 'compaction' : 'break';
+  }
+
+  /** A cache break to look into: the prefix broke, and not because a compaction replaced it. */
+  breaks(r: number): boolean {
+    return (this.columns.flags[r] & (REQUEST_STABLE | REQUEST_COMPACTION)) === 0;
   }
 
   /** The requests whose system prompt differs from the previous request's in their lineage. */

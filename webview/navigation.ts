@@ -52,11 +52,12 @@ export function step(model: IndexModel, at: UiState, to: Navigation): UiState {
     case 'previousRequest':
       return at.request > 0 ? selectRequest(model, at.request - 1) : at;
     case 'nextBreak': {
-      // Wraps around, so pressing it again and again cycles through every break.
+      // Wraps around, so pressing it again and again cycles through every break (a compaction's
+      // re-billing is not one, as for the status bar's count).
       const n = model.requestCount;
       for (let k = 1; k <= n; k++) {
         const r = (Math.max(at.request, -1) + k) % n;
-        if (!model.stable(r)) return r === at.request ? at : selectRequest(model, r);
+        if (model.breaks(r)) return r === at.request ? at : selectRequest(model, r);
       }
       return at;
     }

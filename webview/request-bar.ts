@@ -3,7 +3,7 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { selectEvent } from './events';
-import { num, plural } from './format';
+import { num, plural, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel } from './index-model';
 import { tokens } from './theme';
 
@@ -45,7 +45,8 @@ export class RequestBar extends LitElement {
     }
     [role='tab']:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: 1px; }
     .dot { width: 7px; height: 7px; border-radius: 50%; background: var(--pi-ok); }
-    .dot.broken { background: var(--pi-error); }
+    .dot.break { background: var(--pi-error); }
+    .dot.compaction { background: var(--pi-info); }
     .stats { color: var(--pi-muted); font-variant-numeric: tabular-nums; }
     .stats b { color: var(--pi-fg); font-weight: 600; }
     vscode-button { margin-left: auto; }
@@ -80,11 +81,11 @@ export class RequestBar extends LitElement {
       <span class="label" id="requests-label">Turn ${this.turn} · requests</span>
       <div role="tablist" aria-labelledby="requests-label" @keydown=${this.onKey}>
         ${own.map((q) => {
-          const broken = !model.stable(q);
+          const status = model.status(q);
           return html`<button role="tab" data-request=${q} aria-selected=${q === this.request ? 'true' : 'false'}
-            tabindex=${q === this.request ? 0 : -1} title=${broken ? 'cache break' : 'stable prefix'}
-            @click=${() => this.dispatchEvent(selectEvent({ request: q }))}>#${q}<span class="dot ${broken ? 'broken' : ''}"></span><span
-            class="sr-only">${broken ? 'cache break' : 'stable'}</span></button>`;
+            tabindex=${q === this.request ? 0 : -1} title=${PREFIX_STATUS_LABEL[status]}
+            @click=${() => this.dispatchEvent(selectEvent({ request: q }))}>#${q}<span class="dot ${status}"></span><span
+            class="sr-only">${PREFIX_STATUS_LABEL[status]}</span></button>`;
         })}
         ${own.length === 0 ? html`<span class="muted">none: no provider call was replayed for this turn</span>` : nothing}
       </div>

@@ -6,7 +6,7 @@
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
 import type { RequestView } from '../src/protocol';
 import { selectEvent } from './events';
-import { num, percentOf } from './format';
+import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
 import type { Pages } from './pages';
 import { tokens } from './theme';
@@ -74,6 +74,7 @@ export class TokenTimeline extends LitElement {
     .billed { fill: var(--billed); }
     .billed.broken { fill: var(--pi-error); }
     .marker { fill: var(--pi-error); }
+    .marker.compaction, .sw.compaction { fill: var(--pi-info); background: var(--pi-info); }
     .outline { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); stroke: var(--pi-fg); stroke-width: 1.5; }
   `];
 
@@ -108,8 +109,8 @@ export class TokenTimeline extends LitElement {
   }
 
   private label(r: RequestSummary): string {
-    const cause = r.stable ? undefined : this.requests?.peek(0, r.index)?.breakAt?.cause;
-    const status = r.stable ? 'stable' : `cache break${cause ? ` (${cause})` : ''}`;
+    const cause = r.stable || r.compaction ? undefined : this.requests?.peek(0, r.index)?.breakAt?.cause;
+    const status = r.stable ? 'stable' : r.compaction ? PREFIX_STATUS_LABEL.compaction : `cache break${cause ? ` (${cause})` : ''}`;
     return `Request ${r.index}, turn ${r.turn}: ${num(r.inputTokens)} input tokens, ${num(r.reusedTokens)} reused (${percentOf(r.reusedTokens, r.inputTokens)}), ${status}`;
   }
 
@@ -146,6 +147,7 @@ export class TokenTimeline extends LitElement {
     let billedPath = '';
     let brokenPath = '';
     let markers = '';
+    let compactionMarkers = '';
     const column = (left: number, top: number, height: number): string => (height > 0 ? `M${left} ${top}h${w}v${height}h${-w}z` : '');
     for (let i = first; i < end; i++) {
       const r = x.request(i) as RequestSummary;
@@ -153,11 +155,12 @@ export class TokenTimeline extends LitElement {
       const total = (r.inputTokens / max) * HEIGHT;
       const reused = (Math.min(r.reusedTokens, r.inputTokens) / max) * HEIGHT;
       reusedPath += column(left, base - reused, reused);
-      if (r.stable) billedPath += column(left, base - total, total - reused);
-      else {
-        brokenPath += column(left, base - total, total - reused);
-        markers += `M${left + w / 2 - 3.5} ${base - total - 7}h7l-3.5 5z`;
-      }
+      const marker = `M${left + w / 2 - 3.5} ${base - total - 7}h7l-3.5 5z`;
+      // A compaction re-bills by design: drawn as re-billed, marked apart from the breaks.
+      if (r.stable || r.compaction) billedPath += column(left, base - total, total - reused);
+      else brokenPath += column(left, base - total, total - reused);
+      if (r.compaction) compactionMarkers += marker;
+      else if (!r.stable) markers += marker;
     }
     const selected = x.request(this.request);
     const outline = selected
@@ -173,6 +176,7 @@ export class TokenTimeline extends LitElement {
           <span><span class="sw reused"></span>reused prefix</span>
           <span><span class="sw billed"></span>re-billed</span>
           <span><span class="sw broken"></span>cache break ▼</span>
+          <span><span class="sw compaction"></span>compaction ▼</span>
           <span><span class="sw turn"></span>selected turn</span>
         </div>
         <span class="scale">max ${num(max)} tokens</span>
@@ -189,6 +193,7 @@ export class TokenTimeline extends LitElement {
           <path class="billed" d=${billedPath}></path>
           <path class="billed broken" d=${brokenPath}></path>
           <path class="marker" d=${markers}></path>
+          <path class="marker compaction" d=${compactionMarkers}></path>
           ${outline}
         </svg>
       </div>

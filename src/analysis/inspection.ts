@@ -10,7 +10,7 @@ import { contentText, isPartList, type Row } from '../engine/messages';
 import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../engine/utf8';
 import {
-  INJECTION_KINDS, packInts, PROTOCOL_VERSION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
+  INJECTION_KINDS, packInts, PROTOCOL_VERSION, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
   type BreakContext, type CompressionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
   type PackedInts, type RequestView, type SpanView, type TurnView,
 } from '../protocol';
@@ -244,7 +244,8 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
       breakMessage: column(requests, (r) => r.breakAt?.messageIndex ?? -1),
       flags: column(requests, (r) => {
         const previous = r.previousRequest === null ? undefined : requests[r.previousRequest];
-        return (r.stable ? REQUEST_STABLE : 0) | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0);
+        return (r.stable ? REQUEST_STABLE : 0) | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0)
+          | (r.breakAt?.cause === 'compression' ? REQUEST_COMPACTION : 0);
       }),
     },
     summary: { breaks, compactions: turns.filter((t) => t.compression).length, findings: severities },

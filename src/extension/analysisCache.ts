@@ -10,6 +10,7 @@ import type { Diagnostic } from '../analysis/report';
 import type { BreakContext, InspectorIndex, MessageView, RequestMap } from '../protocol';
 import type { SessionSummary } from '../transcripts/model';
 import type { EngineCalls, EngineOp, EngineResponse, PagedList } from './engineProtocol';
+import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 
 /** An analysis held by the worker: its index here, its bodies on request. */
@@ -92,10 +93,15 @@ class EngineClient implements vscode.Disposable {
 
 export class AnalysisCache implements vscode.Disposable {
   private readonly engine: EngineClient;
-  private readonly entries = new Map<string, { key: string; inspection: Promise<RemoteInspection>; settled: boolean; stale: boolean }>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
+  // The worker keeps a dropped analysis until the new one replaces it, so pages asked for in
+  // between still get answers; one replaced under other settings is freed.
+  private readonly analyses = new OnePerFile<RemoteInspection>(
+    (file) => this.changed.fire(vscode.Uri.parse(file)),
+    (key) => void this.engine.call('drop', { key }),
+  );
 
   constructor(extensionUri: vscode.Uri, private readonly memory: vscode.Memento) {
     this.engine = new EngineClient(join(extensionUri.fsPath, 'dist', 'engine.js'));
@@ -115,42 +121,21 @@ export class AnalysisCache implements vscode.Disposable {
     const s = readSettings();
     const session = this.session(uri);
     const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}`;
-    const hit = this.entries.get(uri.toString());
-    if (hit && hit.key === key) return hit.inspection;
-    if (hit) void this.engine.call('drop', { key: hit.key });
-    const inspection = this.engine
+    return this.analyses.get(uri.toString(), key, () => this.engine
       .call('analyze', {
         key, path: uri.fsPath, title: vscode.workspace.asRelativePath(uri), profile: s.profile, tokenizer: s.tokenizer,
         session, readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
       })
-      .then(({ index, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, diagnostics, catalog, listedOnly, this.engine, key));
-    const entry = { key, inspection, settled: false, stale: false };
-    this.entries.set(uri.toString(), entry);
-    // One analysis per file in flight: a change during it is taken up once it is done.
-    const settle = (): void => {
-      entry.settled = true;
-      if (entry.stale) this.invalidate(uri);
-    };
-    inspection.then(settle, settle);
-    return inspection;
+      .then(({ index, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, diagnostics, catalog, listedOnly, this.engine, key)));
   }
 
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */
   invalidate(uri: vscode.Uri): void {
-    const hit = this.entries.get(uri.toString());
-    if (!hit) return;
-    if (!hit.settled) {
-      hit.stale = true;
-      return;
-    }
-    this.entries.delete(uri.toString());
-    // The worker keeps the old analysis until the new one replaces it, so pages asked for in
-    // between still get answers.
-    this.changed.fire(uri);
+    this.analyses.invalidate(uri.toString());
   }
 
   invalidateAll(): void {
-    for (const u of [...this.entries.keys()]) this.invalidate(vscode.Uri.parse(u));
+    for (const file of this.analyses.files()) this.analyses.invalidate(file);
   }
 
   dispose(): void {

@@ -10,8 +10,8 @@ import { restore, selectRequest, step } from '../../webview/navigation';
 import { Pages } from '../../webview/pages';
 import { changedRange, collapsePoint, segment } from '../../webview/segments';
 
-/** Turns of the given request counts; `broken` requests are cache breaks. */
-function index(turnSizes: number[], broken: number[] = []): IndexModel {
+/** Turns of the given request counts; `broken` requests are cache breaks, `compacted` ones re-billed by a compaction. */
+function index(turnSizes: number[], broken: number[] = [], compacted: number[] = []): IndexModel {
   const turns: TurnView[] = [];
   const requests: RequestView[] = [];
   turnSizes.forEach((n, t) => {
@@ -19,7 +19,9 @@ function index(turnSizes: number[], broken: number[] = []): IndexModel {
     for (const id of ids) {
       requests.push({
         index: id, turn: t, sessionId: 's', systemPromptSha256: id === 3 ? 'b' : 'a', messageCount: 10 + id, inputTokens: 100, reusedTokens: 50,
-        previousRequest: id === 0 ? null : id - 1, stable: !broken.includes(id), breakAt: broken.includes(id) ? { messageIndex: 1, byteOffset: 0, cause: 'history-rewritten' } : null,
+        previousRequest: id === 0 ? null : id - 1, stable: !broken.includes(id) && !compacted.includes(id),
+        breakAt: broken.includes(id) ? { messageIndex: 1, byteOffset: 0, cause: 'history-rewritten' }
+          : compacted.includes(id) ? { messageIndex: 1, byteOffset: null, cause: 'compression' } : null,
         userWireIndex: 2 * t + 1,
       });
     }
@@ -53,6 +55,18 @@ describe('webview selection', () => {
     const calm = index([2]);
     const s = restore(calm, null);
     assert.equal(step(calm, s, 'nextBreak'), s);
+  });
+
+  it('does not count a compaction\u2019s re-billing as a cache break, nor stop there on nextBreak', () => {
+    const m = index([2, 2, 2], [4], [2]);
+    assert.equal(m.breakCount, 1);
+    assert.deepEqual([0, 1, 2].map((t) => m.broken(t)), [false, false, true]);
+    assert.deepEqual([1, 2, 4].map((r) => m.status(r)), ['stable', 'compaction', 'break']);
+    assert.equal(m.request(2)?.compaction, true);
+    let at = restore(m, null);
+    at = step(m, at, 'nextBreak');
+    assert.equal(at.request, 4);
+    assert.equal(step(m, at, 'nextBreak'), at, 'the only break: nowhere else to go');
   });
 
   it('keeps a saved place that still exists and moves one that does not', () => {

@@ -1,0 +1,77 @@
+// Live transcripts: analyses never pile up behind a writer. The scheduling the extension's
+// AnalysisCache uses (src/extension/onePerFile.ts), driven in Node by a simulated writer and views.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OnePerFile } from '../../src/extension/onePerFile';
+
+describe('one analysis per file in flight', () => {
+  it('a writer changing the file every 5 ms for 1 s: never two analyses at once, one follow-up per run', async () => {
+    const ANALYSIS_MS = 40;
+    let running = 0;
+    let mostAtOnce = 0;
+    let started = 0;
+    let finished = 0;
+    const analyse = async (): Promise<number> => {
+      started++;
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await sleep(ANALYSIS_MS);
+      running--;
+      return ++finished;
+    };
+    // As the extension wires it: a dropped result makes every view ask again at once.
+    const views = 3;
+    let shown = 0;
+    const slots: OnePerFile<number> = new OnePerFile(
+      (file) => { for (let v = 0; v < views; v++) void slots.get(file, 'k', analyse).then((n) => { shown = Math.max(shown, n); }); },
+      () => assert.fail('nothing was replaced'),
+    );
+    await slots.get('f', 'k', analyse);
+    const changes = 200;
+    const writing = performance.now();
+    for (let i = 0; i < changes; i++) {
+      slots.invalidate('f');
+      await sleep(5);
+    }
+    const wrote = performance.now() - writing;
+    // The writer stopped: the last change is taken up, and then all is quiet.
+    await sleep(3 * ANALYSIS_MS);
+    assert.equal(mostAtOnce, 1, 'never two analyses of the file at once');
+    assert.equal(running, 0);
+    // At most one analysis per ANALYSIS_MS of writing, plus the first and the final follow-up.
+    const bound = Math.ceil(wrote / ANALYSIS_MS) + 2;
+    assert.ok(started <= bound && started >= 3, `${started} analyses for ${changes} changes (bound ${bound})`);
+    assert.equal(shown, finished, 'the views end on the newest analysis');
+    const last = await slots.get('f', 'k', analyse);
+    assert.equal(last, finished, 'no analysis started once the file is quiet');
+    process.stdout.write(`live: ${changes} changes in ${Math.round(wrote)} ms -> ${started} analyses, at most ${mostAtOnce} in flight\n`);
+  });
+
+  it('a change after the run ended drops the result at once; other settings replace it', async () => {
+    const dropped: string[] = [];
+    const replaced: string[] = [];
+    const slots = new OnePerFile<string>((f) => dropped.push(f), (k) => replaced.push(k));
+    assert.equal(await slots.get('a', 'k1', async () => 'one'), 'one');
+    assert.equal(await slots.get('a', 'k1', async () => 'two'), 'one', 'cached');
+    slots.invalidate('a');
+    assert.deepEqual(dropped, ['a']);
+    assert.equal(await slots.get('a', 'k1', async () => 'three'), 'three');
+    assert.equal(await slots.get('a', 'k2', async () => 'four'), 'four');
+    assert.deepEqual(replaced, ['k1']);
+    slots.invalidate('unknown');
+    assert.deepEqual(dropped, ['a']);
+  });
+
+  it('a failed analysis is dropped on the next change like any other', async () => {
+    const dropped: string[] = [];
+    const slots = new OnePerFile<string>((f) => dropped.push(f), () => undefined);
+    const failing = slots.get('a', 'k', async () => { await sleep(10); throw new Error('unreadable'); });
+    slots.invalidate('a');
+    await assert.rejects(failing, /unreadable/);
+    await sleep(0);
+    assert.deepEqual(dropped, ['a'], 'the change during the failed run is taken up');
+  });
+});
