@@ -38,7 +38,8 @@ reused from the previous request's prefix, and what broke it.
   check: `prompt-inspector check <file...> [options]
 
 Exit 0 when no finding of severity error, 1 when there is one (a malformed transcript counts),
-2 on a usage error or a path that cannot be opened. One line per error or warning:
+2 on a usage error, a path that cannot be opened, or a state.db too large to read whole checked
+without --session (nothing would have been checked). One line per error or warning:
   path:line: severity code message
 
   --format F      text (default) or github (GitHub Actions annotations)
@@ -130,8 +131,16 @@ function parseArgs(args: string[]): Options {
   return o;
 }
 
-async function analyzeFile(path: string, o: Options): Promise<Analysis> {
+/** A state.db too large to read whole, asked for without --session: only its sessions were listed. */
+class NotReadWhole extends Error {}
+
+async function analyzeFile(path: string, o: Options, needsRows = false): Promise<Analysis> {
   const transcript = await loadTranscript(path, { session: o.session });
+  if (needsRows && transcript.listedOnly) {
+    const ids = (transcript.catalog ?? []).map((s) => s.id);
+    throw new NotReadWhole(`${path}: ${transcript.findings[0]?.message ?? 'not read whole'}; nothing was checked. `
+      + `Sessions: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all; \`analyze\` lists them)` : ''}`);
+  }
   return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
 }
 
@@ -212,9 +221,10 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     for (const file of o.files) {
       let report: Report;
       try {
-        report = (await analyzeFile(file, o)).report;
+        // A check that read no rows must not pass: it says so and exits 2, like a path it cannot open.
+        report = (await analyzeFile(file, o, true)).report;
       } catch (e) {
-        if (!(e instanceof UnopenablePath || e instanceof UnknownSession)) throw e;
+        if (!(e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof NotReadWhole)) throw e;
         err(`prompt-inspector: ${e.message}`);
         unopenable = true;
         continue;

@@ -302,7 +302,7 @@ scenario('a state.db too large to read whole: its sessions listed first, the cho
   const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();
   await child.waitFor({ state: 'visible', timeout: 30_000 });
-  assert.match(await p.locator('.quick-input-widget .quick-input-title').innerText(), /too large to read whole: choose a session/);
+  await p.locator('.quick-input-widget .quick-input-title', { hasText: 'too large to read whole: choose a session' }).waitFor({ state: 'visible', timeout: 5_000 });
   assert.equal(await rows.count(), 2, 'both sessions offered');
   const frame = await inspectorFor('rotation/state.db');
   assert.equal((await appIndex(frame)).turnCount, 0, 'nothing loaded before a session is chosen');

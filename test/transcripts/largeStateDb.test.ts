@@ -80,6 +80,13 @@ it('a 500 MB state.db: the session list, then one session, in bounded memory', {
     assert.deepEqual(loaded.diagnostics.filter((d: { severity: string }) => d.severity !== 'info'), []);
     t.diagnostic(`--session t: ${one.seconds.toFixed(1)} s, peak RSS ${one.peakMb.toFixed(0)} MB`);
 
+    // A CI check must not pass a file it did not read: without --session it says so and exits 2.
+    const unchecked = cliCapped(hook, 'check', db);
+    assert.equal(unchecked.code, 2, unchecked.stderr);
+    assert.match(unchecked.stderr, /state\.db: state\.db is [\d.]+ MB \(above the 256 MB read-whole limit\).*nothing was checked\. Sessions: /);
+    assert.doesNotMatch(unchecked.stderr, /\n\s+at /, 'no stack trace');
+    assert.equal(cliCapped(hook, 'check', db, '--session', 't').code, 0);
+
     // The file alone is 500 MB; reading it whole (and again into sql.js) took three times that.
     assert.ok(list.peakMb < 256, `session list peak ${list.peakMb} MB`);
     assert.ok(one.peakMb < 256, `--session peak ${one.peakMb} MB`);
