@@ -125,7 +125,7 @@ export class MessageList extends LitElement {
     this.expanded = next;
   }
 
-  private renderRow(index: number, breakAt: number, current: number) {
+  private renderRow(index: number, breakAt: number, breakKind: 'break' | 'compaction', current: number) {
     const slot = this.pages?.get(this.request, index) ?? 'loading';
     if (slot === 'loading') {
       return html`<div class="placeholder" role="listitem" aria-busy="true" data-placeholder=${index}>#${index} · loading…<div class="lines"></div></div>`;
@@ -135,7 +135,7 @@ export class MessageList extends LitElement {
         <button class="link" @click=${() => this.pages?.retry(this.request, index)}>Retry</button></div>`;
     }
     return html`<message-view role="listitem" .message=${slot} .expanded=${this.expanded.has(index)}
-      .current=${index === current && slot.role === 'user'} .breakHere=${index === breakAt}></message-view>`;
+      .current=${index === current && slot.role === 'user'} .breakHere=${index === breakAt ? breakKind : null}></message-view>`;
   }
 
   render() {
@@ -145,10 +145,11 @@ export class MessageList extends LitElement {
     if (!r) return html`<div class="empty">No request selected.</div>`;
     if (r.messageCount === 0) return html`<div class="empty">Request #${r.index} has no messages.</div>`;
     const breakAt = r.breakMessage;
+    const breakKind = r.compaction ? 'compaction' : 'break';
     const current = r.userWireIndex;
     // A new function each render (a page arrived: pagesVersion) makes the virtualizer re-render
     // its visible rows, and only those.
-    const renderItem = (i: number | undefined) => (i === undefined ? nothing : this.renderRow(i, breakAt, current));
+    const renderItem = (i: number | undefined) => (i === undefined ? nothing : this.renderRow(i, breakAt, breakKind, current));
     return keyed(this.opening.key, html`
       <lit-virtualizer scroller role="list" aria-label="Messages of request ${r.index} (${num(r.messageCount)})"
         .items=${this.rows}

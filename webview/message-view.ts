@@ -24,27 +24,29 @@ export class MessageViewElement extends LitElement {
     message: { attribute: false },
     expanded: { type: Boolean },
     current: { type: Boolean, reflect: true },
-    breakHere: { type: Boolean, reflect: true, attribute: 'break-here' },
+    breakHere: { reflect: true, attribute: 'break-here' },
   };
   declare message: Message | null;
   declare expanded: boolean;
   /** The selected turn's own user message. */
   declare current: boolean;
   /** The first message that differs from the previous request. */
-  declare breakHere: boolean;
+  /** Where this request's prefix first differs from the previous one's: a cache break, or where a compaction's re-billing starts. */
+  declare breakHere: 'break' | 'compaction' | null;
 
   constructor() {
     super();
     this.message = null;
     this.expanded = false;
     this.current = false;
-    this.breakHere = false;
+    this.breakHere = null;
   }
 
   static styles = [tokens, css`
     :host { display: block; width: 100%; padding: 6px 12px 8px 10px; border-bottom: 1px solid var(--pi-border); border-left: 2px solid transparent; }
     :host([current]) { border-left-color: var(--pi-focus); background: color-mix(in srgb, var(--pi-focus) 5%, transparent); }
-    :host([break-here]) { border-left-color: var(--pi-error); }
+    :host([break-here='break']) { border-left-color: var(--pi-error); }
+    :host([break-here='compaction']) { border-left-color: var(--pi-info); }
     header { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 8px; margin-bottom: 3px; font-size: 12px; }
     .idx { color: var(--pi-muted); font-variant-numeric: tabular-nums; min-width: 3ch; }
     .role { font-weight: 600; text-transform: lowercase; }
@@ -137,7 +139,8 @@ export class MessageViewElement extends LitElement {
             <b>${num(m.tokens)}</b> tok <span class="muted">· ~${num(m.roughTokens)} rough</span></span>
           ${m.substitution ? html`<span class="chip ${m.substitution === 'sidecar' ? 'compaction' : 'warn'}" data-badge="substitution">${m.substitution === 'sidecar' ? 'sidecar substituted' : 'placeholder'}</span>` : nothing}
           ${this.current ? html`<span class="chip solid compaction">this turn's user message</span>` : nothing}
-          ${this.breakHere ? html`<span class="chip solid break">cache break here</span>` : nothing}
+          ${this.breakHere === 'break' ? html`<span class="chip solid break">cache break here</span>`
+            : this.breakHere === 'compaction' ? html`<span class="chip solid compaction">compaction re-bills from here</span>` : nothing}
           ${m.toolCallId ? html`<span class="callid">tool_call_id ${m.toolCallId}</span>` : nothing}
         </header>
         ${m.text === '' && m.toolCalls.length > 0 && m.substitution === null ? nothing : this.body(m)}

@@ -296,8 +296,11 @@ scenario('restore after a reload (dark theme), and the activation time', async (
 scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
   const p = page as Page;
   // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on an example.
+  // No editors to restore: each restored state.db panel would offer its own sessions.
+  await runCommand(p, 'View: Close All Editors');
   (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark, 'promptInspector.readWholeLimitMB': 0 });
   await reloadWorkbench(p);
+  await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
   await openFromPalette('rotation/state.db');
   const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();

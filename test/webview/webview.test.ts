@@ -258,7 +258,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       assert.equal(await panel.locator('pre[data-side=cur] .ends').textContent(), '(message ends here)');
       assert.match(await panel.locator('dl').innerText(), /396 reused \(63\.9 %\) · 224 re-billed · 620 input/);
       // The message list marks the row where the prefix broke.
-      await eventually(async () => assert.equal(await row(v, 1).getAttribute('break-here'), ''));
+      await eventually(async () => assert.equal(await row(v, 1).getAttribute('break-here'), 'break'));
       await assertClean(v);
     } finally {
       await v.close();
