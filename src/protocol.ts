@@ -209,6 +209,15 @@ export interface RequestMap {
 
 export type RequestMethod = keyof RequestMap;
 
+/** The lists the view pages through besides message bodies. */
+export type PagedList = 'turns' | 'requests' | 'findings';
+
+/** Items [start, start + count) of a list, as every host answers a page (empty past the end). */
+export function pageOf<T>(list: readonly T[], start: number, count: number): T[] {
+  const from = Math.max(0, start);
+  return list.slice(from, from + Math.max(0, count));
+}
+
 // ---- webview → host ----
 
 export type FromWebview =

@@ -4,7 +4,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import {
   PROTOCOL_VERSION, RpcClient,
-  type MessageView, type Navigation, type RequestMap, type ToWebview, type Transport, type UiState,
+  type MessageView, type Navigation, type PagedList, type RequestMap, type ToWebview, type Transport, type UiState,
 } from '../src/protocol';
 import './cache-panel';
 import type { ContextState } from './cache-panel';
@@ -127,7 +127,7 @@ export class InspectorApp extends LitElement {
       requestAnimationFrame(() => { queued = false; this.pagesVersion++; });
     };
     this.pages = new Pages((request, start, count) => rpc.call('messages', { request, start, count }), arrived);
-    const list = <M extends 'turns' | 'requests' | 'findings'>(method: M, size: number) =>
+    const list = <M extends PagedList>(method: M, size: number) =>
       new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }) as Promise<RequestMap[M]['result']>, arrived, size);
     this.details = { turns: list('turns', 50), requests: list('requests', 100), findings: list('findings', 100) };
     transport.onMessage((m) => this.receive(m));

@@ -7,7 +7,7 @@ import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { BreakContext, RequestView } from '../src/protocol';
 import { selectEvent } from './events';
 import { num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
-import type { IndexModel, RequestSummary } from './index-model';
+import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
 
@@ -42,7 +42,7 @@ export class CachePanel extends LitElement {
   declare context: ContextState;
   /** The strip cell under the pointer, or -1. */
   declare hovered: number;
-  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | 'stable' | 'broken' | 'compaction' | 'hashmark', string>; changes: number[] } | null = null;
+  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | PrefixStatus | 'hashmark', string>; changes: number[] } | null = null;
   private readonly width = new WidthController(this);
 
   constructor() {
@@ -87,7 +87,7 @@ export class CachePanel extends LitElement {
     .legend { display: flex; flex-wrap: wrap; gap: 2px 10px; font-size: 11px; color: var(--pi-muted); }
     .sw { display: inline-block; width: 9px; height: 9px; margin-right: 4px; vertical-align: -1px; border-radius: 1px; }
     .sw.stable, .cell.stable { background: var(--pi-ok); fill: var(--pi-ok); }
-    .sw.broken, .cell.broken { background: var(--pi-error); fill: var(--pi-error); }
+    .sw.break, .cell.break { background: var(--pi-error); fill: var(--pi-error); }
     .sw.compaction, .cell.compaction { background: var(--pi-info); fill: var(--pi-info); }
     .sw.first { background: var(--pi-muted); }
     h3 { margin: 0; font-size: 12px; font-weight: 600; }
@@ -116,7 +116,7 @@ export class CachePanel extends LitElement {
     const reusedShare = r.inputTokens > 0 ? Math.min(1, r.reusedTokens / r.inputTokens) : 0;
     return html`<b>${num(r.reusedTokens)}</b> reused (${percentOf(r.reusedTokens, r.inputTokens)}) ·
       <b>${num(billed)}</b> re-billed · ${num(r.inputTokens)} input
-      <svg class="share ${r.stable || r.compaction ? '' : 'broken'}" width="100%" height="6" aria-hidden="true">
+      <svg class="share ${this.model?.breaks(r.index) ? 'broken' : ''}" width="100%" height="6" aria-hidden="true">
         <rect class="reused" x="0" y="0" width="${reusedShare * 100}%" height="6"></rect>
         <rect class="billed" x="${reusedShare * 100}%" y="0" width="${(1 - reusedShare) * 100}%" height="6"></rect>
       </svg>`;
@@ -143,11 +143,11 @@ export class CachePanel extends LitElement {
   /** The strip's cells as one path per status: a long session has tens of thousands of them. */
   private stripPaths(x: IndexModel, perRow: number) {
     if (this.strips?.model === x && this.strips.perRow === perRow) return this.strips;
-    const paths = { first: '', stable: '', broken: '', compaction: '', hashmark: '' };
+    const paths = { first: '', stable: '', break: '', compaction: '', hashmark: '' };
     const cell = (at: number, w: number): string => `M${(at % perRow) * CELL + 1} ${Math.floor(at / perRow) * CELL + 1}h${w}v${CELL - 2}h${-w}z`;
     for (let i = 0; i < x.requestCount; i++) {
       const r = x.request(i) as RequestSummary;
-      paths[r.previousRequest < 0 ? 'first' : r.stable ? 'stable' : r.compaction ? 'compaction' : 'broken'] += cell(i, CELL - 2);
+      paths[r.previousRequest < 0 ? 'first' : x.status(i)] += cell(i, CELL - 2);
       if (r.systemChanged) paths.hashmark += cell(i, 3);
     }
     this.strips = { model: x, perRow, paths, changes: x.systemChanges() };
@@ -178,7 +178,7 @@ export class CachePanel extends LitElement {
         <h3>Every request</h3>
         <div class="legend" aria-hidden="true">
           <span><span class="sw stable"></span>stable</span>
-          <span><span class="sw broken"></span>break</span>
+          <span><span class="sw break"></span>break</span>
           <span><span class="sw compaction"></span>compaction</span>
           <span><span class="sw hash"></span>system prompt changed</span>
           <span><span class="sw first"></span>first</span>
@@ -189,7 +189,7 @@ export class CachePanel extends LitElement {
         @click=${(e: MouseEvent) => { const at = this.cellAt(e, perRow); if (at >= 0) this.dispatchEvent(selectEvent({ request: at })); }}
         @mousemove=${(e: MouseEvent) => { this.hovered = this.cellAt(e, perRow); }}
         @mouseleave=${() => { this.hovered = -1; }}>
-        ${(['first', 'stable', 'broken', 'compaction'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}
+        ${(['first', 'stable', 'break', 'compaction'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}
         ${paths.hashmark ? svg`<path class="hashmark" d=${paths.hashmark}></path>` : nothing}
         ${sel >= 0 ? svg`<rect class="sel" x=${(sel % perRow) * CELL + 0.75} y=${Math.floor(sel / perRow) * CELL + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
       </svg>

@@ -1,7 +1,7 @@
 // The host side of the protocol inside a standalone report: answers the view's requests from the
 // inspection embedded in the page, so the report works offline with the same bundle as the editor.
 
-import { PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type MessageView, type RequestMap, type ToWebview, type Transport } from '../src/protocol';
+import { pageOf, PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type MessageView, type RequestMap, type ToWebview, type Transport } from '../src/protocol';
 
 /** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
 function idAt(data: EmbeddedInspection, request: number, i: number): number | undefined {
@@ -26,8 +26,7 @@ function answer(data: EmbeddedInspection, message: Extract<FromWebview, { type: 
       return data.breaks[(message.params as RequestMap['breakContext']['params']).request] ?? null;
     default: {
       const p = message.params as RequestMap['turns']['params'];
-      const start = Math.max(0, p.start);
-      return data[message.method].slice(start, start + Math.max(0, p.count));
+      return pageOf<unknown>(data[message.method], p.start, p.count);
     }
   }
 }

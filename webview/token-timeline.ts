@@ -109,8 +109,9 @@ export class TokenTimeline extends LitElement {
   }
 
   private label(r: RequestSummary): string {
-    const cause = r.stable || r.compaction ? undefined : this.requests?.peek(0, r.index)?.breakAt?.cause;
-    const status = r.stable ? 'stable' : r.compaction ? PREFIX_STATUS_LABEL.compaction : `cache break${cause ? ` (${cause})` : ''}`;
+    const prefix = this.model?.status(r.index) ?? 'stable';
+    const cause = prefix === 'break' ? this.requests?.peek(0, r.index)?.breakAt?.cause : undefined;
+    const status = `${PREFIX_STATUS_LABEL[prefix]}${cause ? ` (${cause})` : ''}`;
     return `Request ${r.index}, turn ${r.turn}: ${num(r.inputTokens)} input tokens, ${num(r.reusedTokens)} reused (${percentOf(r.reusedTokens, r.inputTokens)}), ${status}`;
   }
 
@@ -157,10 +158,14 @@ export class TokenTimeline extends LitElement {
       reusedPath += column(left, base - reused, reused);
       const marker = `M${left + w / 2 - 3.5} ${base - total - 7}h7l-3.5 5z`;
       // A compaction re-bills by design: drawn as re-billed, marked apart from the breaks.
-      if (r.stable || r.compaction) billedPath += column(left, base - total, total - reused);
-      else brokenPath += column(left, base - total, total - reused);
-      if (r.compaction) compactionMarkers += marker;
-      else if (!r.stable) markers += marker;
+      const status = x.status(i);
+      if (status === 'break') {
+        brokenPath += column(left, base - total, total - reused);
+        markers += marker;
+      } else {
+        billedPath += column(left, base - total, total - reused);
+        if (status === 'compaction') compactionMarkers += marker;
+      }
     }
     const selected = x.request(this.request);
     const outline = selected

@@ -10,9 +10,9 @@ import { contentText, isPartList, type Row } from '../engine/messages';
 import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../engine/utf8';
 import {
-  INJECTION_KINDS, packInts, PROTOCOL_VERSION, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
+  INJECTION_KINDS, packInts, pageOf, PROTOCOL_VERSION, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
   type BreakContext, type CompressionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
-  type PackedInts, type RequestView, type SpanView, type TurnView,
+  type PackedInts, type PagedList, type RequestView, type SpanView, type TurnView,
 } from '../protocol';
 import type { Analysis, ReportCompression } from './report';
 
@@ -98,16 +98,8 @@ export class Inspection {
     }, this.turns, this.requests, this.findings);
   }
 
-  turnsPage(start: number, count: number): TurnView[] {
-    return page(this.turns, start, count);
-  }
-
-  requestsPage(start: number, count: number): RequestView[] {
-    return page(this.requests, start, count);
-  }
-
-  findingsPage(start: number, count: number): DiagnosticView[] {
-    return page(this.findings, start, count);
+  page<L extends PagedList>(list: L, start: number, count: number): Inspection[L] {
+    return pageOf<Inspection[L][number]>(this[list], start, count) as Inspection[L];
   }
 
   /** One session's turns as a tree lists them, breaks counted here rather than by the caller. */
@@ -212,10 +204,6 @@ export class Inspection {
     if (!req) return 'null';
     return JSON.stringify({ messages: this.analysis.wire.messages(req).map((m) => m.message), ...(req.tools ? { tools: req.tools } : {}) }, null, 2);
   }
-}
-
-function page<T>(list: readonly T[], start: number, count: number): T[] {
-  return list.slice(Math.max(0, start), Math.max(0, start) + Math.max(0, count));
 }
 
 type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokenizer' | 'sessions'>;

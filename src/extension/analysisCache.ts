@@ -7,9 +7,9 @@ import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import type { SessionTurn } from '../analysis/inspection';
 import type { Diagnostic } from '../analysis/report';
-import type { BreakContext, InspectorIndex, MessageView, RequestMap } from '../protocol';
+import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol';
 import type { SessionSummary } from '../transcripts/model';
-import type { EngineCalls, EngineOp, EngineResponse, PagedList } from './engineProtocol';
+import type { EngineCalls, EngineOp, EngineResponse } from './engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 

@@ -6,11 +6,8 @@ import type { SessionTurn } from '../analysis/inspection';
 import type { Diagnostic } from '../analysis/report';
 import type { TokenizerName } from '../analysis/tokenizer';
 import type { ProfileName } from '../engine/profile';
-import type { BreakContext, InspectorIndex, MessageView, RequestMap } from '../protocol';
+import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol';
 import type { SessionSummary } from '../transcripts/model';
-
-/** The lists the view pages through besides message bodies. */
-export type PagedList = 'turns' | 'requests' | 'findings';
 
 export interface EngineCalls {
   analyze: {

@@ -34,10 +34,7 @@ async function handle(req: EngineRequest): Promise<unknown> {
     }
     case 'page': {
       const p = req.params as EngineCalls['page']['params'];
-      const inspection = get(p.key);
-      return p.list === 'turns' ? inspection.turnsPage(p.start, p.count)
-        : p.list === 'requests' ? inspection.requestsPage(p.start, p.count)
-          : inspection.findingsPage(p.start, p.count);
+      return get(p.key).page(p.list, p.start, p.count);
     }
     case 'sessionTurns': {
       const p = req.params as EngineCalls['sessionTurns']['params'];

@@ -117,14 +117,14 @@ describe('the index the view gets first', () => {
       const model = new IndexModel(JSON.parse(JSON.stringify(ins.index)));
       assert.equal(model.turnCount, ins.turns.length);
       assert.equal(model.requestCount, ins.requests.length);
-      for (const t of ins.turnsPage(0, 1e9)) {
+      for (const t of ins.page('turns', 0, 1e9)) {
         assert.deepEqual(model.requestsOf(t.index), t.requests, `${file} turn ${t.index}`);
         assert.deepEqual(model.injectedKinds(t.index).sort(), [...t.injectedKinds].sort());
         assert.equal(model.compacted(t.index), t.compression !== null);
         // A break to look into: not the re-billing a compaction causes.
         assert.equal(model.broken(t.index), t.requests.some((r) => !ins.requests[r].stable && ins.requests[r].breakAt?.cause !== 'compression'));
       }
-      for (const r of ins.requestsPage(0, 1e9)) {
+      for (const r of ins.page('requests', 0, 1e9)) {
         const prev = r.previousRequest === null ? undefined : ins.requests[r.previousRequest];
         assert.deepEqual(model.request(r.index), {
           index: r.index, turn: r.turn, inputTokens: r.inputTokens, reusedTokens: r.reusedTokens, messageCount: r.messageCount,
@@ -135,7 +135,7 @@ describe('the index the view gets first', () => {
       const breaks = Object.values(ins.index.summary.breaks).reduce((a, b) => a + b, 0);
       assert.equal(breaks, ins.requests.filter((r) => !r.stable).length);
       assert.equal(model.breakCount, breaks - (ins.index.summary.breaks.compression ?? 0));
-      assert.deepEqual(ins.findingsPage(0, 1e9), ins.findings);
+      assert.deepEqual(ins.page('findings', 0, 1e9), ins.findings);
     }
     const changed = await inspect(example('rotation-prompt-changed/state.db'));
     assert.deepEqual(new IndexModel(changed.index).systemChanges(), [11], 'request #11 sends another system prompt than #10');
@@ -155,9 +155,9 @@ describe('the index the view gets first', () => {
 
   it('pages are slices, empty past the end', async () => {
     const ins = await inspect(example('rotation/state.db'));
-    assert.deepEqual(ins.turnsPage(2, 3).map((t) => t.index), [2, 3, 4]);
-    assert.deepEqual(ins.requestsPage(ins.requests.length, 5), []);
-    assert.deepEqual(ins.requestsPage(-5, 2).map((r) => r.index), [0, 1]);
+    assert.deepEqual(ins.page('turns', 2, 3).map((t) => t.index), [2, 3, 4]);
+    assert.deepEqual(ins.page('requests', ins.requests.length, 5), []);
+    assert.deepEqual(ins.page('requests', -5, 2).map((r) => r.index), [0, 1]);
   });
 });
 

@@ -17,7 +17,7 @@ import { Inspection } from '../../src/analysis/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
 import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol';
-import { PROTOCOL_VERSION } from '../../src/protocol';
+import { pageOf, PROTOCOL_VERSION } from '../../src/protocol';
 import { loadTranscript } from '../../src/transcripts/load';
 import { renderInspectorHtml } from '../../src/webviewHtml';
 
@@ -254,7 +254,7 @@ export class View {
       try {
         const result = m.method === 'messages' ? this.data.messages(p.request, p.start, p.count)
           : m.method === 'breakContext' ? this.data.breakContext(p.request)
-            : this.data[m.method].slice(Math.max(0, p.start), Math.max(0, p.start) + p.count);
+            : pageOf<unknown>(this.data[m.method], p.start, p.count);
         await this.send({ type: 'response', inReplyTo: m.id, result });
       } catch (e) {
         await this.send({ type: 'response', inReplyTo: m.id, error: (e as Error).message });
