@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import type { SqlJsStatic } from 'sql.js';
 import { synthesizeLongSession, toSessionJson, toStateDb } from '../scripts/synthesize';
 import type { EngineCalls, EngineOp, EngineRequest, EngineResponse } from '../src/extension/engineProtocol';
-import { PROTOCOL_VERSION } from '../src/protocol';
+import { PROTOCOL_VERSION } from '../src/protocol/messages';
 
 const ROOT = join(__dirname, '..');
 const ENGINE = join(ROOT, 'dist', 'engine.js');

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { Inspection } from '../src/analysis/inspection';
+import { Inspection } from '../src/protocol/inspection';
 import { analyze } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';

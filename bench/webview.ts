@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildIndex, Inspection } from '../src/analysis/inspection';
+import { buildIndex, Inspection } from '../src/protocol/inspection';
 import { analyze } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
-import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } from '../src/protocol';
+import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } from '../src/protocol/messages';
 import { loadTranscript } from '../src/transcripts/load';
 import { synthesizeLongSession, toSessionJson } from '../scripts/synthesize';
 import { Harness, type View } from '../test/webview/harness';

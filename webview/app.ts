@@ -5,7 +5,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import {
   PROTOCOL_VERSION, RpcClient,
   type MessageView, type Navigation, type PagedList, type RequestMap, type ToWebview, type Transport, type UiState,
-} from '../src/protocol';
+} from '../src/protocol/messages';
 import './cache-panel';
 import type { ContextState } from './cache-panel';
 import './compaction-panel';

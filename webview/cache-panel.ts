@@ -4,7 +4,7 @@
 
 import { css, html, LitElement, nothing, svg } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { BreakContext, RequestView } from '../src/protocol';
+import type { BreakContext, RequestView } from '../src/protocol/messages';
 import { selectEvent } from './events';
 import { num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';

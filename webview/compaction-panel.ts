@@ -4,7 +4,7 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { CompressionView, TurnView } from '../src/protocol';
+import type { CompressionView, TurnView } from '../src/protocol/messages';
 import { delta, num, percentOf } from './format';
 import { tokens } from './theme';
 

@@ -5,7 +5,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { DiagnosticView } from '../src/protocol';
+import type { DiagnosticView } from '../src/protocol/messages';
 import { selectEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';

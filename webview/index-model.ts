@@ -5,7 +5,7 @@
 import {
   INJECTION_KINDS, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED, unpackInts,
   type InjectionKind, type InspectorIndex,
-} from '../src/protocol';
+} from '../src/protocol/messages';
 
 /** How a request's prefix relates to the previous request's: extended, broken, or replaced by a compaction. */
 export type PrefixStatus = 'stable' | 'break' | 'compaction';

@@ -2,7 +2,7 @@
 // the standalone report, or VS Code's webview API) and hands it to the page's app element.
 
 import './styles.css';
-import { PROTOCOL_VERSION, type ToWebview, type Transport, type UiState } from '../src/protocol';
+import { PROTOCOL_VERSION, type ToWebview, type Transport, type UiState } from '../src/protocol/messages';
 import { InspectorApp, type Memory } from './app';
 
 /**

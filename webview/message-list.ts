@@ -4,7 +4,7 @@
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent, VisibilityChangedEvent } from '@lit-labs/virtualizer';
-import type { MessageView } from '../src/protocol';
+import type { MessageView } from '../src/protocol/messages';
 import { num } from './format';
 import type { IndexModel } from './index-model';
 import './message-view';

@@ -3,7 +3,7 @@
 // page through Lit text bindings, so transcript content cannot become markup.
 
 import { css, html, LitElement, nothing } from 'lit';
-import type { MessageView as Message } from '../src/protocol';
+import type { MessageView as Message } from '../src/protocol/messages';
 import { KIND_LABEL, num } from './format';
 import { changedRange, collapsePoint, segment, type Range } from './segments';
 import { tokens } from './theme';

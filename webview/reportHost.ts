@@ -1,7 +1,7 @@
 // The host side of the protocol inside a standalone report: answers the view's requests from the
 // inspection embedded in the page, so the report works offline with the same bundle as the editor.
 
-import { pageOf, PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type MessageView, type RequestMap, type ToWebview, type Transport } from '../src/protocol';
+import { pageOf, PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type MessageView, type RequestMap, type ToWebview, type Transport } from '../src/protocol/messages';
 
 /** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
 function idAt(data: EmbeddedInspection, request: number, i: number): number | undefined {

@@ -4,7 +4,7 @@
 // a bar, or focus the chart and use the arrow keys, to select a request.
 
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
-import type { RequestView } from '../src/protocol';
+import type { RequestView } from '../src/protocol/messages';
 import { selectEvent } from './events';
 import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel, RequestSummary } from './index-model';

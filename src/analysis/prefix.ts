@@ -2,23 +2,9 @@
 
 import { wireKey, type WireMessage } from '../engine/apiMessages';
 import type { ReplayRequest } from '../engine/replay';
-import { firstDifferingByte } from '../engine/utf8';
+import { firstDifferingByte } from '../model/utf8';
+import type { PrefixBreak, PrefixResult } from './reportTypes';
 import type { RequestWire } from './requestWire';
-
-export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'compression' | 'system-changed' | 'tools-changed';
-
-export interface PrefixBreak {
-  messageIndex: number;
-  byteOffset: number | null;
-  cause: BreakCause;
-}
-
-export interface PrefixResult {
-  previousRequest: number | null;
-  stable: boolean;
-  breakAt: PrefixBreak | null;
-  reusedTokens: number;
-}
 
 /** Compares a request with the previous one of its lineage. */
 export function comparePrefix(prev: ReplayRequest | null, cur: ReplayRequest, wire: RequestWire): PrefixResult {

@@ -2,77 +2,17 @@
 
 import { wireCopy, wireKey } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';
-import type { InjectionKind } from '../engine/injection';
-import type { Row } from '../engine/messages';
+import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
 import { compressionMadeProgress, preflightGateBranch } from '../engine/progress';
 import { replayTranscript, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
-import { firstDifferingByte } from '../engine/utf8';
-import type { CompressionSummary } from '../protocol';
-import type { CapturedRequest, Severity, SourcePos, Transcript } from '../transcripts/model';
-import { comparePrefix, type PrefixResult } from './prefix';
+import { firstDifferingByte } from '../model/utf8';
+import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
+import { comparePrefix } from './prefix';
+import type { Diagnostic, Report, ReportCompression } from './reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
-
-export type DiagnosticCode =
-  | 'system-prompt-changed' | 'prefix-break' | 'notes-lost' | 'compression-no-progress'
-  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error';
-
-export interface Diagnostic {
-  severity: Severity;
-  code: DiagnosticCode;
-  message: string;
-  turn: number | null;
-  request: number | null;
-  /** Where in the input (line for text formats, session and row for state.db). */
-  line?: number;
-  column?: number;
-  offset?: number;
-  sessionId?: string;
-  rowId?: number;
-  /** The input ends inside this problem: a writer may still be writing the file. */
-  atEnd?: boolean;
-}
-
-export type ReportCompression = CompressionSummary;
-
-export interface ReportMessage {
-  role: string;
-  tokens: number;
-  substituted: boolean;
-  substitution: 'sidecar' | 'placeholder' | null;
-}
-
-export interface Report {
-  schemaVersion: 1;
-  source: { path: string; format: string };
-  profile: string;
-  tokenizer: string;
-  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null; endReason: string | null }[];
-  turns: {
-    index: number;
-    sessionId: string;
-    userMessageIndex: number;
-    requests: number[];
-    injected: { kind: InjectionKind; text: string; start: number; end: number; part?: number }[];
-    compression: ReportCompression | null;
-    laterCompressions: ReportCompression[];
-    line?: number;
-  }[];
-  requests: {
-    index: number;
-    turn: number;
-    sessionId: string;
-    systemPromptSha256: string;
-    messageCount: number;
-    messages?: ReportMessage[];
-    inputTokens: number;
-    prefix: PrefixResult;
-    line?: number;
-  }[];
-  diagnostics: Diagnostic[];
-}
 
 export interface AnalyzeOptions {
   profile: Profile;

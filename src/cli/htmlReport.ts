@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Inspection } from '../analysis/inspection';
+import type { Inspection } from '../protocol/inspection';
 import { renderInspectorHtml } from '../webviewHtml';
 
 /** The built bundles: beside the CLI bundle in dist/, or in dist/ when run from source. */

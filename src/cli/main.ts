@@ -1,7 +1,8 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
-import { Inspection } from '../analysis/inspection';
-import { analyze, type Analysis, type Diagnostic, type Report } from '../analysis/report';
+import { Inspection } from '../protocol/inspection';
+import { analyze, type Analysis } from '../analysis/report';
+import type { Diagnostic, Report } from '../analysis/reportTypes';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';

@@ -1,7 +1,7 @@
 // The wire build (reference §1.7, build_api_messages): what one provider request really carried.
 
 import { injectedSpansOfSidecar, multimodalNoteSpans, type InjectedSpan } from './injection';
-import { hasToolCalls, isEmptyContent, isPartList, type Row } from './messages';
+import { hasToolCalls, isEmptyContent, isPartList, type Row } from '../model/rows';
 import type { Profile } from './profile';
 import { effectiveSidecar } from './sidecar';
 

@@ -1,10 +1,10 @@
 // The agent's own rough token estimator (reference §2.3). It decides compaction, so the inspector
 // shows it beside the exact tokenizer count.
 
-import { isPartList, type Row } from './messages';
+import { isPartList, type Row } from '../model/rows';
 import type { Profile } from './profile';
 import { pythonLen, pythonRepr } from './pythonRepr';
-import { utf8Length } from './utf8';
+import { utf8Length } from '../model/utf8';
 
 export const DEFAULT_IMAGE_TOKEN_COST = 1500;
 const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image']);

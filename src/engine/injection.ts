@@ -1,10 +1,9 @@
 // Labelling what the assembly added to a user message: where each injected piece sits on the wire
 // and where it came from.
 
-import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, buildMemoryContextBlock } from './memoryContext';
-import type { ContentPart } from './messages';
-
-export type InjectionKind = 'memory' | 'plugin' | 'gateway-note' | 'surface-note' | 'multimodal-note';
+import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, buildMemoryContextBlock } from '../hermes/memoryContext';
+import type { InjectionKind, TurnInjectionInputs } from '../model/injection';
+import type { ContentPart } from '../model/rows';
 
 export interface InjectedSpan {
   kind: InjectionKind;
@@ -13,13 +12,6 @@ export interface InjectedSpan {
   start: number;
   end: number;
   part?: number;
-}
-
-export interface TurnInjectionInputs {
-  memoryPrefetch?: string;
-  pluginContext?: string;
-  gatewayNotes?: string;
-  surfaceSwitchNote?: string;
 }
 
 interface Piece { kind: InjectionKind; text: string }

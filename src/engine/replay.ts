@@ -2,10 +2,12 @@
 // the system prompt plus the wire copies of all rows before it. Compactions start new generations;
 // rows they carry over are never counted again as turns or requests.
 
-import type { Generation, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../transcripts/model';
-import { isSummaryCarrier, userOriginatedTurnView } from './compactionMarkers';
-import type { InjectedSpan, InjectionKind } from './injection';
-import type { Row } from './messages';
+import type { Generation, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
+import { countCarriedRows } from '../hermes/copies';
+import type { InjectionKind } from '../model/injection';
+import type { InjectedSpan } from './injection';
+import type { Row } from '../model/rows';
 import type { Profile } from './profile';
 import { reanchorCurrentTurnUserIdx, type Reanchor } from './reanchor';
 import { buildTurnUserRow } from './turnContext';
@@ -66,18 +68,6 @@ export interface Replay {
   profile: Profile;
   turns: ReplayTurn[];
   requests: ReplayRequest[];
-}
-
-function rowKey(row: Row): string {
-  return JSON.stringify([row.role, row.content ?? null, row.tool_call_id ?? null, row.timestamp ?? null, row.tool_calls ?? null]);
-}
-
-/** How many leading rows of a compacted list are carried-over copies or summary carriers. */
-export function countCarriedRows(rows: readonly Row[], before: readonly Row[]): number {
-  const old = new Set(before.map(rowKey));
-  let k = 0;
-  while (k < rows.length && (isSummaryCarrier(rows[k]) || old.has(rowKey(rows[k])))) k++;
-  return k;
 }
 
 function lineageRoot(session: TranscriptSession, byId: Map<string, TranscriptSession>): string {

@@ -1,8 +1,8 @@
 // The api_content sidecar: the exact bytes sent for a row, stored beside its clean content
 // (reference §1.1, introduced upstream in #67274).
 
-import { buildMemoryContextBlock } from './memoryContext';
-import type { Row } from './messages';
+import { buildMemoryContextBlock } from '../hermes/memoryContext';
+import type { Row } from '../model/rows';
 
 /** The injected block for a turn: fenced memory, then plugin context, joined by a blank line. */
 export function composeMultimodalContextPart(extPrefetchCache: string, pluginUserContext: string): string | null {

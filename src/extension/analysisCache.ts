@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
-import type { SessionTurn } from '../analysis/inspection';
-import type { Diagnostic } from '../analysis/report';
-import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol';
-import type { SessionSummary } from '../transcripts/model';
+import type { SessionTurn } from '../protocol/inspection';
+import type { Diagnostic } from '../analysis/reportTypes';
+import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
+import type { SessionSummary } from '../model/transcript';
 import type { EngineCalls, EngineOp, EngineResponse } from './engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';

@@ -2,7 +2,7 @@
 // with the session and row named in the message, since a database has no lines).
 
 import * as vscode from 'vscode';
-import type { Diagnostic } from '../analysis/report';
+import type { Diagnostic } from '../analysis/reportTypes';
 
 const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,

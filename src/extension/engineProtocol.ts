@@ -2,12 +2,12 @@
 // every analysis; the host holds only indexes and asks for pages, so the extension host's event
 // loop never runs a replay or a tokenizer.
 
-import type { SessionTurn } from '../analysis/inspection';
-import type { Diagnostic } from '../analysis/report';
+import type { SessionTurn } from '../protocol/inspection';
+import type { Diagnostic } from '../analysis/reportTypes';
 import type { TokenizerName } from '../analysis/tokenizer';
 import type { ProfileName } from '../engine/profile';
-import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol';
-import type { SessionSummary } from '../transcripts/model';
+import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
+import type { SessionSummary } from '../model/transcript';
 
 export interface EngineCalls {
   analyze: {

@@ -3,7 +3,7 @@
 // never parses the engine or the tokenizer's rank tables.
 
 import { parentPort } from 'node:worker_threads';
-import { Inspection } from '../analysis/inspection';
+import { Inspection } from '../protocol/inspection';
 import { analyze } from '../analysis/report';
 import { createTokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';

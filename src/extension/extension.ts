@@ -4,7 +4,7 @@
 
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { Navigation, UiState } from '../protocol';
+import type { Navigation, UiState } from '../protocol/messages';
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';

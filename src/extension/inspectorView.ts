@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { PROTOCOL_VERSION, type FromWebview, type Navigation, type RequestMap, type ToWebview, type UiState } from '../protocol';
+import { PROTOCOL_VERSION, type FromWebview, type Navigation, type RequestMap, type ToWebview, type UiState } from '../protocol/messages';
 import { renderInspectorHtml } from '../webviewHtml';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { pickSession } from './sessionPicker';

@@ -3,7 +3,7 @@
 // state.db through "Prompt Inspector: Choose Session…".
 
 import * as vscode from 'vscode';
-import type { SessionSummary } from '../transcripts/model';
+import type { SessionSummary } from '../model/transcript';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 
 const ALL = '';

@@ -1,7 +1,7 @@
 // Transcripts in the workspace → sessions → turns, with badges for cache breaks and compactions.
 
 import * as vscode from 'vscode';
-import type { SessionTurn } from '../analysis/inspection';
+import type { SessionTurn } from '../protocol/inspection';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 

@@ -1,10 +1,10 @@
 // Hermes request dumps, sessions/request_dump_<id>_<ts>.json (hermes-reference.md §3.3): the body
 // of one provider call exactly as sent, system message first.
 
-import type { Row } from '../engine/messages';
+import type { Row } from '../model/rows';
 import { linesAt, parseJson, topLevelArrayElements } from './jsonText';
-import type { CapturedRequest, InputFinding, SourcePos, Transcript } from './model';
-import { acceptRow, parseError } from './rows';
+import type { CapturedRequest, InputFinding, SourcePos, Transcript } from '../model/transcript';
+import { acceptRow, parseError } from './acceptRow';
 
 /**
  * A dump that cannot be parsed: a parse-error, and with `salvage` (a dump read on its own) the body

@@ -1,12 +1,12 @@
 // Hermes session snapshots, sessions/session_<id>.json (hermes-reference.md §3.1). A truncated
 // snapshot still yields every complete message.
 
-import { isSummaryCarrier } from '../engine/compactionMarkers';
-import type { Row } from '../engine/messages';
+import { isSummaryCarrier } from '../hermes/compactionMarkers';
+import type { Row } from '../model/rows';
 import { linesAt, parseJson, parseSplitDocument, topLevelArrayElements } from './jsonText';
-import type { Generation, InputFinding, SourcePos, Transcript } from './model';
-import { acceptRow, parseError } from './rows';
-import type { ByteSource } from './sqliteFile';
+import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
+import { acceptRow, parseError } from './acceptRow';
+import type { ByteSource } from '../model/byteSource';
 
 /**
  * A well-formed snapshot, parsed message by message as it is read; null for anything else, which

@@ -6,13 +6,14 @@
 // into a second one), and it can stream one session's rows out of a file too large to hold. sql.js
 // stays as the tests' oracle. The user's file and its WAL are only ever read.
 
-import { isSummaryCarrier } from '../engine/compactionMarkers';
-import { countCarriedRows } from '../engine/replay';
-import { sanitizeMemoryContext } from '../engine/memoryContext';
-import type { Row } from '../engine/messages';
-import type { Generation, InputFinding, SessionSummary, SourcePos, Transcript, TranscriptSession } from './model';
-import { MAX_NESTING, nestsDeeperThan, parseError } from './rows';
-import { SqliteFile, type ByteSource, type SqlValue } from './sqliteFile';
+import { isSummaryCarrier } from '../hermes/compactionMarkers';
+import { countCarriedRows } from '../hermes/copies';
+import { sanitizeMemoryContext } from '../hermes/memoryContext';
+import type { Row } from '../model/rows';
+import type { Generation, InputFinding, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
+import type { ByteSource } from '../model/byteSource';
+import { SqliteFile, type SqlValue } from './sqliteFile';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const JSON_CONTENT_PREFIX = '\u0000json:';

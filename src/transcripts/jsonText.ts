@@ -2,7 +2,7 @@
 // array, so a truncated file still yields every complete element and each row knows its line; and
 // a well-formed file parsed element by element as it is read, without its whole text.
 
-import type { ByteSource } from './sqliteFile';
+import type { ByteSource } from '../model/byteSource';
 
 export interface TextPos { line: number; column: number; offset: number }
 

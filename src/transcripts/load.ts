@@ -7,9 +7,9 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
-import type { Transcript } from './model';
+import type { Transcript } from '../model/transcript';
 import { readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
-import type { ByteSource } from './sqliteFile';
+import type { ByteSource } from '../model/byteSource';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
 export const READ_WHOLE_LIMIT = 256 * 1024 * 1024;

@@ -3,9 +3,9 @@
 import { readCapturedRequest, readHermesRequestDump } from './hermesRequestDump';
 import { readHermesSessionJson, readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, readHermesStateDb } from './hermesStateDb';
-import type { CapturedRequest, InputFinding, Transcript } from './model';
-import { parseError } from './rows';
-import { bytesSource } from './sqliteFile';
+import type { CapturedRequest, InputFinding, Transcript } from '../model/transcript';
+import { parseError } from './acceptRow';
+import { bytesSource } from '../model/byteSource';
 import { isTurnTraceLine, readTurnTrace } from './turnTrace';
 
 export interface ReadInput {

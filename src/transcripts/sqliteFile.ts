@@ -7,19 +7,11 @@
 // Pure: no I/O of its own. Damaged input throws SqliteFormatError (never hangs): page numbers are
 // range-checked, a b-tree page reached twice is a cycle, overflow chains are bounded by the payload.
 
+import type { ByteSource } from '../model/byteSource';
 import { readWalIndex, type WalIndex } from './sqliteWal';
 
 export type SqlValue = null | number | bigint | string | Uint8Array;
 
-export interface ByteSource {
-  readonly size: number;
-  /** Up to `length` bytes at `offset`; fewer only at the end of the file. */
-  read(offset: number, length: number): Uint8Array;
-}
-
-export function bytesSource(bytes: Uint8Array): ByteSource {
-  return { size: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) };
-}
 
 /** The file is not a database, or its structure is damaged. */
 export class SqliteFormatError extends Error {}

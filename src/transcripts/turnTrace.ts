@@ -1,11 +1,11 @@
 // Our own turn-trace JSONL (schemas/turn-trace.schema.json, docs/turn-trace.md): one line per
 // turn with the assembly's inputs and the rows it stored, so the replay recomputes the assembly.
 
-import type { Row } from '../engine/messages';
-import { userOriginatedTurnView } from '../engine/compactionMarkers';
+import type { Row } from '../model/rows';
+import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { parseJson } from './jsonText';
-import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from './model';
-import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './rows';
+import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 
 interface TraceLine {
   kind?: unknown; version?: unknown; sessionId?: unknown; parentSessionId?: unknown; systemPrompt?: unknown;

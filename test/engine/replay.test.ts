@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeTranscript } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/engine/compactionMarkers';
-import type { Row } from '../../src/engine/messages';
+import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/hermes/compactionMarkers';
+import type { Row } from '../../src/model/rows';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import type { Generation, Transcript, TranscriptSession } from '../../src/transcripts/model';
+import type { Generation, Transcript, TranscriptSession } from '../../src/model/transcript';
 
 const counter = createTokenCounter('o200k_base');
 const gen = (rows: Row[], extra: Partial<Generation> = {}): Generation => ({ rows, pos: rows.map((_, i) => ({ line: i + 1 })), ...extra });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildApiMessages, wireCopy } from '../../src/engine/apiMessages';
-import { isSummaryCarrier, SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX, userOriginatedTurnView, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER } from '../../src/engine/compactionMarkers';
+import { isSummaryCarrier, SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX, userOriginatedTurnView, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER } from '../../src/hermes/compactionMarkers';
 import { estimateMessagesTokensRough, estimateTokensRough } from '../../src/engine/estimator';
-import { buildMemoryContextBlock, MEMORY_SYSTEM_NOTE } from '../../src/engine/memoryContext';
-import type { Row } from '../../src/engine/messages';
+import { buildMemoryContextBlock, MEMORY_SYSTEM_NOTE } from '../../src/hermes/memoryContext';
+import type { Row } from '../../src/model/rows';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes } from '../../src/engine/notes';
 import { PROFILES } from '../../src/engine/profile';
 import { compressionMadeProgress, compressionWarrantsAnotherPreflightPass, preflightGateBranch, shouldIdleCompact, shouldRunPreflightEstimate } from '../../src/engine/progress';
@@ -12,7 +12,7 @@ import { pythonRepr } from '../../src/engine/pythonRepr';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { composeMultimodalContextPart, composeUserApiContent, dropStaleApiContent, extractApiContentSidecar, substituteApiContent } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
-import { firstDifferingByte, utf8Length } from '../../src/engine/utf8';
+import { firstDifferingByte, utf8Length } from '../../src/model/utf8';
 
 const V0 = PROFILES['hermes-v0'];
 const V1 = PROFILES['hermes-v1'];

@@ -16,7 +16,8 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileS
 import { basename, join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import initSqlJs from 'sql.js';
-import { analyze, type Report } from '../../src/analysis/report';
+import { analyze } from '../../src/analysis/report';
+import type { Report } from '../../src/analysis/reportTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';

@@ -23,16 +23,16 @@ import { buildApiMessages, wireCopy } from '../../src/engine/apiMessages';
 import {
   COMPRESSION_CONTINUATION_USER_CONTENT, LEGACY_SUMMARY_PREFIX, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER,
   SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX, userOriginatedTurnView,
-} from '../../src/engine/compactionMarkers';
+} from '../../src/hermes/compactionMarkers';
 import { PERSISTENCE_ONLY_MESSAGE_FIELDS } from '../../src/engine/estimator';
-import { buildMemoryContextBlock } from '../../src/engine/memoryContext';
-import { cloneRow, contentText, type Row } from '../../src/engine/messages';
+import { buildMemoryContextBlock } from '../../src/hermes/memoryContext';
+import { cloneRow, contentText, type Row } from '../../src/model/rows';
 import { consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, type PendingTurnNotes } from '../../src/engine/notes';
 import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { substituteApiContent } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
-import type { Transcript } from '../../src/transcripts/model';
+import type { Transcript } from '../../src/model/transcript';
 import { readTranscript } from '../../src/transcripts/read';
 import { HERMES_SCHEMA } from '../../scripts/make-bad-fixtures';
 import { assertReportInvariants, assertSchemaValid, snapshot } from './invariants';

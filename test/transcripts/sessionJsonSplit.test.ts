@@ -13,7 +13,7 @@ import { readHermesSessionJson, readSplitSessionJson } from '../../src/transcrip
 import { linesAt, parseSplitDocument, topLevelArrayElements } from '../../src/transcripts/jsonText';
 import { loadTranscript } from '../../src/transcripts/load';
 import { readTranscript } from '../../src/transcripts/read';
-import { bytesSource } from '../../src/transcripts/sqliteFile';
+import { bytesSource } from '../../src/model/byteSource';
 import { tempDir } from '../cli/support';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
-import { bytesSource, SqliteFile, SqliteFormatError, type ByteSource, type SqlValue } from '../../src/transcripts/sqliteFile';
+import { bytesSource, type ByteSource } from '../../src/model/byteSource';
+import { SqliteFile, SqliteFormatError, type SqlValue } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../../src/transcripts/sqliteWal';
 
 const sqlJs: Promise<SqlJsStatic> = initSqlJs();

@@ -13,11 +13,11 @@ import { extname, join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { analyze } from '../../src/analysis/report';
-import { Inspection } from '../../src/analysis/inspection';
+import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol';
-import { pageOf, PROTOCOL_VERSION } from '../../src/protocol';
+import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol/messages';
+import { pageOf, PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { loadTranscript } from '../../src/transcripts/load';
 import { renderInspectorHtml } from '../../src/webviewHtml';
 

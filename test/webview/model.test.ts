@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildIndex } from '../../src/analysis/inspection';
-import type { MessageView, RequestView, TurnView } from '../../src/protocol';
+import { buildIndex } from '../../src/protocol/inspection';
+import type { MessageView, RequestView, TurnView } from '../../src/protocol/messages';
 import { IndexModel } from '../../webview/index-model';
 import { restore, selectRequest, step } from '../../webview/navigation';
 import { Pages } from '../../webview/pages';

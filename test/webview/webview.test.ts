@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildIndex, type Inspection } from '../../src/analysis/inspection';
-import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState } from '../../src/protocol';
+import { buildIndex, type Inspection } from '../../src/protocol/inspection';
+import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState } from '../../src/protocol/messages';
 import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from './harness';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');

@@ -2,6 +2,8 @@
 // Shared by both bundles: no imports from either side. The webview knows nothing about transcript
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
+import type { ReportCompression } from '../analysis/reportTypes';
+
 export const PROTOCOL_VERSION = 2;
 
 export type InjectionKind = 'memory' | 'plugin' | 'gateway-note' | 'surface-note' | 'multimodal-note';
@@ -13,22 +15,7 @@ export interface SpanView {
   end: number;
 }
 
-/** A compaction as the report states it (REPORT.md `compression`). */
-export interface CompressionSummary {
-  mode: 'rotation' | 'in-place';
-  beforeMessages: number;
-  afterMessages: number;
-  beforeTokens: number;
-  afterTokens: number;
-  beforeRoughTokens: number;
-  afterRoughTokens: number;
-  madeProgress: boolean;
-  /** Which branch of the preflight gate let the compaction run (protect 3 + 20 rows by default). */
-  gateBranch: 'count' | 'chars';
-  reanchor: { before: number; after: number; rule: string };
-}
-
-export interface CompressionView extends CompressionSummary {
+export interface CompressionView extends ReportCompression {
   /** The summary carrier's text, when the compacted list has one. */
   carrier: string | null;
   /** Rows of the list before that are not in the list after: role and a one-line preview each. */

@@ -3,18 +3,19 @@
 // report serve the same answers.
 
 import type { WireMessage } from '../engine/apiMessages';
-import { isSummaryCarrier } from '../engine/compactionMarkers';
+import { isSummaryCarrier } from '../hermes/compactionMarkers';
 import { estimateMessagesTokensRough } from '../engine/estimator';
 import { multimodalNoteSpans } from '../engine/injection';
-import { contentText, isPartList, type Row } from '../engine/messages';
+import { contentText, isPartList, type Row } from '../model/rows';
 import type { ReplayCompaction } from '../engine/replay';
-import { firstDifferingByte } from '../engine/utf8';
+import { firstDifferingByte } from '../model/utf8';
 import {
   INJECTION_KINDS, packInts, pageOf, PROTOCOL_VERSION, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
   type BreakContext, type CompressionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
   type PackedInts, type PagedList, type RequestView, type SpanView, type TurnView,
-} from '../protocol';
-import type { Analysis, ReportCompression } from './report';
+} from './messages';
+import type { Analysis } from '../analysis/report';
+import type { ReportCompression } from '../analysis/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Inspection } from '../../src/analysis/inspection';
+import { Inspection } from '../../src/protocol/inspection';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
-import { packInts, PROTOCOL_VERSION, RpcClient, unpackInts, type FromWebview, type ToWebview } from '../../src/protocol';
+import { packInts, PROTOCOL_VERSION, RpcClient, unpackInts, type FromWebview, type ToWebview } from '../../src/protocol/messages';
 import fc from 'fast-check';
 import { IndexModel } from '../../webview/index-model';
 import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';

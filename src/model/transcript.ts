@@ -2,8 +2,8 @@
 // the real request bodies found in dumps, and findings about the input itself. Turns and requests
 // are not read from disk: the replay derives them from the rows (src/engine/replay.ts).
 
-import type { TurnInjectionInputs } from '../engine/injection';
-import type { Row } from '../engine/messages';
+import type { TurnInjectionInputs } from './injection';
+import type { Row } from './rows';
 
 export type TranscriptFormat =
   | 'hermes-state-db'

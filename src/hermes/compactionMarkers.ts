@@ -1,6 +1,6 @@
 // How a compaction shows up inside rows (reference §2.2), and which user rows are real human asks.
 
-import { contentText, type Row } from './messages';
+import { contentText, type Row } from '../model/rows';
 
 export const SUMMARY_PREFIX = '[CONTEXT COMPACTION — REFERENCE ONLY]';
 export const LEGACY_SUMMARY_PREFIX = '[CONTEXT SUMMARY]:';

@@ -1,0 +1,95 @@
+// The analysis report's public types (REPORT.md): the CLI's JSON contract, read by scripts and CI.
+// Types only, with imports from the model alone, so the protocol and the webview can name them
+// without pulling in the engine.
+
+import type { InjectionKind } from '../model/injection';
+import type { Severity } from '../model/transcript';
+
+export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'compression' | 'system-changed' | 'tools-changed';
+
+export interface PrefixBreak {
+  messageIndex: number;
+  byteOffset: number | null;
+  cause: BreakCause;
+}
+
+export interface PrefixResult {
+  previousRequest: number | null;
+  stable: boolean;
+  breakAt: PrefixBreak | null;
+  reusedTokens: number;
+}
+
+/** A compaction as the report states it (REPORT.md `compression`). */
+export interface ReportCompression {
+  mode: 'rotation' | 'in-place';
+  beforeMessages: number;
+  afterMessages: number;
+  beforeTokens: number;
+  afterTokens: number;
+  beforeRoughTokens: number;
+  afterRoughTokens: number;
+  madeProgress: boolean;
+  /** Which branch of the preflight gate let the compaction run (protect 3 + 20 rows by default). */
+  gateBranch: 'count' | 'chars';
+  reanchor: { before: number; after: number; rule: string };
+}
+
+export type DiagnosticCode =
+  | 'system-prompt-changed' | 'prefix-break' | 'notes-lost' | 'compression-no-progress'
+  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error';
+
+export interface Diagnostic {
+  severity: Severity;
+  code: DiagnosticCode;
+  message: string;
+  turn: number | null;
+  request: number | null;
+  /** Where in the input (line for text formats, session and row for state.db). */
+  line?: number;
+  column?: number;
+  offset?: number;
+  sessionId?: string;
+  rowId?: number;
+  /** The input ends inside this problem: a writer may still be writing the file. */
+  atEnd?: boolean;
+}
+
+
+export interface ReportMessage {
+  role: string;
+  tokens: number;
+  substituted: boolean;
+  substitution: 'sidecar' | 'placeholder' | null;
+}
+
+export interface Report {
+  schemaVersion: 1;
+  source: { path: string; format: string };
+  profile: string;
+  tokenizer: string;
+  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null; endReason: string | null }[];
+  turns: {
+    index: number;
+    sessionId: string;
+    userMessageIndex: number;
+    requests: number[];
+    injected: { kind: InjectionKind; text: string; start: number; end: number; part?: number }[];
+    compression: ReportCompression | null;
+    laterCompressions: ReportCompression[];
+    line?: number;
+  }[];
+  requests: {
+    index: number;
+    turn: number;
+    sessionId: string;
+    systemPromptSha256: string;
+    messageCount: number;
+    messages?: ReportMessage[];
+    inputTokens: number;
+    prefix: PrefixResult;
+    line?: number;
+  }[];
+  diagnostics: Diagnostic[];
+}
+
