@@ -1,0 +1,146 @@
+// B-trees (https://www.sqlite.org/fileformat2.html §1.6): the walk over a table's pages, its cells,
+// and the payload of a cell, on the page and on its overflow chain. A page reached twice is a
+// cycle; an overflow chain is bounded by the payload it carries.
+
+import { SqliteFormatError } from './errors';
+import type { Pager } from './pager';
+import { u32, varint, varintLength, type RecordBytes } from './record';
+
+const MAX_DEPTH = 40;
+
+/** A cell the walk is on (one object, reused for every cell). */
+export interface CellRef {
+  page: Uint8Array;
+  offset: number;
+  pageNumber: number;
+}
+
+/** Every leaf cell of the table b-tree rooted at `root`, in rowid order; `what` names the tree in errors. */
+export function* tableCells(pager: Pager, root: number, what: string): Generator<CellRef> {
+  const cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0 };
+  const visited = new Set<number>();
+  interface Frame { n: number; page: Uint8Array; hdr: number; cells: number; next: number; right: number; leaf: boolean }
+  const stack: Frame[] = [];
+  const push = (n: number, parent: number | null): void => {
+    if (visited.has(n)) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} is reached twice (a cycle in the b-tree)`);
+    if (stack.length >= MAX_DEPTH) throw new SqliteFormatError(`database disk image is malformed: ${what}: the b-tree is deeper than ${MAX_DEPTH} levels`);
+    visited.add(n);
+    const page = pager.page(n);
+    const hdr = n === 1 ? 100 : 0;
+    const type = page[hdr];
+    if (type !== 0x05 && type !== 0x0d) {
+      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not a table b-tree page`);
+    }
+    const leaf = type === 0x0d;
+    const cells = (page[hdr + 3] << 8) | page[hdr + 4];
+    const pointers = hdr + (leaf ? 8 : 12);
+    if (pointers + 2 * cells > pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} claims ${cells} cells, more than fit`);
+    stack.push({ n, page, hdr: pointers, cells, next: 0, right: leaf ? 0 : u32(page, hdr + 8), leaf });
+  };
+  const cellAt = (f: Frame, i: number): number => {
+    const p = (f.page[f.hdr + 2 * i] << 8) | f.page[f.hdr + 2 * i + 1];
+    if (p < f.hdr + 2 * f.cells || p >= pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: a cell pointer of page ${f.n} points outside the page`);
+    return p;
+  };
+  push(root, null);
+  while (stack.length) {
+    const f = stack[stack.length - 1];
+    if (f.leaf) {
+      if (f.next < f.cells) {
+        cell.page = f.page;
+        cell.offset = cellAt(f, f.next++);
+        cell.pageNumber = f.n;
+        yield cell;
+      } else {
+        stack.pop();
+      }
+      continue;
+    }
+    // Interior: each cell's left child, then the right-most child.
+    if (f.next < f.cells) push(u32(f.page, cellAt(f, f.next++)), f.n);
+    else if (f.next++ === f.cells) push(f.right, f.n);
+    else stack.pop();
+  }
+}
+
+/** The payload of the cell a row is on. Overflow pages are read only when requested bytes lie on them. */
+export class Payload implements RecordBytes {
+  size = 0;
+  /** The row's rowid, for errors. */
+  rowid: number | bigint = 0;
+  private page: Uint8Array = new Uint8Array(0);
+  private local = 0;          // offset of the local payload in `page`
+  private localSize = 0;
+  private firstOverflow = 0;
+  private pageNumber = 0;
+  private chunks: Uint8Array[] = [];
+  private loaded = 0;
+  private nextOverflow = 0;
+
+  constructor(private readonly pager: Pager, private readonly what: string) {}
+
+  /** Points at a table leaf cell: its payload size, rowid, then the payload. */
+  loadTableLeaf(cell: CellRef): void {
+    const { page, offset, pageNumber } = cell;
+    const usable = this.pager.usableSize;
+    let p = offset;
+    const size = varint(page, p, usable);
+    p += varintLength;
+    const rowid = varint(page, p, usable);
+    p += varintLength;
+    if (typeof size !== 'number' || size < 0) throw this.corrupt(`a payload size of ${size}`, pageNumber);
+    // How much of the payload stays on the page (fileformat2 §1.6, table b-tree leaf cells).
+    const maxLocal = usable - 35;
+    const minLocal = Math.floor(((usable - 12) * 32) / 255) - 23;
+    let local = size;
+    if (size > maxLocal) {
+      const k = minLocal + ((size - minLocal) % (usable - 4));
+      local = k <= maxLocal ? k : minLocal;
+    }
+    const end = p + local + (local < size ? 4 : 0);
+    if (end > usable) throw this.corrupt('a cell that runs past the end of the page', pageNumber);
+    if (local < size && Math.ceil((size - local) / (usable - 4)) > this.pager.pageCount) throw this.corrupt(`a payload of ${size} bytes, larger than the database`, pageNumber);
+    this.rowid = rowid;
+    this.page = page;
+    this.local = p;
+    this.localSize = local;
+    this.size = size;
+    this.firstOverflow = local < size ? u32(page, p + local) : 0;
+    this.pageNumber = pageNumber;
+    this.chunks = [];
+  }
+
+  /** Payload bytes [start, end): a view when they lie in one piece, else a copy. */
+  bytes(start: number, end: number): Uint8Array {
+    if (end <= this.localSize) return this.page.subarray(this.local + start, this.local + end);
+    if (!this.chunks.length) {
+      this.chunks = [this.page.subarray(this.local, this.local + this.localSize)];
+      this.loaded = this.localSize;
+      this.nextOverflow = this.firstOverflow;
+    }
+    const room = this.pager.usableSize - 4;
+    while (this.loaded < end) {
+      if (this.nextOverflow === 0) throw this.corrupt(`an overflow chain that ends after ${this.loaded} of ${this.size} bytes`);
+      const page = this.pager.page(this.nextOverflow);
+      const take = Math.min(room, this.size - this.loaded);
+      this.chunks.push(page.subarray(4, 4 + take));
+      this.loaded += take;
+      this.nextOverflow = u32(page, 0);
+    }
+    const chunkOf = (offset: number): number => (offset < this.localSize ? 0 : 1 + Math.floor((offset - this.localSize) / room));
+    const chunkStart = (c: number): number => (c === 0 ? 0 : this.localSize + (c - 1) * room);
+    const first = chunkOf(start);
+    if (chunkOf(end - 1) === first) return this.chunks[first].subarray(start - chunkStart(first), end - chunkStart(first));
+    const out = new Uint8Array(end - start);
+    for (let c = first, at = start; at < end; c++) {
+      const piece = this.chunks[c].subarray(at - chunkStart(c), Math.min(this.chunks[c].length, end - chunkStart(c)));
+      out.set(piece, at - start);
+      at += piece.length;
+    }
+    return out;
+  }
+
+  corrupt(what: string, page = this.pageNumber): SqliteFormatError {
+    return new SqliteFormatError(`database disk image is malformed: ${this.what}, row ${this.rowid} on page ${page}: ${what}`);
+  }
+}

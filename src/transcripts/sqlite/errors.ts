@@ -1,0 +1,2 @@
+/** The file is not a database, or its structure is damaged. */
+export class SqliteFormatError extends Error {}

@@ -1,0 +1,274 @@
+// The schema: tables as sqlite_schema lists them, parsed from their CREATE TABLE text (column
+// names, affinities, the rowid alias, generated columns, defaults, WITHOUT ROWID), and the
+// default a record written before ALTER TABLE ADD COLUMN reads for the columns it lacks.
+
+import { SqliteFormatError } from './errors';
+import { safe, type SqlValue } from './record';
+
+export type Affinity = 'integer' | 'text' | 'blob' | 'real' | 'numeric';
+
+export interface SqliteColumn {
+  name: string;
+  affinity: Affinity;
+  /** INTEGER PRIMARY KEY: the record holds NULL, the value is the rowid. */
+  rowidAlias: boolean;
+  /** A VIRTUAL generated column: not stored in the record. */
+  generated: boolean;
+  /** The DEFAULT clause, for records written before an ALTER TABLE ADD COLUMN. */
+  dflt?: DefaultClause;
+}
+
+type DefaultClause =
+  | { kind: 'value'; value: SqlValue; text?: string }   // text: a numeric literal's token, the value SQLite starts from
+  | { kind: 'negative'; text: string }
+  | { kind: 'unsupported'; sql: string };
+
+export interface SqliteTable {
+  name: string;
+  rootPage: number;
+  sql: string;
+  virtual: boolean;
+  withoutRowid: boolean;
+  columns: SqliteColumn[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Default values (a record written before ALTER TABLE ADD COLUMN lacks the new columns)
+
+/**
+ * SQLite starts from the literal as written (a numeric token as text) and applies the column's
+ * affinity (sqlite3ValueFromExpr); ADD COLUMN accepts only constant defaults.
+ */
+export function defaultValue(col: SqliteColumn): SqlValue {
+  const d = col.dflt;
+  if (!d) return null;
+  if (d.kind === 'unsupported') throw new SqliteFormatError(`the default of column ${col.name} (${d.sql}) is not a constant this reader evaluates`);
+  if (d.kind === 'negative') {
+    const n = numeric(d.text);
+    const v = typeof n === 'bigint' ? safe(-n) : typeof n === 'number' ? -n : null;
+    if (col.affinity !== 'text' || v === null) return v;
+    return /^\d+$/.test(d.text) ? String(v) : `-${d.text}`;
+  }
+  if (d.text !== undefined) {
+    // A numeric literal: with no affinity it is numeric all the same.
+    if (col.affinity === 'text') return d.text;
+    return numeric(d.text) ?? d.text;
+  }
+  return applyAffinity(d.value, col.affinity);
+}
+
+function applyAffinity(v: SqlValue, affinity: Affinity): SqlValue {
+  if (affinity === 'text') return typeof v === 'number' || typeof v === 'bigint' ? String(v) : v;
+  if (affinity === 'blob' || typeof v !== 'string') return v;
+  return numeric(v) ?? v;
+}
+
+/** A well-formed integer or real literal (surrounding spaces allowed, no hex) as a number, else null. */
+function numeric(text: string): number | bigint | null {
+  const t = text.trim();
+  if (/^[+-]?\d+$/.test(t)) {
+    const big = BigInt(t);
+    if (big >= -(2n ** 63n) && big < 2n ** 63n) return safe(big);
+    return Number(t);
+  }
+  if (/^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CREATE TABLE
+
+interface Token { kind: 'word' | 'quoted' | 'string' | 'number' | 'blob' | 'op'; text: string }
+
+function tokenize(sql: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  const fail = (what: string): never => { throw new SqliteFormatError(`cannot read the schema: ${what} in ${JSON.stringify(sql.slice(0, 200))}`); };
+  while (i < sql.length) {
+    const c = sql[i];
+    if (/\s/.test(c)) { i++; continue; }
+    if (c === '-' && sql[i + 1] === '-') { const e = sql.indexOf('\n', i); i = e < 0 ? sql.length : e + 1; continue; }
+    if (c === '/' && sql[i + 1] === '*') { const e = sql.indexOf('*/', i + 2); i = e < 0 ? sql.length : e + 2; continue; }
+    if (c === '"' || c === '`' || c === "'") {
+      let text = '';
+      let j = i + 1;
+      for (;;) {
+        if (j >= sql.length) fail('an unterminated quote');
+        if (sql[j] === c) {
+          if (sql[j + 1] === c) { text += c; j += 2; continue; }
+          break;
+        }
+        text += sql[j++];
+      }
+      out.push({ kind: c === "'" ? 'string' : 'quoted', text });
+      i = j + 1;
+      continue;
+    }
+    if (c === '[') {
+      const e = sql.indexOf(']', i);
+      if (e < 0) fail('an unterminated [');
+      out.push({ kind: 'quoted', text: sql.slice(i + 1, e) });
+      i = e + 1;
+      continue;
+    }
+    if ((c === 'x' || c === 'X') && sql[i + 1] === "'") {
+      const e = sql.indexOf("'", i + 2);
+      if (e < 0) fail('an unterminated blob literal');
+      out.push({ kind: 'blob', text: sql.slice(i + 2, e) });
+      i = e + 1;
+      continue;
+    }
+    const num = /^(0[xX][0-9a-fA-F]+|(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?)/.exec(sql.slice(i, i + 400));
+    if (num && /[\d.]/.test(c)) { out.push({ kind: 'number', text: num[0] }); i += num[0].length; continue; }
+    const word = /^[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*/.exec(sql.slice(i, i + 400));
+    if (word) { out.push({ kind: 'word', text: word[0] }); i += word[0].length; continue; }
+    out.push({ kind: 'op', text: c });
+    i++;
+  }
+  return out;
+}
+
+const isWord = (t: Token | undefined, ...words: string[]): boolean => t?.kind === 'word' && words.includes(t.text.toUpperCase());
+const TABLE_CONSTRAINTS = ['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'CHECK', 'FOREIGN'];
+const COLUMN_CONSTRAINTS = ['CONSTRAINT', 'PRIMARY', 'NOT', 'NULL', 'UNIQUE', 'CHECK', 'DEFAULT', 'COLLATE', 'REFERENCES', 'GENERATED', 'AS'];
+
+/** The index after the parenthesised group that starts at `i`. */
+function skipGroup(toks: Token[], i: number): number {
+  let depth = 0;
+  for (let j = i; j < toks.length; j++) {
+    if (toks[j].kind !== 'op') continue;
+    if (toks[j].text === '(') depth++;
+    else if (toks[j].text === ')' && --depth === 0) return j + 1;
+  }
+  throw new SqliteFormatError('cannot read the schema: unbalanced parentheses');
+}
+
+/** Column affinity from the declared type (https://www.sqlite.org/datatype3.html §3.1). */
+function affinityOf(type: string): Affinity {
+  const t = type.toUpperCase();
+  if (t.includes('INT')) return 'integer';
+  if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT')) return 'text';
+  if (t.includes('BLOB') || t === '') return 'blob';
+  if (t.includes('REAL') || t.includes('FLOA') || t.includes('DOUB')) return 'real';
+  return 'numeric';
+}
+
+function hexValue(text: string, negative: boolean): number | bigint {
+  const v = BigInt.asIntN(64, BigInt(text));
+  return safe(negative ? BigInt.asIntN(64, -v) : v);
+}
+
+function parseDefault(toks: Token[], i: number): { clause: DefaultClause; next: number } {
+  const t = toks[i];
+  if (t?.kind === 'op' && t.text === '(') {
+    const next = skipGroup(toks, i);
+    const inner = toks.slice(i + 1, next - 1);
+    const parsed = inner.length ? parseDefault(inner, 0) : null;
+    return { clause: parsed && parsed.next === inner.length ? parsed.clause : { kind: 'unsupported', sql: inner.map((x) => x.text).join(' ') }, next };
+  }
+  if (t?.kind === 'op' && (t.text === '-' || t.text === '+') && toks[i + 1]?.kind === 'number') {
+    const text = toks[i + 1].text;
+    if (/^0x/i.test(text)) return { clause: { kind: 'value', value: hexValue(text, t.text === '-') }, next: i + 2 };
+    return { clause: t.text === '-' ? { kind: 'negative', text } : { kind: 'value', value: null, text }, next: i + 2 };
+  }
+  if (t?.kind === 'number') {
+    // Hex literals are integers already (two's complement); decimal ones start as their text.
+    if (/^0x/i.test(t.text)) return { clause: { kind: 'value', value: hexValue(t.text, false) }, next: i + 1 };
+    return { clause: { kind: 'value', value: null, text: t.text }, next: i + 1 };
+  }
+  if (t?.kind === 'string') return { clause: { kind: 'value', value: t.text }, next: i + 1 };
+  if (t?.kind === 'blob') {
+    const bytes = new Uint8Array(t.text.length / 2);
+    for (let k = 0; k < bytes.length; k++) bytes[k] = parseInt(t.text.slice(2 * k, 2 * k + 2), 16);
+    return { clause: { kind: 'value', value: bytes }, next: i + 1 };
+  }
+  if (t?.kind === 'word' || t?.kind === 'quoted') {
+    const up = t.text.toUpperCase();
+    if (t.kind === 'word' && up === 'NULL') return { clause: { kind: 'value', value: null }, next: i + 1 };
+    if (t.kind === 'word' && (up === 'TRUE' || up === 'FALSE')) return { clause: { kind: 'value', value: up === 'TRUE' ? 1 : 0 }, next: i + 1 };
+    if (t.kind === 'word' && up.startsWith('CURRENT_')) return { clause: { kind: 'unsupported', sql: t.text }, next: i + 1 };
+    // DEFAULT some_identifier is the string 'some_identifier'.
+    return { clause: { kind: 'value', value: t.text }, next: i + 1 };
+  }
+  return { clause: { kind: 'unsupported', sql: t?.text ?? '' }, next: i + 1 };
+}
+
+/** Column names, affinities, the rowid alias and defaults from a CREATE TABLE statement. */
+export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, 'virtual' | 'withoutRowid' | 'columns'> {
+  const toks = tokenize(sql);
+  if (isWord(toks[1], 'VIRTUAL')) return { virtual: true, withoutRowid: false, columns: [] };
+  const open = toks.findIndex((t) => t.kind === 'op' && t.text === '(');
+  if (!isWord(toks[0], 'CREATE') || open < 0) throw new SqliteFormatError(`cannot read the schema of table ${name}: ${JSON.stringify(sql.slice(0, 200))}`);
+  const close = skipGroup(toks, open) - 1;
+  const withoutRowid = toks.slice(close + 1).some((t, k, rest) => isWord(t, 'WITHOUT') && isWord(rest[k + 1], 'ROWID'));
+
+  const segments: Token[][] = [[]];
+  for (let j = open + 1; j < close;) {
+    const t = toks[j];
+    if (t.kind === 'op' && t.text === ',') { segments.push([]); j++; continue; }
+    const end = t.kind === 'op' && t.text === '(' ? skipGroup(toks, j) : j + 1;
+    segments[segments.length - 1].push(...toks.slice(j, end));
+    j = end;
+  }
+
+  const columns: (SqliteColumn & { type: string; pkDesc: boolean; pk: boolean })[] = [];
+  let tablePk: string[] | null = null;
+  for (const seg of segments) {
+    if (!seg.length) throw new SqliteFormatError(`cannot read the schema of table ${name}: an empty column definition`);
+    if (TABLE_CONSTRAINTS.some((w) => isWord(seg[0], w))) {
+      const at = seg.findIndex((t, k) => isWord(t, 'PRIMARY') && isWord(seg[k + 1], 'KEY'));
+      const group = seg.findIndex((t, k) => at >= 0 && k > at && t.kind === 'op' && t.text === '(');
+      if (group >= 0) {
+        const inner = seg.slice(group + 1, skipGroup(seg, group) - 1);
+        const names: Token[][] = [[]];
+        for (const t of inner) { if (t.kind === 'op' && t.text === ',') names.push([]); else names[names.length - 1].push(t); }
+        tablePk = names.map((n) => n[0]?.text ?? '');
+      }
+      continue;
+    }
+    const colName = seg[0].text;
+    let k = 1;
+    const typeParts: string[] = [];
+    while (k < seg.length && !COLUMN_CONSTRAINTS.some((w) => isWord(seg[k], w))) {
+      if (seg[k].kind === 'op' && seg[k].text === '(') {
+        const end = skipGroup(seg, k);
+        typeParts.push(`(${seg.slice(k + 1, end - 1).map((t) => t.text).join('')})`);
+        k = end;
+      } else {
+        typeParts.push(seg[k].text);
+        k++;
+      }
+    }
+    const type = typeParts.join(' ').replace(/ \(/g, '(');
+    const col = { name: colName, type, affinity: affinityOf(type), rowidAlias: false, generated: false, pk: false, pkDesc: false } as (typeof columns)[number];
+    while (k < seg.length) {
+      const t = seg[k];
+      if (t.kind === 'op' && t.text === '(') { k = skipGroup(seg, k); continue; }
+      if (isWord(t, 'CONSTRAINT', 'COLLATE')) { k += 2; continue; }
+      if (isWord(t, 'PRIMARY') && isWord(seg[k + 1], 'KEY')) { col.pk = true; col.pkDesc = isWord(seg[k + 2], 'DESC'); k += 2; continue; }
+      // ON DELETE SET DEFAULT is a foreign-key action, not a default value.
+      if (isWord(t, 'DEFAULT') && !isWord(seg[k - 1], 'SET')) {
+        const d = parseDefault(seg, k + 1);
+        col.dflt = d.clause;
+        k = d.next;
+        continue;
+      }
+      if (isWord(t, 'AS')) {
+        const after = skipGroup(seg, k + 1);
+        col.generated = !isWord(seg[after], 'STORED');
+        k = after;
+        continue;
+      }
+      k++;
+    }
+    columns.push(col);
+  }
+  if (!columns.length) throw new SqliteFormatError(`cannot read the schema of table ${name}: no columns`);
+  if (!withoutRowid) {
+    // INTEGER PRIMARY KEY (the type exactly INTEGER; the column form not DESC) is the rowid.
+    const single = tablePk ? (tablePk.length === 1 ? columns.find((c) => c.name.toLowerCase() === tablePk?.[0].toLowerCase()) : undefined)
+      : columns.filter((c) => c.pk).length === 1 ? columns.find((c) => c.pk && !c.pkDesc) : undefined;
+    if (single && single.type.toUpperCase() === 'INTEGER') single.rowidAlias = true;
+  }
+  return { virtual: false, withoutRowid, columns: columns.map(({ name: n, affinity, rowidAlias, generated, dflt }) => ({ name: n, affinity, rowidAlias, generated, ...(dflt ? { dflt } : {}) })) };
+}
