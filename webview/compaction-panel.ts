@@ -8,9 +8,14 @@ import type { CompressionView, TurnView } from '../src/protocol/messages';
 import { delta, num, percentOf } from './format';
 import { tokens } from './theme';
 
-const GATE: Record<CompressionView['gateBranch'], string> = {
+const GATE: Record<NonNullable<CompressionView['gateBranch']>, string> = {
   count: 'row count: the list had more rows than protect-first + protect-last + 1 (3 + 20 + 1 by default)',
   chars: 'char-based estimate: the rough token estimate reached the compaction threshold',
+};
+
+const ROW_CHANGE: Record<NonNullable<CompressionView['userRowChange']>, string> = {
+  'todo-merged': 'the compaction folded the todo snapshot into this turn\u2019s user row',
+  projected: 'the user row was stored as text before and as its part list after (images as placeholders)',
 };
 
 const REANCHOR: Record<string, string> = {
@@ -99,10 +104,13 @@ export class CompactionPanel extends LitElement {
           </div>
           ${this.verdict(c)}
           <dl>
-            <dt>gate branch</dt><dd><b>${c.gateBranch}</b> <span class="muted">— ${GATE[c.gateBranch]}</span></dd>
+            <dt>gate branch</dt><dd>${c.gateBranch === null
+              ? html`<b>not recorded</b> <span class="muted">— the transcript does not record the gate\u2019s settings (protect-first, protect-last, threshold)</span>`
+              : html`<b>${c.gateBranch}</b> <span class="muted">— ${GATE[c.gateBranch]}</span>`}</dd>
             <dt>re-anchor</dt>
             <dd data-reanchor>user message index <span class="idx">${c.reanchor.before}</span> → <span class="idx">${c.reanchor.after}</span>
-              · rule <b>${c.reanchor.rule}</b> <span class="muted">— ${REANCHOR[c.reanchor.rule] ?? 'rule not known to this view'}</span></dd>
+              · rule <b>${c.reanchor.rule}</b> <span class="muted">— ${c.reanchor.confirmed ? 'no row matched the words exactly; the last user row taken instead is this turn\u2019s own row, rewritten by the compaction' : REANCHOR[c.reanchor.rule] ?? 'rule not known to this view'}</span></dd>
+            ${c.userRowChange ? html`<dt>user row</dt><dd data-user-row-change><b>${c.userRowChange}</b> <span class="muted">— ${ROW_CHANGE[c.userRowChange]}${c.sidecarDropped ? '; its api_content sidecar was dropped, so the requests after it send the row without its injected context' : ''}</span></dd>` : nothing}
           </dl>
           <div>
             <h3>Summary carrier</h3>

@@ -4,7 +4,7 @@ import { wireCopy, wireKey } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
-import { compressionMadeProgress, preflightGateBranch } from '../engine/progress';
+import { compressionMadeProgress } from '../engine/progress';
 import { replayTranscript, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
@@ -72,8 +72,11 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
       beforeMessages: c.before.length, afterMessages: c.after.length,
       beforeTokens: tokensOf(c.before, c.reanchorBefore), afterTokens: tokensOf(c.after, c.reanchor.index),
       beforeRoughTokens: beforeRough, afterRoughTokens: afterRough, madeProgress,
-      gateBranch: preflightGateBranch(c.before.length, beforeRough, 3, 20, Number.POSITIVE_INFINITY) ?? 'chars',
-      reanchor: { before: c.reanchorBefore, after: c.reanchor.index, rule: c.reanchor.rule },
+      // Upstream records neither protect_first_n/protect_last_n nor the threshold in its stores
+      // (model_config holds none of them), so which branch fired cannot be told from a transcript.
+      gateBranch: null,
+      reanchor: { before: c.reanchorBefore, after: c.reanchor.index, rule: c.reanchor.rule, ...(c.reanchor.confirmed ? { confirmed: true } : {}) },
+      ...(c.userRowChange ? { userRowChange: c.userRowChange, sidecarDropped: c.sidecarDropped === true } : {}),
     };
   };
 
@@ -82,7 +85,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     if (t.anchor.rule === 'none') {
       diagnostics.push({ severity: 'error', code: 'reanchor-none', turn: t.index, request: null, ...at(pos),
         message: `no user-originated row drives turn ${t.index}: re-anchoring returned -1` });
-    } else if (t.anchor.rule === 'fallback') {
+    } else if (t.anchor.rule === 'fallback' && !t.anchor.confirmed) {
       diagnostics.push({ severity: 'warning', code: 'reanchor-fallback', turn: t.index, request: null, ...at(pos),
         message: `turn ${t.index}'s user row was found only by the fallback rule (index ${t.anchor.index})` });
     }

@@ -30,9 +30,17 @@ export interface ReportCompression {
   beforeRoughTokens: number;
   afterRoughTokens: number;
   madeProgress: boolean;
-  /** Which branch of the preflight gate let the compaction run (protect 3 + 20 rows by default). */
-  gateBranch: 'count' | 'chars';
-  reanchor: { before: number; after: number; rule: string };
+  /**
+   * Which branch of the preflight gate let the compaction run; null when the transcript does not
+   * record what the gate compares with (protect_first_n, protect_last_n, the threshold): not recorded.
+   */
+  gateBranch: 'count' | 'chars' | null;
+  /** `confirmed`: the fallback rule found the copy of the turn's own row (its content was rewritten by the compaction). */
+  reanchor: { before: number; after: number; rule: string; confirmed?: boolean };
+  /** The turn's user row was copied with its content changed: the todo snapshot folded in, or its parts re-projected. */
+  userRowChange?: 'todo-merged' | 'projected';
+  /** That rewrite dropped the row's api_content sidecar: the requests after it send the row without its injected context. */
+  sidecarDropped?: boolean;
 }
 
 export type DiagnosticCode =

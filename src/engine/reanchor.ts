@@ -9,6 +9,8 @@ export type ReanchorRule = 'typed-index' | 'exact' | 'live-view' | 'fallback' | 
 export interface Reanchor {
   index: number;
   rule: ReanchorRule;
+  /** The fallback landed on the copy of the turn's own row (a compaction rewrote its content): the right row. */
+  confirmed?: boolean;
 }
 
 function sameContent(a: unknown, b: unknown): boolean {

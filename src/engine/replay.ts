@@ -2,9 +2,10 @@
 // the system prompt plus the wire copies of all rows before it. Compactions start new generations;
 // rows they carry over are never counted again as turns or requests.
 
-import type { Generation, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { CopyMatch, Generation, RecordedTurnInputs, SourcePos, StoredCompaction, Transcript, TranscriptSession } from '../model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
-import { countCarriedRows } from '../hermes/copies';
+import { carriedPrefix, matchCopies } from '../hermes/copies';
+import { Lineages } from '../hermes/lineage';
 import type { InjectionKind } from '../model/injection';
 import type { InjectedSpan } from './injection';
 import type { Row } from '../model/rows';
@@ -22,6 +23,10 @@ export interface ReplayCompaction {
   /** Index of the turn's user row in `before`. */
   reanchorBefore: number;
   reanchor: Reanchor;
+  /** The turn's user row was copied with its content changed: the todo snapshot folded in, or parts re-projected. */
+  userRowChange?: 'todo-merged' | 'projected';
+  /** That rewrite dropped the row's api_content sidecar, so later requests send it without its injected context. */
+  sidecarDropped?: boolean;
 }
 
 export interface ReplayTurn {
@@ -70,93 +75,187 @@ export interface Replay {
   requests: ReplayRequest[];
 }
 
-function lineageRoot(session: TranscriptSession, byId: Map<string, TranscriptSession>): string {
-  let s = session;
-  const seen = new Set<string>();
-  // Only compaction continues a lineage; branch, delegate and reset children start their own.
-  while (s.parentId && byId.get(s.parentId)?.endReason === 'compression' && !seen.has(s.id)) {
-    seen.add(s.id);
-    s = byId.get(s.parentId) as TranscriptSession;
-  }
-  return s.id;
+/** The turn and request bookkeeping of one lineage while its generations are replayed. */
+interface LineageState {
+  lastRequest: number | null;
+  lastTurn: ReplayTurn | null;
+}
+
+/** Where a generation's replay starts, and what its first turn inherits from the compaction before it. */
+interface GenerationStart {
+  start: number;
+  turn: ReplayTurn | null;
+  pending: ReplayCompaction | null;
 }
 
 export function replayTranscript(transcript: Transcript, profile: Profile): Replay {
   const replay: Replay = { profile, turns: [], requests: [] };
-  const byId = new Map(transcript.sessions.map((s) => [s.id, s]));
-  const lastRequestOfLineage = new Map<string, number>();
-  const lastTurnOfLineage = new Map<string, ReplayTurn>();
+  const lineages = new Lineages(transcript.sessions);
+  const states = new Map<string, LineageState>();
+  const handovers = findHandovers(transcript, lineages);
 
   for (const session of transcript.sessions) {
-    const lineage = lineageRoot(session, byId);
-    session.generations.forEach((gen) => {
-      const rows = gen.rows.slice();
-      let start = gen.carried ?? 0;
-      let pendingCompaction: ReplayCompaction | null = null;
-      let turn: ReplayTurn | null = null;
-      let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
-
-      if (gen.compaction) {
-        start = countCarriedRows(rows, gen.compaction.before);
-        const firstNew = rows[start];
-        const before = gen.compaction.before.slice();
-        const opensTurn = firstNew !== undefined && userOriginatedTurnView(firstNew) !== null;
-        if (opensTurn) before.push(firstNew);
-        const firstAnswer = findFirstAnswer(rows, start);
-        const after = rows.slice(0, firstAnswer);
-        const inputs = gen.turnInputs?.get(start);
-        const continuing = opensTurn ? null : lastTurnOfLineage.get(lineage) ?? null;
-        const userMessage = opensTurn ? (inputs ? inputs.userMessage : firstNew.content) : continuing ? continuing.rows[continuing.userRow]?.content : undefined;
-        pendingCompaction = {
-          mode: gen.compaction.mode,
-          before,
-          after,
-          reanchorBefore: opensTurn ? before.length - 1 : continuing ? continuing.userRow : -1,
-          reanchor: reanchorCurrentTurnUserIdx(after, userMessage, profile, inputs?.currentTurnUserIdx),
-        };
-        if (continuing) {
-          // A compaction inside a turn: the turn goes on in the new list, anchored again.
-          continuing.laterCompactions.push(pendingCompaction);
-          turn = continuing;
-          turn.rows = rows;
-          turn.userRow = pendingCompaction.reanchor.index;
-          pendingCompaction = null;
-        }
-      }
-
-      for (let i = start; i < rows.length; i++) {
-        const row = rows[i];
-        if (userOriginatedTurnView(row) !== null) {
-          turn = openTurn(replay, session, lineage, gen, rows, i, profile, pendingCompaction);
-          pendingCompaction = null;
-          lastTurnOfLineage.set(lineage, turn);
-        }
-        const answered = row.role === 'assistant' && !isSummaryCarrier(row);
-        const sentUnanswered = gen.trailingRequest === true && i === rows.length - 1 && !answered;
-        if (answered || sentUnanswered) {
-          if (!turn) {
-            // An answer with no human ask before it in this list: whatever drove the call is
-            // what re-anchoring finds, possibly nothing (#80622).
-            turn = openTurn(replay, session, lineage, gen, rows, -1, profile, pendingCompaction, i);
-            pendingCompaction = null;
-            lastTurnOfLineage.set(lineage, turn);
-          }
-          const index = replay.requests.length;
-          const previous = lastRequestOfLineage.get(lineage) ?? null;
-          replay.requests.push({
-            index, turn: turn.index, session, lineage, rows, end: answered ? i : rows.length, currentUserIdx: turn.userRow,
-            systemPrompt: turn.systemPrompt, tools: turn.tools, previous,
-            afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
-            pos: gen.pos[i] ?? session.pos,
-          });
-          crossedBoundary = false;
-          turn.requests.push(index);
-          lastRequestOfLineage.set(lineage, index);
-        }
-      }
-    });
+    const lineage = lineages.root(session).id;
+    let state = states.get(lineage);
+    if (!state) { state = { lastRequest: null, lastTurn: null }; states.set(lineage, state); }
+    for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers);
   }
   return replay;
+}
+
+/**
+ * A turn whose user row was stored, unanswered, just before a compaction and whose copy opens the
+ * compacted list (upstream's preflight flushes the row to the old list, then compacts): one turn,
+ * replayed where it was answered. Maps the compacted generation to its copy's index and the old row's.
+ */
+interface Handover { copy: number; original: number }
+
+function findHandovers(transcript: Transcript, lineages: Lineages<TranscriptSession>): Map<Generation, Handover> {
+  const out = new Map<Generation, Handover>();
+  for (const session of transcript.sessions) {
+    session.generations.forEach((gen, g) => {
+      if (!gen.compaction) return;
+      const previous = g > 0 ? session.generations[g - 1] : lastGeneration(lineages.continued(session));
+      const before = gen.compaction.before;
+      const original = trailingUnansweredUserRow(before);
+      if (original < 0 || !previous || previous.rows !== before) return;
+      const source = compactionCopies(gen).source;
+      for (let j = source.length - 1; j >= 0; j--) if (source[j] === original) { out.set(gen, { copy: j, original }); return; }
+    });
+  }
+  return out;
+}
+
+function lastGeneration(session: TranscriptSession | undefined): Generation | undefined {
+  return session?.generations[session.generations.length - 1];
+}
+
+/** The copies a reader recognised with its store's evidence, or recognised here from the rows alone. */
+function compactionCopies(gen: Generation): CopyMatch {
+  const c = gen.compaction as StoredCompaction;
+  if (!c.copies) c.copies = matchCopies({ rows: c.before }, { rows: gen.rows });
+  return c.copies;
+}
+
+/** The index of the list's last user-originated row when no answer follows it, or -1. */
+function trailingUnansweredUserRow(rows: readonly Row[]): number {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    if (isAnswer(rows[i])) return -1;
+    if (userOriginatedTurnView(rows[i]) !== null) return i;
+  }
+  return -1;
+}
+
+function isAnswer(row: Row): boolean {
+  return row.role === 'assistant' && !isSummaryCarrier(row);
+}
+
+function replayGeneration(replay: Replay, profile: Profile, session: TranscriptSession, lineage: string, gen: Generation,
+  state: LineageState, handovers: Map<Generation, Handover>): void {
+  const rows = gen.rows.slice();
+  let { start, turn, pending } = beginGeneration(profile, gen, rows, state, handovers.get(gen));
+  let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
+  const handedOn = handedOnRow(gen, handovers);
+
+  for (let i = start; i < rows.length; i++) {
+    const row = rows[i];
+    if (i !== handedOn && userOriginatedTurnView(row) !== null) {
+      turn = openTurn(replay, session, lineage, gen, rows, i, profile, pending);
+      pending = null;
+      state.lastTurn = turn;
+    }
+    const answered = isAnswer(row);
+    const sentUnanswered = gen.trailingRequest === true && i === rows.length - 1 && !answered;
+    if (!answered && !sentUnanswered) continue;
+    if (!turn) {
+      // An answer with no human ask before it in this list: whatever drove the call is
+      // what re-anchoring finds, possibly nothing (#80622).
+      turn = openTurn(replay, session, lineage, gen, rows, -1, profile, pending, i);
+      pending = null;
+      state.lastTurn = turn;
+    }
+    recordRequest(replay, turn, session, lineage, gen, rows, answered ? i : rows.length, crossedBoundary, state);
+    crossedBoundary = false;
+  }
+}
+
+/** The row of this generation whose turn continues in the next one (see Handover), or -1. */
+function handedOnRow(gen: Generation, handovers: Map<Generation, Handover>): number {
+  for (const [next, h] of handovers) if (next.compaction?.before === gen.rows) return h.original;
+  return -1;
+}
+
+/**
+ * Begin a generation: a plain one starts at its first row (or after the rows a rewind kept); a
+ * compacted one after its carried-over rows, with the compaction handed to the turn it belongs
+ * to: the handed-over turn, the next new turn, or (mid-turn) the turn still running.
+ */
+function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: LineageState, handover: Handover | undefined): GenerationStart {
+  if (!gen.compaction) return { start: gen.carried ?? 0, turn: null, pending: null };
+  const copies = compactionCopies(gen);
+  const before = gen.compaction.before;
+  if (handover) {
+    const userMessage = before[handover.original].content;
+    const inputs = gen.turnInputs?.get(handover.copy);
+    const after = rows.slice(0, findFirstAnswer(rows, handover.copy));
+    const reanchor = reanchorCurrentTurnUserIdx(after, inputs ? inputs.userMessage : userMessage, profile, inputs?.currentTurnUserIdx);
+    return {
+      start: handover.copy, turn: null,
+      pending: compactionOf(gen.compaction, before, after, handover.original, confirm(reanchor, handover.copy), copies, handover.copy),
+    };
+  }
+  const start = carriedPrefix(rows, copies.source);
+  const firstNew = rows[start];
+  const opensTurn = firstNew !== undefined && userOriginatedTurnView(firstNew) !== null;
+  const after = rows.slice(0, findFirstAnswer(rows, start));
+  if (opensTurn) {
+    const inputs = gen.turnInputs?.get(start);
+    const reanchor = reanchorCurrentTurnUserIdx(after, inputs ? inputs.userMessage : firstNew.content, profile, inputs?.currentTurnUserIdx);
+    return { start, turn: null, pending: compactionOf(gen.compaction, [...before, firstNew], after, before.length, reanchor, copies, -1) };
+  }
+  const running = state.lastTurn;
+  const userMessage = running ? running.rows[running.userRow]?.content : undefined;
+  const reanchor = reanchorCurrentTurnUserIdx(after, userMessage, profile);
+  const own = running ? running.rows[running.userRow] : undefined;
+  const ownCopy = own ? copies.source.indexOf(running?.rows === before ? running.userRow : -1) : -1;
+  const compaction = compactionOf(gen.compaction, before, after, running ? running.userRow : -1, confirm(reanchor, ownCopy), copies, ownCopy);
+  if (!running) return { start, turn: null, pending: compaction };
+  // A compaction inside a turn: the turn goes on in the new list, anchored again.
+  running.laterCompactions.push(compaction);
+  running.rows = rows;
+  running.userRow = compaction.reanchor.index;
+  return { start, turn: running, pending: null };
+}
+
+/** A fallback that landed on the copy of the turn's own row found the right row after all. */
+function confirm(reanchor: Reanchor, copyOfOwnRow: number): Reanchor {
+  return reanchor.rule === 'fallback' && copyOfOwnRow >= 0 && reanchor.index === copyOfOwnRow ? { ...reanchor, confirmed: true } : reanchor;
+}
+
+function compactionOf(stored: StoredCompaction, before: Row[], after: Row[], reanchorBefore: number, reanchor: Reanchor,
+  copies: CopyMatch, userCopy: number): ReplayCompaction {
+  const out: ReplayCompaction = { mode: stored.mode, before, after, reanchorBefore, reanchor };
+  const change = userCopy >= 0 ? copies.relation[userCopy] : null;
+  if (change === 'todo-merged' || change === 'projected') {
+    out.userRowChange = change;
+    const original = before[reanchorBefore];
+    out.sidecarDropped = typeof original?.api_content === 'string' && original.api_content !== '' && after[userCopy]?.api_content === undefined;
+  }
+  return out;
+}
+
+function recordRequest(replay: Replay, turn: ReplayTurn, session: TranscriptSession, lineage: string, gen: Generation, rows: Row[],
+  end: number, crossedBoundary: boolean, state: LineageState): void {
+  const index = replay.requests.length;
+  const previous = state.lastRequest;
+  replay.requests.push({
+    index, turn: turn.index, session, lineage, rows, end, currentUserIdx: turn.userRow,
+    systemPrompt: turn.systemPrompt, tools: turn.tools, previous,
+    afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
+    pos: gen.pos[Math.min(end, rows.length - 1)] ?? session.pos,
+  });
+  turn.requests.push(index);
+  state.lastRequest = index;
 }
 
 /** The first row that answers a request after `from`: the end of a compacted list's input. */

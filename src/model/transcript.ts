@@ -39,6 +39,19 @@ export interface StoredCompaction {
   before: Row[];
   /** Positions of `before` rows, same indices. */
   beforePos: SourcePos[];
+  /** Which rows of the compacted list copy which of `before`: set by a reader whose store records copy identity. */
+  copies?: CopyMatch;
+}
+
+/** How a copy's content relates to its original's (src/hermes/rowIdentity.ts). */
+export type ContentRelation = 'equal' | 'projected' | 'todo-merged';
+
+/** Rows of a new list matched to the rows of an older one they copy. */
+export interface CopyMatch {
+  /** For each row of the new list, the index of the old row it copies, or -1 for a new row. */
+  source: Int32Array;
+  /** How each copy's content relates to its original (null for new rows). */
+  relation: (ContentRelation | null)[];
 }
 
 /**
