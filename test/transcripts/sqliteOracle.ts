@@ -1,0 +1,103 @@
+// Oracles for the page reader's tests: real SQLite (python3's sqlite3 writes the files and dumps
+// every value exactly) and sql.js (SQLite compiled to wasm, which reads the same bytes).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import type { SqliteFile, SqlValue } from '../../src/transcripts/sqliteFile';
+
+export const sqlJs: Promise<SqlJsStatic> = initSqlJs();
+
+/** Python's view of a value: kind and exact text (integers beyond 2^53, float repr). */
+export type Exact = ['n'] | ['i', string] | ['f', string] | ['t', string] | ['b', string];
+export interface Dump { [table: string]: { columns: string[]; rows: Exact[][] } }
+
+const DUMP_PY = `
+def dump(c, skip=()):
+    out = {}
+    for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND sql NOT LIKE '%WITHOUT ROWID%'").fetchall():
+        if name in skip: continue
+        q = name.replace('"', '""')
+        cols = [r[1] for r in c.execute('PRAGMA table_xinfo("%s")' % q).fetchall() if r[6] != 2]
+        def enc(v):
+            if v is None: return ['n']
+            if isinstance(v, int): return ['i', str(v)]
+            if isinstance(v, float): return ['f', repr(v)]
+            if isinstance(v, str): return ['t', v]
+            return ['b', bytes(v).hex()]
+        sel = ', '.join('"%s"' % x.replace('"', '""') for x in cols)
+        rows = [[enc(v) for v in r] for r in c.execute('SELECT %s FROM "%s" ORDER BY rowid' % (sel, q))]
+        out[name] = {'columns': cols, 'rows': rows}
+    return out
+`;
+
+/** Runs `script` (python3, with `path` and `dump` defined) in a temp dir; returns the file(s) it left and what it printed. */
+export function python(script: string): { db: Uint8Array; wal?: Uint8Array; dump: Dump } {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-file-test-'));
+  try {
+    const out = execFileSync('python3', ['-c', `import sqlite3, json, shutil, sys\n${DUMP_PY}\npath = ${JSON.stringify(join(dir, 'x.db'))}\n${script}`],
+      { maxBuffer: 1 << 30, encoding: 'utf8' });
+    let wal: Uint8Array | undefined;
+    // Plain Uint8Arrays: Buffer.slice() would be a view, and the damage tests edit copies.
+    try { wal = new Uint8Array(readFileSync(join(dir, 'copy.db-wal'))); } catch { wal = undefined; }
+    const db = new Uint8Array(readFileSync(join(dir, wal ? 'copy.db' : 'x.db')));
+    return { db, wal, dump: JSON.parse(out) as Dump };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+export function sameAsPython(v: SqlValue, e: Exact, where: string): void {
+  const ok = e[0] === 'n' ? v === null
+    : e[0] === 'i' ? (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) && BigInt(v) === BigInt(e[1])
+      : e[0] === 'f' ? typeof v === 'number' && Object.is(v, Number(e[1]))
+        : e[0] === 't' ? v === e[1]
+          : v instanceof Uint8Array && hex(v) === e[1];
+  if (!ok) assert.fail(`${where}: page reader ${typeof v === 'string' && v.length > 80 ? `${v.slice(0, 80)}… (${v.length})` : String(v)} (${typeof v}), SQLite ${JSON.stringify(e).slice(0, 120)}`);
+}
+
+/** Every table python dumped, value by value, through the page reader. */
+export function assertMatchesPython(file: SqliteFile, dump: Dump): number {
+  let values = 0;
+  for (const [table, { columns, rows }] of Object.entries(dump)) {
+    assert.deepEqual(file.columns(table).filter((c) => columns.includes(c)), columns, `${table} columns`);
+    let i = 0;
+    for (const row of file.rows(table)) {
+      assert.ok(i < rows.length, `${table}: more rows than SQLite has`);
+      columns.forEach((c, k) => { sameAsPython(row.get(c), rows[i][k], `${table} row ${i} column ${c}`); values++; });
+      i++;
+    }
+    assert.equal(i, rows.length, `${table}: row count`);
+  }
+  return values;
+}
+
+/** sql.js values of every table, in rowid order (its integers beyond 2^53 are doubles: compare the same way). */
+export async function assertMatchesSqlJs(bytes: Uint8Array, file: SqliteFile, skip: string[] = []): Promise<number> {
+  const db = new (await sqlJs).Database(bytes);
+  let values = 0;
+  try {
+    const tables = db.exec("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND sql NOT LIKE '%WITHOUT ROWID%'")[0]?.values.map((r) => String(r[0])) ?? [];
+    for (const table of tables.filter((t) => !skip.includes(t))) {
+      const columns = file.columns(table);
+      const theirs = db.exec(`SELECT ${columns.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ')} FROM "${table.replace(/"/g, '""')}" ORDER BY rowid`)[0]?.values ?? [];
+      let i = 0;
+      for (const row of file.rows(table)) {
+        columns.forEach((c, k) => {
+          const mine = row.get(c);
+          assert.deepEqual(typeof mine === 'bigint' ? Number(mine) : mine, theirs[i][k], `${table} row ${i} column ${c}`);
+          values++;
+        });
+        i++;
+      }
+      assert.equal(i, theirs.length, `${table}: row count`);
+    }
+  } finally {
+    db.close();
+  }
+  return values;
+}
