@@ -101,3 +101,62 @@ export function carriedPrefix(after: readonly Row[], source: ArrayLike<number>):
 export function countCarriedRows(rows: readonly Row[], before: readonly Row[]): number {
   return carriedPrefix(rows, matchCopies({ rows: before }, { rows }).source);
 }
+
+/**
+ * Finds where the head copies before a summary carrier begin, in one stored sequence that holds an
+ * old list followed by its compacted set (a compaction in place): the rows right before the
+ * carrier that copy rows of the old list. Indexes the sequence once, from the list's first row on,
+ * so a session with many carriers stays linear.
+ */
+export class HeadCopies {
+  /** First index of each identity key and each stamped key, over rows [from, indexed). */
+  private readonly first = new Map<string, number>();
+  private readonly stamped = new Map<string, number[]>();
+  private indexed: number;
+
+  constructor(private readonly side: CopySide, private readonly from: number) {
+    this.indexed = from;
+  }
+
+  /** The start of the head copies before `carrier`, or `carrier` when there are none. */
+  startBefore(carrier: number): number {
+    this.indexUpTo(carrier);
+    let q = carrier;
+    while (q > this.from + 1 && this.copiesEarlier(q - 1)) q--;
+    if (q < carrier) return q;
+    // Copies re-stamped by older stores: the rows before the carrier repeat the list's first rows.
+    const rows = this.side.rows;
+    for (let k = Math.min(carrier - this.from - 1, ALIGN_LIMIT); k > 0; k--) {
+      let ok = true;
+      for (let t = 0; t < k && ok; t++) ok = relate(rows[this.from + t], rows[carrier - k + t]) !== null;
+      if (ok) return carrier - k;
+    }
+    return carrier;
+  }
+
+  private keysOf(i: number): string[] {
+    const e = this.side.evidence?.[i];
+    const keys: string[] = [];
+    if (e?.uid) keys.push(`u:${e.uid}`);
+    if (e?.identity) keys.push(`i:${e.identity}`);
+    return keys;
+  }
+
+  private indexUpTo(n: number): void {
+    for (; this.indexed < n; this.indexed++) {
+      const i = this.indexed;
+      for (const k of this.keysOf(i)) if (!this.first.has(k)) this.first.set(k, i);
+      const k = stampedKey(this.side.rows[i]);
+      if (k === null) continue;
+      const list = this.stamped.get(k);
+      if (!list) this.stamped.set(k, [i]);
+      else if (list.length < 8) list.push(i); // a few candidates per key are enough to find the original
+    }
+  }
+
+  private copiesEarlier(x: number): boolean {
+    if (this.keysOf(x).some((k) => (this.first.get(k) ?? x) < x)) return true;
+    const k = stampedKey(this.side.rows[x]);
+    return k !== null && (this.stamped.get(k) ?? []).some((y) => y < x && relate(this.side.rows[y], this.side.rows[x]) !== null);
+  }
+}

@@ -1,6 +1,8 @@
-// Session lineage (hermes-reference §3.5, docs/hermes-behaviour.md "Lineage"): which sessions
-// continue one conversation, and in which order they are read. One walker for every reader and the
-// replay, iterative throughout, so a chain of any depth neither recurses nor loops.
+// Session lineage (docs/hermes-behaviour.md "Lineage"): which sessions continue one conversation,
+// and in which order they are read. One walker for every reader and the replay, iterative
+// throughout, so a chain of any depth neither recurses nor loops.
+
+import type { ForkKind } from '../model/transcript';
 
 /** What lineage needs of a session. */
 export interface LineageNode {
@@ -11,7 +13,6 @@ export interface LineageNode {
   forkKind?: ForkKind;
 }
 
-export type ForkKind = 'branch' | 'delegate' | 'reset';
 
 /** model_config markers of a child that is not a compaction continuation (upstream get_compression_chain). */
 export const FORK_MARKERS: Readonly<Record<string, ForkKind>> = {

@@ -86,12 +86,36 @@ export interface RecordedTurnInputs extends TurnInjectionInputs {
 export interface TranscriptSession {
   id: string;
   parentId: string | null;
+  /** As stored (upstream writes `compression` for a compaction by rotation, `branched` for /branch). */
   endReason: string | null;
+  /** A child that starts its own conversation from its parent's rows instead of continuing it. */
+  forkKind?: ForkKind;
   /** The prompt as stored; null when the store had none (a real upstream failure, #45499). */
   systemPrompt: string | null;
   tools?: unknown[];
   generations: Generation[];
+  /** The agent's own counters for this session, where the store keeps them. */
+  recorded?: RecordedCounters;
   pos: SourcePos;
+}
+
+/** model_config `_branched_from`, `_delegate_from`, `_reset_from` (src/hermes/lineage.ts). */
+export type ForkKind = 'branch' | 'delegate' | 'reset';
+
+/**
+ * The `sessions` counters, as upstream keeps them (docs/hermes-behaviour.md "Counters"): each is
+ * the session's own (a rotation child starts at 0), written per successful provider response.
+ */
+export interface RecordedCounters {
+  /** Main-loop provider responses that reported usage (auxiliary calls are not counted). */
+  apiCalls?: number;
+  /** Rows of the session's active list (reset by a compaction in place and by a rewind). */
+  messages?: number;
+  /** Prompt tokens not read from or written to the cache (upstream subtracts both). */
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** A provider request body captured by the agent (request_dump_*.json): the bytes really sent. */

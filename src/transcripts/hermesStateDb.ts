@@ -7,10 +7,12 @@
 // stays as the tests' oracle. The user's file and its WAL are only ever read.
 
 import { isSummaryCarrier } from '../hermes/compactionMarkers';
-import { countCarriedRows } from '../hermes/copies';
+import { carriedPrefix, HeadCopies, matchCopies, type CopySide } from '../hermes/copies';
+import { forkKindOf, Lineages } from '../hermes/lineage';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
+import type { RowEvidence } from '../hermes/rowIdentity';
 import type { Row } from '../model/rows';
-import type { Generation, InputFinding, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, InputFinding, RecordedCounters, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
 import { SqliteFile, type SqlValue } from './sqliteFile';
@@ -39,11 +41,15 @@ export interface StateDbOptions {
   listOnly?: boolean;
 }
 
-/** Values as sql.js returns them: 64-bit integers beyond 2^53 become (inexact) numbers. */
-type Value = null | number | string | Uint8Array | undefined;
+/** Column values; integers beyond 2^53 stay bigint so ids order and print exactly. */
+type Value = SqlValue | undefined;
 type SqlRow = Record<string, Value>;
 
-const plain = (v: SqlValue): Value => (typeof v === 'bigint' ? Number(v) : v);
+/** A bigint that fits a double exactly is read as a number, like every smaller integer. */
+const plain = (v: SqlValue): Value => (typeof v === 'bigint' && Number.isSafeInteger(Number(v)) ? Number(v) : v);
+
+/** An id as text, exact for any integer. */
+const idText = (v: Value): string => (v instanceof Uint8Array ? `x'${[...v.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}'` : String(v));
 
 export function isSqliteFile(bytes: Uint8Array): boolean {
   if (bytes.length < 16) return false;
@@ -70,39 +76,48 @@ export function readHermesStateDb(path: string, source: ByteSource, options: Sta
 }
 
 /** The sessions of a lineage: `id`, its parent chain, and every session descending from it. */
-export function lineageOf(sessions: readonly { id: string; parentId: string | null }[], id: string): Set<string> {
-  const parents = new Map<string, string | null>();
-  const children = new Map<string, string[]>();
-  for (const s of sessions) {
-    if (!parents.has(s.id)) parents.set(s.id, s.parentId);
-    if (s.parentId === null) continue;
-    const list = children.get(s.parentId);
-    if (list) list.push(s.id); else children.set(s.parentId, [s.id]);
+export function lineageOf(sessions: readonly TranscriptSession[], id: string): Set<string> {
+  return new Lineages(sessions).around(id);
+}
+
+/**
+ * Table and column names as SQLite compares them (ASCII case-insensitive): the stored spelling of
+ * each name a query asks for.
+ */
+class Names {
+  private readonly byLower = new Map<string, string>();
+  constructor(names: Iterable<string>) {
+    for (const n of names) if (!this.byLower.has(n.toLowerCase())) this.byLower.set(n.toLowerCase(), n);
   }
-  const out = new Set([id]);
-  for (let p = parents.get(id) ?? null; p !== null && !out.has(p); p = parents.get(p) ?? null) out.add(p);
-  const queue = [id];
-  while (queue.length) {
-    for (const child of children.get(queue.pop() as string) ?? []) {
-      if (!out.has(child)) { out.add(child); queue.push(child); }
-    }
-  }
-  return out;
+  has(name: string): boolean { return this.byLower.has(name.toLowerCase()); }
+  /** The stored spelling of `name`, or `name` itself when absent. */
+  of(name: string): string { return this.byLower.get(name.toLowerCase()) ?? name; }
+}
+
+/** One stored row with what the store says about it beyond the dict. */
+interface StoredMessage {
+  row: Row;
+  pos: SourcePos;
+  active: boolean;
+  /** Archived by a compaction in place (`compacted = 1`), as opposed to undone or carried. */
+  compacted: boolean;
+  evidence: RowEvidence;
 }
 
 export function readStateDbRows(path: string, db: RowSource, findings: InputFinding[], options: StateDbOptions = {}): Transcript {
   const transcript: Transcript = { path, format: 'hermes-state-db', sessions: [], captured: [], findings };
   const unreadable = (e: unknown): void => { findings.push(parseError(`${path}: unreadable database: ${(e as Error).message}`, { offset: 0 })); };
   let listed: Listed;
-  let mCols: Set<string>;
+  let mCols: Names;
+  let tables: Names;
   try {
-    const tables = new Set(db.tables());
+    tables = new Names(db.tables());
     if (!tables.has('sessions') || !tables.has('messages')) {
       findings.push(parseError(`${path}: an SQLite database without the Hermes schema (no sessions/messages tables)`, { offset: 0 }));
       return transcript;
     }
     listed = readSessions(db, tables, findings, path, options);
-    mCols = new Set(db.columns('messages'));
+    mCols = new Names(db.columns(tables.of('messages')));
   } catch (e) {
     unreadable(e);
     return transcript;
@@ -111,23 +126,24 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   const { sessions, byId, keep } = listed;
   const unknown = options.session !== undefined && !byId.has(options.session);
   if (options.listOnly || unknown) {
-    if (!unknown) for (const s of sessions) s.generations = splitGenerations([]);
-    transcript.sessions = unknown ? [] : lineageOrder(sessions, byId);
+    if (!unknown) for (const s of sessions) s.generations = [{ rows: [], pos: [] }];
+    transcript.sessions = unknown ? [] : new Lineages(sessions).ordered();
     return transcript;
   }
 
-  const rowsBySession = new Map<string, { row: Row; pos: SourcePos; active: boolean }[]>();
+  const bySession = new Map<string, StoredMessage[]>();
   // Only the columns decodeRow reads: a real store has more, some of them large.
-  const wanted = ['role', 'content', 'active', '_compressed_summary', 'api_content', 'tool_calls', 'tool_call_id', 'tool_name',
-    'timestamp', 'display_kind', 'display_metadata', 'finish_reason', 'reasoning', 'reasoning_content', 'reasoning_details'].filter((c) => mCols.has(c));
+  const wanted = ['role', 'content', 'active', 'compacted', '_compressed_summary', 'api_content', 'tool_calls', 'tool_call_id', 'tool_name',
+    'timestamp', 'display_kind', 'display_metadata', 'display_identity', 'message_uid', 'finish_reason', 'reasoning', 'reasoning_content',
+    'reasoning_details'].filter((c) => mCols.has(c));
   const stored: SqlRow[] = [];
   try {
-    for (const m of db.rows('messages')) {
+    for (const m of db.rows(tables.of('messages'))) {
       // The session is tested before the rest is decoded: rows of other sessions cost their header only.
-      const sessionId = mCols.has('session_id') ? plain(m.get('session_id')) : undefined;
+      const sessionId = mCols.has('session_id') ? plain(m.get(mCols.of('session_id'))) : undefined;
       if (keep && !keep.has(String(sessionId))) continue;
-      const r: SqlRow = { id: plain(m.get('id')), session_id: sessionId };
-      for (const c of wanted) r[c] = plain(m.get(c));
+      const r: SqlRow = { id: plain(m.get(mCols.of('id'))), session_id: sessionId };
+      for (const c of wanted) r[c] = plain(m.get(mCols.of(c)));
       stored.push(r);
     }
   } catch (e) {
@@ -137,26 +153,28 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   // The agent reads by id (ORDER BY id); a stable sort keeps storage order among equal ids.
   stored.sort((a, b) => compareSql(a.id, b.id));
 
-  let previousId: number | undefined;
+  let previousId: Value;
   for (const r of stored) {
     const sessionId = String(r.session_id);
-    const rowId = Number(r.id);
-    const pos: SourcePos = Number.isSafeInteger(rowId) && r.id !== null ? { sessionId, rowId } : { sessionId };
-    if (pos.rowId === undefined) {
-      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}: a message whose id ${JSON.stringify(r.id)} is not an integer; rows are read in id order` });
-    } else if (pos.rowId === previousId) {
-      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}, message id ${rowId} appears more than once; the order of those rows is undefined` });
+    const integral = typeof r.id === 'number' ? Number.isInteger(r.id) : typeof r.id === 'bigint';
+    const pos: SourcePos = typeof r.id === 'number' && Number.isSafeInteger(r.id) ? { sessionId, rowId: r.id } : { sessionId };
+    if (!integral) {
+      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}: a message whose id ${idText(r.id)} is not an integer; rows are read in id order` });
+    } else if (previousId !== undefined && compareSql(previousId, r.id) === 0) {
+      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}, message id ${idText(r.id)} appears more than once; the order of those rows is undefined` });
     }
-    previousId = pos.rowId;
-    const row = decodeRow(r, mCols, findings, path, pos);
+    previousId = r.id;
+    const row = decodeRow(r, mCols, findings, path, pos, idText(r.id));
     if (!row) continue;
-    const active = !mCols.has('active') || r.active === null || Number(r.active) === 1;
-    let list = rowsBySession.get(sessionId);
-    if (!list) { list = []; rowsBySession.set(sessionId, list); }
-    list.push({ row, pos, active });
+    const flag = (c: string, absent: boolean): boolean => (!mCols.has(c) || r[c] === null ? absent : Number(r[c]) === 1);
+    const text = (v: Value): string | null => (typeof v === 'string' && v ? v : v instanceof Uint8Array && v.length ? idText(v) : null);
+    let list = bySession.get(sessionId);
+    if (!list) { list = []; bySession.set(sessionId, list); }
+    list.push({ row, pos, active: flag('active', true), compacted: flag('compacted', false),
+      evidence: { uid: text(r.message_uid), identity: text(r.display_identity) } });
   }
 
-  for (const [sessionId, list] of rowsBySession) {
+  for (const [sessionId, list] of bySession) {
     if (byId.has(sessionId)) continue;
     // Rows of a session the sessions table does not know: shown as a session of their own.
     findings.push({ severity: 'warning', code: 'parse-error', pos: list[0].pos,
@@ -165,21 +183,30 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     byId.set(sessionId, orphan);
     sessions.push(orphan);
   }
-  for (const session of sessions) session.generations = splitGenerations(rowsBySession.get(session.id) ?? []);
-  const ordered = lineageOrder(sessions, byId);
+  const evidence = new Map<Generation, CopySide>();
+  for (const session of sessions) {
+    const generations = splitGenerations(bySession.get(session.id) ?? []);
+    for (const gen of generations) evidence.set(gen, { rows: gen.rows, evidence: gen.evidence });
+    session.generations = generations;
+  }
+  const lineages = new Lineages(sessions);
+  const ordered = lineages.ordered();
   for (const session of ordered) {
-    const parent = session.parentId ? byId.get(session.parentId) : undefined;
+    const parent = lineages.parentOf(session);
     const first = session.generations[0];
     if (!parent || !first || first.compaction) continue;
     const last = parent.generations[parent.generations.length - 1];
-    if (parent.endReason === 'compression') {
-      first.compaction = { mode: 'rotation', before: last?.rows ?? [], beforePos: last?.pos ?? [] };
+    const old = last ? evidence.get(last) ?? { rows: last.rows } : { rows: [] };
+    const copies = matchCopies(old, evidence.get(first) ?? { rows: first.rows });
+    if (lineages.continued(session)) {
+      first.compaction = { mode: 'rotation', before: last?.rows ?? [], beforePos: last?.pos ?? [], copies };
     } else {
       // A branch, delegate or reset child starts from a copy of its parent's rows: those turns
       // happened in the parent and are not counted again.
-      first.carried = countCarriedRows(first.rows, last?.rows ?? []);
+      first.carried = carriedPrefix(first.rows, copies.source);
     }
   }
+  for (const gen of evidence.keys()) delete (gen as EvidencedGeneration).evidence;
   transcript.sessions = ordered;
   return transcript;
 }
@@ -195,10 +222,16 @@ interface Listed {
 
 /** NULL, then numbers, then text, then blobs (SQLite's order; text by UTF-16 unit, which differs from bytes only beyond U+FFFF). */
 function compareSql(a: Value, b: Value): number {
-  const rank = (v: Value): number => (v === null || v === undefined ? 0 : typeof v === 'number' ? 1 : typeof v === 'string' ? 2 : 3);
+  const rank = (v: Value): number => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
   const d = rank(a) - rank(b);
   if (d !== 0) return d;
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
+    if (typeof a === 'number' && typeof b === 'number') return a - b;
+    // A bigint against a number: compare exactly (a non-integral number sorts between its neighbours).
+    const x = typeof a === 'bigint' ? a : BigInt(Math.floor(a));
+    const y = typeof b === 'bigint' ? b : BigInt(Math.floor(b));
+    return x < y ? -1 : x > y ? 1 : (typeof a === 'number' && !Number.isInteger(a) ? 1 : 0) - (typeof b === 'number' && !Number.isInteger(b) ? 1 : 0);
+  }
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (a instanceof Uint8Array && b instanceof Uint8Array) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
@@ -207,15 +240,21 @@ function compareSql(a: Value, b: Value): number {
   return 0;
 }
 
-function readSessions(db: RowSource, tables: Set<string>, findings: InputFinding[], path: string, options: StateDbOptions): Listed {
-  const sCols = new Set(db.columns('sessions'));
-  const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(name)) : undefined);
+const COUNTERS: Record<keyof RecordedCounters, string> = {
+  apiCalls: 'api_call_count', messages: 'message_count', inputTokens: 'input_tokens', outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens', cacheWriteTokens: 'cache_write_tokens',
+};
+
+function readSessions(db: RowSource, tables: Names, findings: InputFinding[], path: string, options: StateDbOptions): Listed {
+  const sessionsTable = tables.of('sessions');
+  const sCols = new Names(db.columns(sessionsTable));
+  const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(sCols.of(name))) : undefined);
   const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
   // First pass: the small columns of every session; prompts and tools are read below for the kept ones only.
   const light: { ordinal: number; id: Value; startedAt: Value; parent: Value; endReason: Value; hash: Value; messageCount: Value; title: Value }[] = [];
   let ordinal = 0;
-  for (const r of db.rows('sessions')) {
-    light.push({ ordinal: ordinal++, id: plain(r.get('id')), startedAt: col(r, 'started_at'), parent: col(r, 'parent_session_id'), endReason: col(r, 'end_reason'),
+  for (const r of db.rows(sessionsTable)) {
+    light.push({ ordinal: ordinal++, id: col(r, 'id'), startedAt: col(r, 'started_at'), parent: col(r, 'parent_session_id'), endReason: col(r, 'end_reason'),
       hash: col(r, 'system_prompt_hash'), messageCount: col(r, 'message_count'), title: col(r, 'title') });
   }
   // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
@@ -227,7 +266,7 @@ function readSessions(db: RowSource, tables: Set<string>, findings: InputFinding
   const hashes = new Map<TranscriptSession, string | null>();
   const catalog: SessionSummary[] = [];
   for (const s of light) {
-    const id = String(s.id);
+    const id = idText(s.id);
     if (byId.has(id)) {
       findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: id },
         message: `${path}: session ${id} appears more than once in the sessions table; the first row is used` });
@@ -247,57 +286,52 @@ function readSessions(db: RowSource, tables: Set<string>, findings: InputFinding
     hashes.set(session, str(s.hash));
   }
   // A session that is its own ancestor has no parent to carry rows over from.
+  const lineages = new Lineages(sessions);
   for (const session of sessions) {
-    const seen = new Set<string>([session.id]);
-    for (let p = session.parentId; p !== null; p = byId.get(p)?.parentId ?? null) {
-      if (seen.has(p)) {
-        findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: session.id },
-          message: `${path}: session ${session.id}'s parent_session_id chain loops back (${[...seen, p].join(' -> ')}); it is read without a parent` });
-        session.parentId = null;
-        break;
-      }
-      seen.add(p);
-    }
+    const cycle = lineages.cycleFrom(session);
+    if (!cycle) continue;
+    findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: session.id },
+      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.join(' -> ')}); it is read without a parent` });
+    session.parentId = null;
   }
   for (const s of light) {
-    const session = byId.get(String(s.id));
+    const session = byId.get(idText(s.id));
     if (!session || ordinals.get(session) !== s.ordinal) continue;
     catalog.push({ id: session.id, parentId: session.parentId, startedAt: typeof s.startedAt === 'number' ? s.startedAt : null, endReason: session.endReason,
       messageCount: typeof s.messageCount === 'number' ? s.messageCount : null, title: str(s.title) });
   }
 
-  const keep = options.session !== undefined && byId.has(options.session) ? lineageOf(sessions, options.session) : null;
+  const keep = options.session !== undefined && byId.has(options.session) ? new Lineages(sessions).around(options.session) : null;
   const kept = keep ? sessions.filter((s) => keep.has(s.id)) : sessions;
   const prompts = new Map<string, string>();
   const needed = new Set(kept.map((s) => hashes.get(s)).filter((h): h is string => h !== null));
   if (tables.has('system_prompts') && needed.size) {
-    for (const r of db.rows('system_prompts')) {
-      const hash = String(plain(r.get('hash')));
-      if (needed.has(hash)) prompts.set(hash, String(plain(r.get('prompt') ?? '')));
+    const pCols = new Names(db.columns(tables.of('system_prompts')));
+    for (const r of db.rows(tables.of('system_prompts'))) {
+      const hash = String(plain(r.get(pCols.of('hash'))));
+      if (needed.has(hash)) prompts.set(hash, String(plain(r.get(pCols.of('prompt'))) ?? ''));
     }
   }
-  // Second pass: the prompt stored inline (when its hash finds none) and the tools, of kept sessions only.
+  // Second pass: the prompt stored inline (when its hash finds none), the fork markers and the
+  // counters, of kept sessions only. `tool_names` holds names (or a hash), not the definitions
+  // sent, so it says nothing about the tools' bytes and is not read as tools.
   const byOrdinal = new Map(kept.map((s) => [ordinals.get(s) as number, s]));
   let at = 0;
-  for (const r of db.rows('sessions')) {
+  for (const r of db.rows(sessionsTable)) {
     const session = byOrdinal.get(at++);
     if (!session) continue;
     const hash = hashes.get(session) ?? null;
     session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? str(col(r, 'system_prompt'));
-    const tools = toolsFrom(col(r, 'tool_names'));
-    if (tools) session.tools = tools;
+    const fork = forkKindOf(parseJsonColumn(col(r, 'model_config')));
+    if (fork) session.forkKind = fork;
+    const recorded: RecordedCounters = {};
+    for (const [key, column] of Object.entries(COUNTERS) as [keyof RecordedCounters, string][]) {
+      const v = col(r, column);
+      if (typeof v === 'number' && Number.isFinite(v)) recorded[key] = v;
+    }
+    if (Object.keys(recorded).length) session.recorded = recorded;
   }
   return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
-}
-
-function toolsFrom(value: unknown): unknown[] | undefined {
-  if (typeof value !== 'string' || !value) return undefined;
-  try {
-    const parsed = JSON.parse(value);
-    return Array.isArray(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function parseJsonColumn(value: unknown): unknown {
@@ -305,26 +339,51 @@ function parseJsonColumn(value: unknown): unknown {
   try { return JSON.parse(value); } catch { return value; }
 }
 
-function decodeRow(r: SqlRow, cols: Set<string>, findings: InputFinding[], path: string, pos: SourcePos): Row | null {
+function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: string, pos: SourcePos, id: string): Row | null {
+  const where = `${path}: session ${pos.sessionId}, message id ${id}`;
   const role = r.role;
   if (typeof role !== 'string' || !['system', 'user', 'assistant', 'tool'].includes(role)) {
-    findings.push(parseError(`${path}: session ${pos.sessionId}, message id ${pos.rowId}: unknown role ${JSON.stringify(role)}`, pos));
+    findings.push(parseError(`${where}: unknown role ${typeof role === 'string' ? JSON.stringify(role).slice(0, 40) : typeof role === 'bigint' ? String(role) : role instanceof Uint8Array ? 'BLOB' : JSON.stringify(role)}`, pos));
     return null;
   }
   let content: unknown = r.content;
   if (typeof content === 'string' && content.startsWith(JSON_CONTENT_PREFIX)) {
+    let parsed: unknown;
     try {
-      content = JSON.parse(content.slice(JSON_CONTENT_PREFIX.length));
+      parsed = JSON.parse(content.slice(JSON_CONTENT_PREFIX.length));
     } catch {
-      findings.push(parseError(`${path}: session ${pos.sessionId}, message id ${pos.rowId}: content marked \\x00json: is not valid JSON`, pos));
+      findings.push(parseError(`${where}: content marked \\x00json: is not valid JSON`, pos));
+      parsed = content;
     }
+    if (parsed !== content && !Array.isArray(parsed) && (parsed === null || typeof parsed !== 'object')) {
+      // The agent encodes only lists and dicts this way; anything else is not what it sent.
+      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: content marked \\x00json: holds ${parsed === null ? 'null' : `a ${typeof parsed}`}, not a list of parts; replayed as empty` });
+      parsed = null;
+    }
+    content = parsed;
   } else if (typeof content === 'string' && (role === 'user' || role === 'assistant')) {
     // The agent reloads history through sanitize_context(...).strip(); replay what it reloads.
     content = sanitizeMemoryContext(content);
+  } else if (content !== null && content !== undefined && typeof content !== 'string') {
+    // A BLOB or a number where the agent writes text: nothing says what it sent.
+    const what = content instanceof Uint8Array ? `a BLOB of ${content.length} bytes` : `a ${typeof content === 'bigint' ? 'number' : typeof content}`;
+    findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: content is ${what}, not text; replayed as empty` });
+    content = null;
+  }
+  if (content !== null && typeof content === 'object' && !Array.isArray(content)) {
+    findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: content marked \\x00json: is an object, not a list of parts; replayed as empty` });
+    content = null;
   }
   const row: Row = { role, content: content ?? null };
   const copy = (col: string, key = col, decode: (v: unknown) => unknown = (v) => v): void => {
-    if (cols.has(col) && r[col] !== null && r[col] !== undefined) row[key] = decode(r[col]);
+    const v = cols.has(col) ? r[col] : undefined;
+    if (v === null || v === undefined) return;
+    // Text columns only: a BLOB or an oversized integer in one would be no value the agent keeps.
+    if (v instanceof Uint8Array || typeof v === 'bigint') {
+      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: column ${col} holds ${v instanceof Uint8Array ? 'a BLOB' : 'a 64-bit integer'}; ignored` });
+      return;
+    }
+    row[key] = decode(v);
   };
   copy('api_content');
   copy('tool_calls', 'tool_calls', parseJsonColumn);
@@ -340,71 +399,78 @@ function decodeRow(r: SqlRow, cols: Set<string>, findings: InputFinding[], path:
     copy('reasoning_details', 'reasoning_details', parseJsonColumn);
   }
   if (cols.has('_compressed_summary') && Number(r._compressed_summary) === 1) row._compressed_summary = true;
-  row._row_id = pos.rowId;
+  if (pos.rowId !== undefined) row._row_id = pos.rowId;
   if (nestsDeeperThan(row)) {
-    findings.push(parseError(`${path}: session ${pos.sessionId}, message id ${pos.rowId}: nested deeper than ${MAX_NESTING} levels`, pos));
+    findings.push(parseError(`${where}: nested deeper than ${MAX_NESTING} levels`, pos));
     return null;
   }
   return row;
 }
 
-function copyKey(row: Row): string {
-  return JSON.stringify([row.role, row.content ?? null, row.timestamp ?? null, row.tool_call_id ?? null]);
+/**
+ * Splits a session's rows (in id order) into the running lists they were (docs/hermes-behaviour.md
+ * "Generations"):
+ * - a compaction in place archived the live rows and inserted the compacted set after them: a new
+ *   generation starts at the set's head copies, right before its summary carrier, after archived rows;
+ * - a rewind (/undo) set the undone rows inactive, neither archived nor carried: the list went on
+ *   from the row before them, so the rows after them start a generation that keeps the rows before
+ *   (`carried`), and the undone rows stay with the requests that sent them.
+ * Inactive rows that are not archived are a compaction's carried tail when they run up to the next
+ * compacted set (they were live), and undone rows otherwise.
+ */
+function splitGenerations(rows: StoredMessage[]): EvidencedGeneration[] {
+  const starts = compactionStarts(rows);
+  const out: EvidencedGeneration[] = [];
+  starts.forEach((start, g) => {
+    const slice = rows.slice(start, g + 1 < starts.length ? starts[g + 1] : rows.length);
+    const live = g === starts.length - 1;
+    const undone = (k: number): boolean => !slice[k].active && (live || (!slice[k].compacted && slice.slice(k + 1).some((m) => m.compacted)));
+    const lists: { messages: StoredMessage[]; carried?: number }[] = [];
+    const kept: StoredMessage[] = [];
+    let carried: number | undefined;
+    for (let k = 0; k < slice.length;) {
+      if (!undone(k)) { kept.push(slice[k++]); continue; }
+      let u = k;
+      while (u < slice.length && undone(u)) u++;
+      // The list that sent the undone rows, then the one that went on without them.
+      lists.push({ messages: [...kept, ...slice.slice(k, u)], carried });
+      carried = kept.length;
+      k = u;
+    }
+    lists.push({ messages: kept, carried });
+    lists.forEach((list, i) => {
+      const gen = generationOf(list.messages);
+      if (list.carried !== undefined) gen.carried = list.carried;
+      if (i === 0 && g > 0) {
+        const prev = out[out.length - 1];
+        gen.compaction = { mode: 'in-place', before: prev.rows, beforePos: prev.pos };
+      }
+      out.push(gen);
+    });
+  });
+  return out.length ? out : [generationOf([])];
+}
+
+type EvidencedGeneration = Generation & { evidence?: RowEvidence[] };
+
+function generationOf(messages: StoredMessage[]): EvidencedGeneration {
+  return { rows: messages.map((m) => m.row), pos: messages.map((m) => m.pos), evidence: messages.map((m) => m.evidence) };
 }
 
 /**
- * Splits a session's rows (in id order) where an in-place compaction inserted its compacted set:
- * the run of copies of earlier rows just before a summary carrier, following archived rows.
- * Earlier generations keep every row; the live generation keeps active rows only (inactive ones
- * there were rewound).
+ * Where each compacted set inserted in place begins: the run of copies of earlier rows right
+ * before a summary carrier, when archived rows precede it (a rotated child's head copies are live
+ * and start no set).
  */
-function splitGenerations(rows: { row: Row; pos: SourcePos; active: boolean }[]): Generation[] {
-  const boundaries: number[] = [];
-  const firstIndex = new Map<string, number>();
-  // Keys are built only when a summary carrier needs them: most sessions have none.
-  let indexed = 0;
-  const indexUpTo = (n: number): void => {
-    for (; indexed < n; indexed++) {
-      const key = copyKey(rows[indexed].row);
-      if (!firstIndex.has(key)) firstIndex.set(key, indexed);
-    }
-  };
-  let genStart = 0;
+function compactionStarts(rows: StoredMessage[]): number[] {
+  const side: CopySide = { rows: rows.map((m) => m.row), evidence: rows.map((m) => m.evidence) };
+  const starts = [0];
+  let head = new HeadCopies(side, 0);
   for (let i = 0; i < rows.length; i++) {
-    if (isSummaryCarrier(rows[i].row)) {
-      indexUpTo(i);
-      let q = i;
-      while (q > genStart && (firstIndex.get(copyKey(rows[q - 1].row)) ?? q - 1) < q - 1) q--;
-      // Only archived rows can precede an in-place compacted set; a rotated child's head is live.
-      if (q > genStart && !rows[q - 1].active) { boundaries.push(q); genStart = q; }
-    }
+    if (!isSummaryCarrier(rows[i].row)) continue;
+    const genStart = starts[starts.length - 1];
+    const q = head.startBefore(i);
+    if (q > genStart && !rows[q - 1].active) { starts.push(q); head = new HeadCopies(side, q); }
   }
-  const generations: Generation[] = [];
-  const starts = [0, ...boundaries];
-  starts.forEach((start, g) => {
-    const end = g + 1 < starts.length ? starts[g + 1] : rows.length;
-    const last = g === starts.length - 1;
-    const slice = rows.slice(start, end).filter((r) => !last || r.active);
-    const gen: Generation = { rows: slice.map((r) => r.row), pos: slice.map((r) => r.pos) };
-    if (g > 0) {
-      const prev = generations[g - 1];
-      gen.compaction = { mode: 'in-place', before: prev.rows, beforePos: prev.pos };
-    }
-    generations.push(gen);
-  });
-  return generations.length ? generations : [{ rows: [], pos: [] }];
-}
-
-/** Parents before children, otherwise in start order. */
-function lineageOrder(sessions: TranscriptSession[], byId: Map<string, TranscriptSession>): TranscriptSession[] {
-  const out: TranscriptSession[] = [];
-  const placed = new Set<string>();
-  const place = (s: TranscriptSession, depth: number): void => {
-    if (placed.has(s.id)) return;
-    const parent = s.parentId ? byId.get(s.parentId) : undefined;
-    if (parent && depth < 1000) place(parent, depth + 1);
-    if (!placed.has(s.id)) { placed.add(s.id); out.push(s); }
-  };
-  for (const s of sessions) place(s, 0);
-  return out;
+  return starts;
 }
