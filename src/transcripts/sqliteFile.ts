@@ -16,9 +16,9 @@ import { SqliteFormatError } from './sqlite/errors';
 import { Pager, type PagerOptions, type TextEncoding } from './sqlite/pager';
 import type { SqlValue } from './sqlite/record';
 import { TableRow } from './sqlite/row';
-import { parseCreateTable, type SqliteColumn, type SqliteTable } from './sqlite/schema';
+import { foldName, parseCreateTable, type SqliteColumn, type SqliteTable } from './sqlite/schema';
 
-export { SqliteFormatError, TableRow };
+export { foldName, SqliteFormatError, TableRow };
 export type { SqlValue, SqliteColumn, SqliteTable, TextEncoding };
 export type SqliteFileOptions = PagerOptions;
 
@@ -52,17 +52,20 @@ export class SqliteFile {
     }
   }
 
-  /** Names of the tables (virtual ones included), in schema order. */
+  /**
+   * Names of the tables (virtual ones included), in schema order, as stored. Every lookup by name
+   * (table, columns, rows, a row's get) matches names as SQLite does: compare through foldName.
+   */
   tables(): string[] {
     return this.schema.filter((e) => e.type === 'table').map((e) => e.name);
   }
 
   /** A table's definition, parsed from its CREATE TABLE statement; undefined when there is no such table. */
   table(name: string): SqliteTable | undefined {
-    const key = name.toLowerCase();
+    const key = foldName(name);
     let t = this.parsed.get(key);
     if (t) return t;
-    const entry = this.schema.find((e) => e.type === 'table' && e.name.toLowerCase() === key);
+    const entry = this.schema.find((e) => e.type === 'table' && foldName(e.name) === key);
     if (!entry) return undefined;
     t = { name: entry.name, rootPage: entry.rootPage, sql: entry.sql, ...parseCreateTable(entry.sql, entry.name) };
     this.parsed.set(key, t);

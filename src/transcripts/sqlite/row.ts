@@ -4,7 +4,7 @@ import { Payload, type CellRef } from './btree';
 import { SqliteFormatError } from './errors';
 import type { Pager } from './pager';
 import { decodeValue, readRecordHeader, type SqlValue } from './record';
-import { defaultValue, type SqliteTable } from './schema';
+import { defaultValue, foldName, type SqliteTable } from './schema';
 
 /** Values are decoded on request; overflow pages are read only when a requested value lies on them. */
 export class TableRow {
@@ -22,8 +22,8 @@ export class TableRow {
     this.decodeText = (b) => pager.decodeText(b);
     let stored = 0;
     table.columns.forEach((c, i) => {
-      // Names match case-insensitively; the name as declared is the common lookup, found directly.
-      for (const key of [c.name, c.name.toLowerCase()]) if (!this.index.has(key)) this.index.set(key, i);
+      // Names match as SQLite matches them (foldName); the name as declared is the common lookup, found directly.
+      for (const key of [c.name, foldName(c.name)]) if (!this.index.has(key)) this.index.set(key, i);
       this.recordIndex.push(c.generated ? -1 : stored++);
     });
   }
@@ -37,7 +37,7 @@ export class TableRow {
 
   /** A column's value; a record shorter than the table (written before ADD COLUMN) yields the column's default. */
   get(column: string): SqlValue {
-    const i = this.index.get(column) ?? this.index.get(column.toLowerCase());
+    const i = this.index.get(column) ?? this.index.get(foldName(column));
     if (i === undefined) throw new SqliteFormatError(`no such column: ${column} (table ${this.table.name})`);
     return this.value(i);
   }

@@ -7,6 +7,16 @@ import { safe, type SqlValue } from './record';
 
 export type Affinity = 'integer' | 'text' | 'blob' | 'real' | 'numeric';
 
+/**
+ * A name as SQLite compares names (table and column names, keywords): ASCII letters fold, others
+ * stay ('É' and 'é' are two names; the Kelvin sign is not a k).
+ */
+export function foldName(name: string): string {
+  return name.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+const upper = (text: string): string => text.replace(/[a-z]+/g, (m) => m.toUpperCase());
+
 export interface SqliteColumn {
   name: string;
   affinity: Affinity;
@@ -128,7 +138,7 @@ function tokenize(sql: string): Token[] {
   return out;
 }
 
-const isWord = (t: Token | undefined, ...words: string[]): boolean => t?.kind === 'word' && words.includes(t.text.toUpperCase());
+const isWord = (t: Token | undefined, ...words: string[]): boolean => t?.kind === 'word' && words.includes(upper(t.text));
 const TABLE_CONSTRAINTS = ['CONSTRAINT', 'PRIMARY', 'UNIQUE', 'CHECK', 'FOREIGN'];
 const COLUMN_CONSTRAINTS = ['CONSTRAINT', 'PRIMARY', 'NOT', 'NULL', 'UNIQUE', 'CHECK', 'DEFAULT', 'COLLATE', 'REFERENCES', 'GENERATED', 'AS'];
 
@@ -145,7 +155,7 @@ function skipGroup(toks: Token[], i: number): number {
 
 /** Column affinity from the declared type (https://www.sqlite.org/datatype3.html §3.1). */
 function affinityOf(type: string): Affinity {
-  const t = type.toUpperCase();
+  const t = upper(type);
   if (t.includes('INT')) return 'integer';
   if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT')) return 'text';
   if (t.includes('BLOB') || t === '') return 'blob';
@@ -183,7 +193,7 @@ function parseDefault(toks: Token[], i: number): { clause: DefaultClause; next: 
     return { clause: { kind: 'value', value: bytes }, next: i + 1 };
   }
   if (t?.kind === 'word' || t?.kind === 'quoted') {
-    const up = t.text.toUpperCase();
+    const up = upper(t.text);
     if (t.kind === 'word' && up === 'NULL') return { clause: { kind: 'value', value: null }, next: i + 1 };
     if (t.kind === 'word' && (up === 'TRUE' || up === 'FALSE')) return { clause: { kind: 'value', value: up === 'TRUE' ? 1 : 0 }, next: i + 1 };
     if (t.kind === 'word' && up.startsWith('CURRENT_')) return { clause: { kind: 'unsupported', sql: t.text }, next: i + 1 };
@@ -266,9 +276,9 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
   if (!columns.length) throw new SqliteFormatError(`cannot read the schema of table ${name}: no columns`);
   if (!withoutRowid) {
     // INTEGER PRIMARY KEY (the type exactly INTEGER; the column form not DESC) is the rowid.
-    const single = tablePk ? (tablePk.length === 1 ? columns.find((c) => c.name.toLowerCase() === tablePk?.[0].toLowerCase()) : undefined)
+    const single = tablePk ? (tablePk.length === 1 ? columns.find((c) => foldName(c.name) === foldName(tablePk?.[0] ?? '')) : undefined)
       : columns.filter((c) => c.pk).length === 1 ? columns.find((c) => c.pk && !c.pkDesc) : undefined;
-    if (single && single.type.toUpperCase() === 'INTEGER') single.rowidAlias = true;
+    if (single && upper(single.type) === 'INTEGER') single.rowidAlias = true;
   }
   return { virtual: false, withoutRowid, columns: columns.map(({ name: n, affinity, rowidAlias, generated, dflt }) => ({ name: n, affinity, rowidAlias, generated, ...(dflt ? { dflt } : {}) })) };
 }
