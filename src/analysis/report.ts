@@ -9,7 +9,8 @@ import { replayTranscript, type Replay, type ReplayCompaction, type ReplayReques
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
 import { comparePrefix } from './prefix';
-import type { Diagnostic, Report, ReportCompression } from './reportTypes';
+import { compareCallCounts, sessionCounts } from './counters';
+import type { Diagnostic, Report, ReportCompression, SessionCounts } from './reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
@@ -139,6 +140,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
 
   for (const captured of transcript.captured) compareCaptured(captured, replay.requests, wire, diagnostics);
 
+  const counts = sessionCounts(transcript, replay, { input: requests.map((r) => r.inputTokens), reused: requests.map((r) => r.prefix.reusedTokens) });
   const report: Report = {
     schemaVersion: 1,
     source: { path: transcript.path, format: transcript.format },
@@ -146,11 +148,14 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     tokenizer: counter.name,
     sessions: transcript.sessions.map((s) => ({
       id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPrompt === null ? null : sha(s.systemPrompt), endReason: s.endReason,
+      replayed: counts.get(s) as SessionCounts,
+      ...(s.recorded ? { recorded: { ...s.recorded } } : {}),
     })),
     turns,
     requests,
     diagnostics,
   };
+  diagnostics.push(...compareCallCounts(transcript, report.sessions));
   return { transcript, report, replay, wire };
 }
 

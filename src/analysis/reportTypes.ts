@@ -45,7 +45,7 @@ export interface ReportCompression {
 
 export type DiagnosticCode =
   | 'system-prompt-changed' | 'prefix-break' | 'notes-lost' | 'compression-no-progress'
-  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error';
+  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error' | 'replay-count-mismatch' | 'session-list-only';
 
 export interface Diagnostic {
   severity: Severity;
@@ -71,12 +71,43 @@ export interface ReportMessage {
   substitution: 'sidecar' | 'placeholder' | null;
 }
 
+export interface ReportSession {
+  id: string;
+  parentId: string | null;
+  systemPromptSha256: string | null;
+  endReason: string | null;
+  /** What the replay found in this session, beside what the agent recorded (`recorded`). */
+  replayed: SessionCounts;
+  /** The agent's own counters (sessions table), where the store keeps them; absent: not recorded. */
+  recorded?: RecordedCounts;
+}
+
+export interface SessionCounts {
+  /** Requests answered in this session. */
+  requests: number;
+  /** Rows read (every generation, archived ones included). */
+  rows: number;
+  /** Tokens sent: the sum of its requests' inputTokens. */
+  inputTokens: number;
+  /** Of those, tokens a prefix cache could have served: the sum of reusedTokens. */
+  reusedTokens: number;
+}
+
+export interface RecordedCounts {
+  apiCalls?: number;
+  messages?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
 export interface Report {
   schemaVersion: 1;
   source: { path: string; format: string };
   profile: string;
   tokenizer: string;
-  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null; endReason: string | null }[];
+  sessions: ReportSession[];
   turns: {
     index: number;
     sessionId: string;

@@ -216,8 +216,10 @@ function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: 
   const running = state.lastTurn;
   const userMessage = running ? running.rows[running.userRow]?.content : undefined;
   const reanchor = reanchorCurrentTurnUserIdx(after, userMessage, profile);
+  // The running turn's user row in the old list (a traced turn's row was rebuilt, so by position then).
   const own = running ? running.rows[running.userRow] : undefined;
-  const ownCopy = own ? copies.source.indexOf(running?.rows === before ? running.userRow : -1) : -1;
+  const ownIndex = own === undefined ? -1 : before.indexOf(own) >= 0 ? before.indexOf(own) : running?.userRow ?? -1;
+  const ownCopy = ownIndex >= 0 ? copies.source.lastIndexOf(ownIndex) : -1;
   const compaction = compactionOf(gen.compaction, before, after, running ? running.userRow : -1, confirm(reanchor, ownCopy), copies, ownCopy);
   if (!running) return { start, turn: null, pending: compaction };
   // A compaction inside a turn: the turn goes on in the new list, anchored again.

@@ -22,10 +22,13 @@ export interface SourcePos {
 
 export type Severity = 'error' | 'warning' | 'info';
 
-/** A problem with the input (as opposed to a finding about the prompts). */
+/**
+ * A finding about the input itself (as opposed to one about the prompts): `parse-error` for what
+ * cannot be read, `session-list-only` for a file too large to read whole without a session chosen.
+ */
 export interface InputFinding {
   severity: Severity;
-  code: 'parse-error';
+  code: 'parse-error' | 'session-list-only';
   message: string;
   pos: SourcePos;
   /** The input ends inside the problem: a writer may still be writing it (live views wait). */

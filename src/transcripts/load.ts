@@ -2,17 +2,26 @@
 // WAL and request dumps beside it. Everything is opened read-only; nothing is ever written next to
 // a transcript. A state.db above READ_WHOLE_LIMIT is not read whole: its pages are read through a
 // file descriptor as the page reader asks for them, and only the session list, or one lineage.
+// Only regular files are read, each checked before it is opened (a FIFO would block, a device
+// never end): the file asked for is refused otherwise, a file beside it skipped with a finding.
 
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
-import type { Transcript } from '../model/transcript';
+import type { InputFinding, Transcript } from '../model/transcript';
 import { readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
 import type { ByteSource } from '../model/byteSource';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
 export const READ_WHOLE_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * The largest file read whole: a JSON or JSONL transcript, a request dump, a state.db-wal. Their
+ * rows or bytes are all held in memory, so a larger one is refused (the transcript asked for) or
+ * skipped with a finding (a file beside it) rather than read until memory runs out.
+ */
+export const WHOLE_FILE_LIMIT = 1024 * 1024 * 1024;
 
 export interface LoadOptions {
   /** Load only this session's lineage (its parent chain and its descendants). */
@@ -27,36 +36,100 @@ export class UnopenablePath extends Error {}
 export class UnknownSession extends Error {}
 
 export async function loadTranscript(path: string, options: LoadOptions = {}): Promise<Transcript> {
-  let size: number;
+  const file = openRegular(path);
+  if (!('fd' in file)) throw new UnopenablePath(`${path}: ${file.absent ? 'cannot open (ENOENT)' : file.why}`);
+  const beside: InputFinding[] = [];
+  let result: Transcript;
   try {
-    const stat = statSync(path);
-    if (stat.isDirectory()) throw new UnopenablePath(`${path}: is a directory`);
-    size = stat.size;
+    result = readOpened(path, file, options, beside);
   } catch (e) {
-    if (e instanceof UnopenablePath) throw e;
-    throw new UnopenablePath(`${path}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    if ((e as NodeJS.ErrnoException).syscall === undefined) throw e;
+    throw new UnopenablePath(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  } finally {
+    closeSync(file.fd);
   }
-  const limit = options.readWholeLimit ?? READ_WHOLE_LIMIT;
-  const transcript = size > limit ? readLarge(path, size, limit, options.session) : undefined;
-  const result = transcript ?? readSessionJson(path, size) ?? readWhole(path, options.session);
+  result.findings.push(...beside);
   if (options.session !== undefined) narrowToSession(result, options.session);
   if (result.format === 'hermes-state-db' || result.format === 'hermes-session-json') {
     const ids = new Set(result.sessions.map((s) => s.id));
     const dumps = findDumps(path, result.format).filter((f) => [...ids].some((id) => basename(f).startsWith(`request_dump_${id}_`)));
-    result.captured = readCapturedRequests(dumps.map((p) => ({ path: p, bytes: readFileSync(p) })), result.findings);
+    const files = dumps.flatMap((p) => { const bytes = readBeside(p, result.findings); return bytes ? [{ path: p, bytes }] : []; });
+    result.captured = readCapturedRequests(files, result.findings);
   }
   return result;
 }
 
-function readWhole(path: string, session: string | undefined): Transcript {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new UnopenablePath(`${path}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+/**
+ * Every file a load of `path` reads or that belongs to it, existing or not: the file, the SQLite
+ * companions beside it (WAL, shared memory, rollback journal) and every request dump where dumps
+ * are looked for. What `report -o` must never write over.
+ */
+export function companionsOf(path: string): { path: string; what: string }[] {
+  const out = [{ path, what: 'the transcript' }];
+  for (const [suffix, what] of [['-wal', 'its SQLite WAL'], ['-shm', 'its SQLite shared-memory file'], ['-journal', 'its SQLite rollback journal']]) {
+    out.push({ path: `${path}${suffix}`, what });
   }
+  for (const p of findDumps(path, 'hermes-state-db')) out.push({ path: p, what: 'a request dump read beside it' });
+  return out;
+}
+
+interface Opened { fd: number; size: number }
+
+type Unopened = { absent: true } | { absent: false; why: string };
+
+/**
+ * A regular file opened for reading, or why not. stat comes first, so a FIFO or a device is never
+ * opened; the descriptor is opened non-blocking and checked again, so a file swapped in between is
+ * refused too.
+ */
+function openRegular(path: string): Opened | Unopened {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return { absent: false, why: `cannot open (${errorCode(e)})` };
+    try {
+      if (lstatSync(path).isSymbolicLink()) return { absent: false, why: 'a dangling symbolic link' };
+    } catch { /* nothing there */ }
+    return { absent: true };
+  }
+  if (!st.isFile()) return { absent: false, why: `not a regular file (${kindOf(st)})` };
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    return { absent: false, why: `cannot open (${errorCode(e)})` };
+  }
+  const now = fstatSync(fd);
+  if (!now.isFile() || now.dev !== st.dev || now.ino !== st.ino) {
+    closeSync(fd);
+    return { absent: false, why: 'replaced while it was being opened' };
+  }
+  return { fd, size: now.size };
+}
+
+function kindOf(st: Stats): string {
+  return st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket'
+    : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : 'not a file';
+}
+
+const errorCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+
+function readOpened(path: string, file: Opened, options: LoadOptions, beside: InputFinding[]): Transcript {
+  const source = fileSource(file.fd, file.size);
+  const limit = options.readWholeLimit ?? READ_WHOLE_LIMIT;
+  const sqlite = isSqliteFile(source.read(0, 16));
+  if (sqlite && file.size > limit) return readLarge(path, source, limit, options.session, beside);
+  if (!sqlite && file.size > WHOLE_FILE_LIMIT) {
+    throw new UnopenablePath(`${path}: ${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole (only a state.db is read page by page)`);
+  }
+  return readSessionJson(path, source) ?? readWhole(path, source, options.session, beside);
+}
+
+function readWhole(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
+  const bytes = source.read(0, source.size);
   const format = sniffFormat(path, bytes);
-  return readTranscript({ path, bytes, wal: format === 'hermes-state-db' ? readWal(path) : undefined, session });
+  return readTranscript({ path, bytes, wal: format === 'hermes-state-db' ? readBeside(`${path}-wal`, beside) : undefined, session });
 }
 
 /**
@@ -64,44 +137,22 @@ function readWhole(path: string, session: string | undefined): Transcript {
  * memory whole; null for any other file, and for a snapshot that does not parse (read whole, it
  * gets its findings).
  */
-function readSessionJson(path: string, size: number): Transcript | null {
-  if (size === 0) return null;
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null; // readWhole says why
-  }
-  try {
-    const source = fileSource(fd, size);
-    return sniffFormat(path, source.read(0, SNIFF_BYTES)) === 'hermes-session-json' ? readSplitSessionJson(path, source) : null;
-  } finally {
-    closeSync(fd);
-  }
+function readSessionJson(path: string, source: ByteSource): Transcript | null {
+  if (source.size === 0) return null;
+  return sniffFormat(path, source.read(0, SNIFF_BYTES)) === 'hermes-session-json' ? readSplitSessionJson(path, source) : null;
 }
 
-/** A large state.db through a read-only descriptor; undefined when the file is not an SQLite database. */
-function readLarge(path: string, size: number, limit: number, session: string | undefined): Transcript | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw new UnopenablePath(`${path}: cannot open (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+/** A large state.db, its pages read as the page reader asks for them. */
+function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {
+  const size = source.size;
+  const transcript = readHermesStateDb(path, source, { wal: readBeside(`${path}-wal`, beside), session, listOnly: session === undefined });
+  if (session === undefined && transcript.catalog) {
+    transcript.listedOnly = true;
+    const n = transcript.catalog.length;
+    transcript.findings.unshift({ severity: 'info', code: 'session-list-only', pos: { offset: 0 },
+      message: `${basename(path)} is ${megabytes(size)} (above the ${megabytes(limit)} read-whole limit): ${n} session${n === 1 ? '' : 's'} listed; choose one to load (CLI: --session ID)` });
   }
-  try {
-    const source = fileSource(fd, size);
-    if (!isSqliteFile(source.read(0, 16))) return undefined;
-    const transcript = readHermesStateDb(path, source, { wal: readWal(path), session, listOnly: session === undefined });
-    if (session === undefined && transcript.catalog) {
-      transcript.listedOnly = true;
-      const n = transcript.catalog.length;
-      transcript.findings.unshift({ severity: 'info', code: 'parse-error', pos: { offset: 0 },
-        message: `${basename(path)} is ${megabytes(size)} (above the ${megabytes(limit)} read-whole limit): ${n} session${n === 1 ? '' : 's'} listed; choose one to load (CLI: --session ID)` });
-    }
-    return transcript;
-  } finally {
-    closeSync(fd);
-  }
+  return transcript;
 }
 
 function megabytes(bytes: number): string {
@@ -125,9 +176,32 @@ function fileSource(fd: number, size: number): ByteSource {
   };
 }
 
-function readWal(path: string): Uint8Array | undefined {
-  const walPath = `${path}-wal`;
-  return existsSync(walPath) ? readFileSync(walPath) : undefined;
+/**
+ * A file read beside the transcript (its WAL, a request dump): undefined when there is none, and
+ * when it cannot be read, with a finding that says it was skipped and why.
+ */
+function readBeside(path: string, findings: InputFinding[]): Uint8Array | undefined {
+  const file = openRegular(path);
+  if (!('fd' in file)) {
+    if (!file.absent) findings.push(skipped(path, file.why));
+    return undefined;
+  }
+  try {
+    if (file.size > WHOLE_FILE_LIMIT) {
+      findings.push(skipped(path, `${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole`));
+      return undefined;
+    }
+    return fileSource(file.fd, file.size).read(0, file.size);
+  } catch (e) {
+    findings.push(skipped(path, `cannot read (${errorCode(e)})`));
+    return undefined;
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+function skipped(path: string, why: string): InputFinding {
+  return { severity: 'warning', code: 'parse-error', pos: { line: 1, column: 1 }, message: `${path}: skipped, ${why}` };
 }
 
 /**

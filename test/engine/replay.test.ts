@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { analyzeTranscript } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/hermes/compactionMarkers';
+import { SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX } from '../../src/hermes/compactionMarkers';
 import type { Row } from '../../src/model/rows';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
 import type { Generation, Transcript, TranscriptSession } from '../../src/model/transcript';
@@ -98,4 +98,71 @@ describe('replay', () => {
     assert.equal(second.prefix.breakAt?.cause, 'sidecar-not-replayed');
     assert.equal(second.prefix.reusedTokens, first.messages?.[0].tokens);
   });
+
+  describe('a user row flushed unanswered before a compaction (upstream preflight)', () => {
+    const sidecar = 'ask\n\n<memory-context>\n[System note: The following is recalled memory context, NOT new user input. Treat as authoritative reference data — this is the agent\'s persistent memory and should inform all responses.]\n\n- likes tea\n</memory-context>';
+    const parentRows = (): Row[] => [
+      { role: 'user', content: 'q1', timestamp: 1 }, { role: 'assistant', content: 'a1 '.repeat(500), timestamp: 2 },
+      { role: 'user', content: 'q2', timestamp: 3 }, { role: 'assistant', content: 'a2', timestamp: 4 },
+      { role: 'user', content: 'ask', timestamp: 5 },
+    ];
+    const childRows = (p: Row[], copy: Row): Row[] => [p[0], carrier(), p[3], copy, { role: 'assistant', content: 'answer', timestamp: 6 }];
+
+    for (const mode of ['rotation', 'in-place'] as const) {
+      it(`is one turn in the compacted list (${mode}), with the compaction and the copy's sidecar`, () => {
+        const p = parentRows();
+        const copy: Row = { ...p[4], api_content: sidecar };
+        const rows = childRows(p, copy);
+        const t = mode === 'rotation'
+          ? transcript(sess('p', [gen(p)], { endReason: 'compression' }), sess('c', [gen(rows, { compaction: { mode, before: p, beforePos: [] } })], { parentId: 'p' }))
+          : transcript(sess('s', [gen(p), gen(rows, { compaction: { mode, before: p, beforePos: [] } })]));
+        const r = analyze(t);
+        assert.equal(r.turns.length, 3, 'q1, q2 and the ask: the ask counted once');
+        assert.equal(r.requests.length, 3);
+        const ask = r.turns[2];
+        assert.equal(ask.sessionId, mode === 'rotation' ? 'c' : 's');
+        assert.equal(ask.userMessageIndex, 3);
+        assert.deepEqual(ask.requests, [2]);
+        assert.ok(ask.compression);
+        assert.equal(ask.compression.mode, mode);
+        assert.equal(ask.compression.beforeMessages, 5);
+        assert.equal(ask.compression.afterMessages, 4);
+        assert.deepEqual(ask.compression.reanchor, { before: 4, after: 3, rule: 'exact' });
+        assert.deepEqual(ask.injected.map((s) => s.kind), ['memory']);
+        assert.deepEqual(r.diagnostics.filter((d) => d.severity !== 'info'), []);
+      });
+    }
+
+    it('the todo snapshot folded into the copy: re-anchored by the fallback onto its own row, no warning; a dropped sidecar is shown', () => {
+      const p = parentRows();
+      p[4] = { ...p[4], api_content: sidecar };
+      const todo = `${TODO_SNAPSHOT_PREFIX}\n- [ ] 1. ship it (pending)`;
+      const copy: Row = { role: 'user', content: `ask\n\n${todo}`, timestamp: 5 };
+      const rows = childRows(p, copy);
+      // Mid-turn: the ask was answered by a tool call before the compaction.
+      const before: Row[] = [...p, { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], timestamp: 5.5 },
+        { role: 'tool', tool_call_id: 'c1', content: 'big', timestamp: 5.6 }];
+      const r = analyze(transcript(sess('s', [gen(before), gen(rows, { compaction: { mode: 'in-place', before, beforePos: [] } })])));
+      const ask = r.turns[2];
+      assert.equal(ask.laterCompressions.length, 1);
+      const c = ask.laterCompressions[0];
+      assert.equal(c.reanchor.rule, 'fallback');
+      assert.equal(c.reanchor.confirmed, true);
+      assert.equal(c.userRowChange, 'todo-merged');
+      assert.equal(c.sidecarDropped, true);
+      assert.ok(!r.diagnostics.some((d) => d.code === 'reanchor-fallback'), 'the fallback found the right row');
+    });
+  });
+
+  it('a rewind: the undone turn keeps its request, the re-ask after it is a history break', () => {
+    const kept: Row[] = [{ role: 'user', content: 'q1', timestamp: 1 }, { role: 'assistant', content: 'a1', timestamp: 2 }];
+    const undone: Row[] = [{ role: 'user', content: 'oops', timestamp: 3 }, { role: 'assistant', content: 'bad', timestamp: 4 }];
+    const reask: Row[] = [{ role: 'user', content: 'q2', timestamp: 5 }, { role: 'assistant', content: 'a2', timestamp: 6 }];
+    const r = analyze(transcript(sess('s', [gen([...kept, ...undone]), gen([...kept, ...reask], { carried: 2 })])));
+    assert.equal(r.turns.length, 3);
+    assert.deepEqual(r.turns.map((t) => t.requests.length), [1, 1, 1]);
+    assert.equal(r.requests[2].prefix.breakAt?.cause, 'history-rewritten');
+    assert.equal(r.requests[2].prefix.breakAt?.messageIndex, 3);
+  });
 });
+
