@@ -1,0 +1,70 @@
+// A session JSON snapshot's list after a compaction or a fork (docs/hermes-behaviour.md
+// "Snapshots"). Nothing in a snapshot names its parent, so the copies it starts with are told
+// apart from new rows by their timestamps only: copies keep the time their original was written,
+// which is before the summary carrier was made and before the session started.
+
+import type { Row } from '../model/rows';
+import { isSummaryCarrier, userOriginatedTurnView } from './compactionMarkers';
+
+export interface SnapshotCopies {
+  /** Leading rows that are copies (or the carrier): not new turns or requests. */
+  carried: number;
+  /** What told them apart; `none` when the file cannot (the rows after the carrier then count as new). */
+  evidence: 'carrier-timestamp' | 'session-start' | 'none';
+  /** Index of the first summary carrier, or -1. */
+  carrier: number;
+}
+
+/**
+ * `sessionStart` is the snapshot's `session_start` as unix seconds, when it could be placed in
+ * time (see sessionStartSeconds).
+ */
+export function snapshotCopies(rows: readonly Row[], sessionStart: number | null): SnapshotCopies {
+  const carrier = rows.findIndex((r) => isSummaryCarrier(r));
+  const carrierTime = carrier >= 0 ? seconds(rows[carrier].timestamp) : null;
+  const bound = carrierTime ?? sessionStart;
+  if (bound === null) return { carried: carrier + 1, evidence: 'none', carrier };
+  let k = 0;
+  while (k < rows.length && (k <= carrier || isCopyTime(rows[k], bound))) k++;
+  // The last copy may be the turn the compaction ran for: flushed unanswered, answered here.
+  if (k > carrier + 1 && k < rows.length && userOriginatedTurnView(rows[k - 1]) !== null && rows[k].role === 'assistant') k--;
+  return { carried: k, evidence: carrierTime !== null ? 'carrier-timestamp' : 'session-start', carrier };
+}
+
+function isCopyTime(row: Row, bound: number): boolean {
+  const t = seconds(row.timestamp);
+  return t !== null && t < bound;
+}
+
+function seconds(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/**
+ * `session_start` is a local time without a zone (Python's datetime.now().isoformat()), rows carry
+ * unix seconds. `last_updated` is written with the newest row, so the offset between the two
+ * (rounded to a quarter hour, as zones are) places session_start in unix time. Null when either
+ * is missing or the file has no row time to compare with.
+ */
+export function sessionStartSeconds(sessionStart: unknown, lastUpdated: unknown, rows: readonly Row[]): number | null {
+  const start = localSeconds(sessionStart);
+  const updated = localSeconds(lastUpdated);
+  let newest: number | null = null;
+  for (const r of rows) {
+    const t = seconds(r.timestamp);
+    if (t !== null && (newest === null || t > newest)) newest = t;
+  }
+  if (start === null || updated === null || newest === null) return null;
+  const quarter = 15 * 60;
+  const offset = Math.round((updated - newest) / quarter) * quarter;
+  return start - offset;
+}
+
+/** An ISO local time read as if it were UTC, in seconds. */
+function localSeconds(v: unknown): number | null {
+  if (typeof v !== 'string') return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/.exec(v);
+  if (!m) return null;
+  const ms = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]);
+  return Number.isFinite(ms) ? ms / 1000 + (m[7] ? Number(`0.${m[7]}`) : 0) : null;
+}

@@ -1,0 +1,42 @@
+// Copies at the head of a session JSON snapshot, told apart by their timestamps (src/hermes/snapshot.ts).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/hermes/compactionMarkers';
+import { sessionStartSeconds, snapshotCopies } from '../../src/hermes/snapshot';
+import type { Row } from '../../src/model/rows';
+
+const carrier = (timestamp?: number): Row => ({ role: 'user', content: `${SUMMARY_PREFIX} x\n\n${SUMMARY_END_MARKER}`, _compressed_summary: true, ...(timestamp ? { timestamp } : {}) });
+const u = (content: string, timestamp: number): Row => ({ role: 'user', content, timestamp });
+const a = (content: string, timestamp: number): Row => ({ role: 'assistant', content, timestamp });
+
+describe('snapshot copies', () => {
+  // A rotated child's snapshot: head copies, carrier, tail copies, the flushed ask, its answer, a later turn.
+  const child = (c: Row): Row[] => [u('q1', 10), a('a1', 11), c, u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70), u('next', 80), a('ok', 81)];
+
+  it('by the carrier\'s timestamp: rows older than it are copies; the flushed ask is the turn', () => {
+    const r = snapshotCopies(child(carrier(65)), null);
+    assert.deepEqual(r, { carried: 5, evidence: 'carrier-timestamp', carrier: 2 });
+  });
+
+  it('by session_start where the carrier has none', () => {
+    assert.deepEqual(snapshotCopies(child(carrier()), 65), { carried: 5, evidence: 'session-start', carrier: 2 });
+  });
+
+  it('without either the file cannot tell: only the rows up to the carrier', () => {
+    assert.deepEqual(snapshotCopies(child(carrier()), null), { carried: 3, evidence: 'none', carrier: 2 });
+  });
+
+  it('a branch child\'s copies (no carrier) are the rows older than the session', () => {
+    const rows = [u('p1', 10), a('r1', 11), u('new', 100), a('x', 101)];
+    assert.equal(snapshotCopies(rows, 90).carried, 2);
+    assert.equal(snapshotCopies(rows, 5).carried, 0, 'a session of its own starts with nothing copied');
+  });
+
+  it('places session_start in unix time through last_updated and the newest row (zone offset)', () => {
+    // 2026-09-18T10:15:00 local at UTC+2 is 08:15:00Z.
+    const newest = Date.UTC(2026, 8, 18, 8, 20, 3) / 1000;
+    const start = sessionStartSeconds('2026-09-18T10:15:00.500000', '2026-09-18T10:20:05.000000', [u('q', newest)]);
+    assert.equal(start, Date.UTC(2026, 8, 18, 8, 15, 0) / 1000 + 0.5);
+    assert.equal(sessionStartSeconds('yesterday', '2026-09-18T10:20:05', [u('q', newest)]), null);
+  });
+});
