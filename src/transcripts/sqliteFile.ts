@@ -1,7 +1,7 @@
 // A read-only reader of the SQLite file format (https://www.sqlite.org/fileformat2.html), without
 // SQLite: pages are read on demand through an injected read(offset, length) and a small block cache,
 // so scanning a table of a 500 MB file holds a few MB, never the file. The WAL's committed frames
-// overlay pages as they are read (sqliteWal.ts). Table rows stream in rowid order and their columns
+// overlay pages as they are read (sqliteWal.ts). Table rows stream in key order and their columns
 // are decoded only when asked for, so a scan can test one column before it reads a large one.
 //
 // Pure: no I/O of its own. Damaged input throws SqliteFormatError (never hangs): page numbers are
@@ -11,7 +11,7 @@
 // overflow chains), record.ts (varints, serial types), schema.ts (CREATE TABLE, defaults), row.ts.
 
 import type { ByteSource } from '../model/byteSource';
-import { tableCells } from './sqlite/btree';
+import { treeCells } from './sqlite/btree';
 import { SqliteFormatError } from './sqlite/errors';
 import { Pager, type PagerOptions, type TextEncoding } from './sqlite/pager';
 import type { SqlValue } from './sqlite/record';
@@ -44,7 +44,7 @@ export class SqliteFile {
       walWarnings: this.walWarnings, problems: this.problems } = pager);
 
     const names = ['type', 'name', 'tbl_name', 'rootpage', 'sql'];
-    const master: SqliteTable = { name: 'sqlite_schema', rootPage: 1, sql: '', virtual: false, withoutRowid: false,
+    const master: SqliteTable = { name: 'sqlite_schema', rootPage: 1, sql: '', virtual: false, withoutRowid: false, recordIndex: [0, 1, 2, 3, 4],
       columns: names.map((name) => ({ name, affinity: 'blob', rowidAlias: false, generated: false })) };
     for (const row of this.scan(master)) {
       const [type, name, rootPage, sql] = [row.get('type'), row.get('name'), row.get('rootpage'), row.get('sql')];
@@ -77,8 +77,8 @@ export class SqliteFile {
   }
 
   /**
-   * Every row of a table in rowid order. The same TableRow object is reused for every row: read
-   * what you need from it before taking the next one.
+   * Every row of a table in rowid order (a WITHOUT ROWID table: primary-key order). The same
+   * TableRow object is reused for every row: read what you need from it before taking the next one.
    */
   rows(name: string): Generator<TableRow> {
     return this.scan(this.requireTable(name));
@@ -97,14 +97,12 @@ export class SqliteFile {
     const t = this.table(name);
     if (!t) throw new SqliteFormatError(`no such table: ${name}`);
     if (t.virtual) throw new SqliteFormatError(`${t.name} is a virtual table: its rows are not stored in its own b-tree`);
-    // Hermes never creates one; its rows live in an index b-tree keyed by the primary key.
-    if (t.withoutRowid) throw new SqliteFormatError(`${t.name} is a WITHOUT ROWID table, which this reader does not read`);
     return t;
   }
 
   private *scan(table: SqliteTable): Generator<TableRow> {
     const row = new TableRow(this.pager, table);
-    for (const cell of tableCells(this.pager, table.rootPage, `table ${table.name}`)) {
+    for (const cell of treeCells(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid)) {
       row.load(cell);
       yield row;
     }

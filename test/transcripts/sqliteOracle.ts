@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import initSqlJs, { type SqlJsStatic } from 'sql.js';
+import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import type { SqliteFile, SqlValue } from '../../src/transcripts/sqliteFile';
 
 export const sqlJs: Promise<SqlJsStatic> = initSqlJs();
@@ -17,9 +17,15 @@ export interface Dump { [table: string]: { columns: string[]; rows: Exact[][] } 
 const DUMP_PY = `
 def dump(c, skip=()):
     out = {}
-    for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND sql NOT LIKE '%WITHOUT ROWID%'").fetchall():
+    for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%'").fetchall():
         if name in skip: continue
         q = name.replace('"', '""')
+        order = 'rowid'
+        if c.execute("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", (name,)).fetchone()[0]:
+            # A WITHOUT ROWID table's b-tree order: its primary key's columns, collations and directions.
+            pk = c.execute("SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", (name,)).fetchone()[0]
+            keys = [r for r in c.execute('PRAGMA index_xinfo("%s")' % pk.replace('"', '""')).fetchall() if r[5]]
+            order = ', '.join('"%s" COLLATE "%s" %s' % (r[2].replace('"', '""'), r[4], 'DESC' if r[3] else 'ASC') for r in keys)
         cols = [r[1] for r in c.execute('PRAGMA table_xinfo("%s")' % q).fetchall() if r[6] != 2]
         def enc(v):
             if v is None: return ['n']
@@ -28,7 +34,7 @@ def dump(c, skip=()):
             if isinstance(v, str): return ['t', v]
             return ['b', bytes(v).hex()]
         sel = ', '.join('"%s"' % x.replace('"', '""') for x in cols)
-        rows = [[enc(v) for v in r] for r in c.execute('SELECT %s FROM "%s" ORDER BY rowid' % (sel, q))]
+        rows = [[enc(v) for v in r] for r in c.execute('SELECT %s FROM "%s" ORDER BY %s' % (sel, q, order))]
         out[name] = {'columns': cols, 'rows': rows}
     return out
 `;
@@ -76,15 +82,26 @@ export function assertMatchesPython(file: SqliteFile, dump: Dump): number {
   return values;
 }
 
-/** sql.js values of every table, in rowid order (its integers beyond 2^53 are doubles: compare the same way). */
+const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** ORDER BY for a table's b-tree order: the rowid, or a WITHOUT ROWID table's primary key (columns, collations, directions). */
+function storageOrder(db: Database, table: string): string {
+  const withoutRowid = db.exec('SELECT wr FROM pragma_table_list WHERE schema = \'main\' AND name = ?', [table])[0]?.values[0]?.[0];
+  if (!withoutRowid) return 'rowid';
+  const pk = String(db.exec("SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", [table])[0].values[0][0]);
+  const keys = db.exec(`PRAGMA index_xinfo(${quote(pk)})`)[0].values.filter((r) => r[5]);
+  return keys.map((r) => `${quote(String(r[2]))} COLLATE ${quote(String(r[4]))} ${r[3] ? 'DESC' : 'ASC'}`).join(', ');
+}
+
+/** sql.js values of every table, in storage order (its integers beyond 2^53 are doubles: compare the same way). */
 export async function assertMatchesSqlJs(bytes: Uint8Array, file: SqliteFile, skip: string[] = []): Promise<number> {
   const db = new (await sqlJs).Database(bytes);
   let values = 0;
   try {
-    const tables = db.exec("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND sql NOT LIKE '%WITHOUT ROWID%'")[0]?.values.map((r) => String(r[0])) ?? [];
+    const tables = db.exec("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%'")[0]?.values.map((r) => String(r[0])) ?? [];
     for (const table of tables.filter((t) => !skip.includes(t))) {
       const columns = file.columns(table);
-      const theirs = db.exec(`SELECT ${columns.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ')} FROM "${table.replace(/"/g, '""')}" ORDER BY rowid`)[0]?.values ?? [];
+      const theirs = db.exec(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)} ORDER BY ${storageOrder(db, table)}`)[0]?.values ?? [];
       let i = 0;
       for (const row of file.rows(table)) {
         columns.forEach((c, k) => {

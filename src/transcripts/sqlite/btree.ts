@@ -13,11 +13,18 @@ export interface CellRef {
   page: Uint8Array;
   offset: number;
   pageNumber: number;
+  /** An index b-tree's interior cell: a 4-byte child pointer comes before the payload. */
+  interior: boolean;
 }
 
-/** Every leaf cell of the table b-tree rooted at `root`, in rowid order; `what` names the tree in errors. */
-export function* tableCells(pager: Pager, root: number, what: string): Generator<CellRef> {
-  const cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0 };
+/**
+ * Every row cell of the b-tree rooted at `root`, in key order; `what` names the tree in errors.
+ * A table b-tree (`index` false) keeps its rows in leaf cells; an index b-tree (a WITHOUT ROWID
+ * table) in every cell, an interior one coming after the subtree to its left.
+ */
+export function* treeCells(pager: Pager, root: number, what: string, index: boolean): Generator<CellRef> {
+  const cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false };
+  const [interiorType, leafType] = index ? [0x02, 0x0a] : [0x05, 0x0d];
   const visited = new Set<number>();
   interface Frame { n: number; page: Uint8Array; hdr: number; cells: number; next: number; right: number; leaf: boolean }
   const stack: Frame[] = [];
@@ -28,10 +35,10 @@ export function* tableCells(pager: Pager, root: number, what: string): Generator
     const page = pager.page(n);
     const hdr = n === 1 ? 100 : 0;
     const type = page[hdr];
-    if (type !== 0x05 && type !== 0x0d) {
-      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not a table b-tree page`);
+    if (type !== interiorType && type !== leafType) {
+      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not ${index ? 'an index' : 'a table'} b-tree page`);
     }
-    const leaf = type === 0x0d;
+    const leaf = type === leafType;
     const cells = (page[hdr + 3] << 8) | page[hdr + 4];
     const pointers = hdr + (leaf ? 8 : 12);
     if (pointers + 2 * cells > pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} claims ${cells} cells, more than fit`);
@@ -42,32 +49,50 @@ export function* tableCells(pager: Pager, root: number, what: string): Generator
     if (p < f.hdr + 2 * f.cells || p >= pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: a cell pointer of page ${f.n} points outside the page`);
     return p;
   };
+  const at = (f: Frame, offset: number): CellRef => {
+    cell.page = f.page;
+    cell.offset = offset;
+    cell.pageNumber = f.n;
+    cell.interior = !f.leaf;
+    return cell;
+  };
   push(root, null);
   while (stack.length) {
     const f = stack[stack.length - 1];
     if (f.leaf) {
-      if (f.next < f.cells) {
-        cell.page = f.page;
-        cell.offset = cellAt(f, f.next++);
-        cell.pageNumber = f.n;
-        yield cell;
-      } else {
-        stack.pop();
-      }
+      if (f.next < f.cells) yield at(f, cellAt(f, f.next++));
+      else stack.pop();
       continue;
     }
-    // Interior: each cell's left child, then the right-most child.
-    if (f.next < f.cells) push(u32(f.page, cellAt(f, f.next++)), f.n);
-    else if (f.next++ === f.cells) push(f.right, f.n);
-    else stack.pop();
+    if (!index) {
+      // Table interior: each cell's left child, then the right-most child.
+      if (f.next < f.cells) push(u32(f.page, cellAt(f, f.next++)), f.n);
+      else if (f.next++ === f.cells) push(f.right, f.n);
+      else stack.pop();
+      continue;
+    }
+    // Index interior: each cell's left child, then the cell itself; then the right-most child.
+    const step = f.next++;
+    if (step < 2 * f.cells) {
+      const p = cellAt(f, step >> 1);
+      if (step % 2 === 0) push(u32(f.page, p), f.n);
+      else yield at(f, p);
+    } else if (step === 2 * f.cells) {
+      push(f.right, f.n);
+    } else {
+      stack.pop();
+    }
   }
 }
 
 /** The payload of the cell a row is on. Overflow pages are read only when requested bytes lie on them. */
 export class Payload implements RecordBytes {
   size = 0;
-  /** The row's rowid, for errors. */
+  /** The row's rowid (a table b-tree), for errors. */
   rowid: number | bigint = 0;
+  /** The row's place in key order (an index b-tree, where there is no rowid), for errors. */
+  private ordinal = 0;
+  private keyed = false;
   private page: Uint8Array = new Uint8Array(0);
   private local = 0;          // offset of the local payload in `page`
   private localSize = 0;
@@ -81,16 +106,34 @@ export class Payload implements RecordBytes {
 
   /** Points at a table leaf cell: its payload size, rowid, then the payload. */
   loadTableLeaf(cell: CellRef): void {
-    const { page, offset, pageNumber } = cell;
     const usable = this.pager.usableSize;
-    let p = offset;
-    const size = varint(page, p, usable);
+    let p = cell.offset;
+    const size = varint(cell.page, p, usable);
     p += varintLength;
-    const rowid = varint(page, p, usable);
+    const rowid = varint(cell.page, p, usable);
     p += varintLength;
+    // fileformat2 §1.6: a table leaf keeps up to U-35 bytes on the page.
+    this.point(cell, p, size, usable - 35);
+    this.rowid = rowid;
+  }
+
+  /** Points at an index cell (a WITHOUT ROWID table's row): a child pointer when interior, its payload size, then the payload. */
+  loadIndexCell(cell: CellRef): void {
+    const usable = this.pager.usableSize;
+    let p = cell.offset + (cell.interior ? 4 : 0);
+    const size = varint(cell.page, p, usable);
+    p += varintLength;
+    this.keyed = true;
+    this.ordinal++;
+    // fileformat2 §1.6: an index cell keeps up to ((U-12)*64/255)-23 bytes on the page.
+    this.point(cell, p, size, Math.floor(((usable - 12) * 64) / 255) - 23);
+  }
+
+  private point(cell: CellRef, p: number, size: number | bigint, maxLocal: number): void {
+    const usable = this.pager.usableSize;
+    const { page, pageNumber } = cell;
     if (typeof size !== 'number' || size < 0) throw this.corrupt(`a payload size of ${size}`, pageNumber);
-    // How much of the payload stays on the page (fileformat2 §1.6, table b-tree leaf cells).
-    const maxLocal = usable - 35;
+    // How much of the payload stays on the page (fileformat2 §1.6).
     const minLocal = Math.floor(((usable - 12) * 32) / 255) - 23;
     let local = size;
     if (size > maxLocal) {
@@ -100,7 +143,6 @@ export class Payload implements RecordBytes {
     const end = p + local + (local < size ? 4 : 0);
     if (end > usable) throw this.corrupt('a cell that runs past the end of the page', pageNumber);
     if (local < size && Math.ceil((size - local) / (usable - 4)) > this.pager.pageCount) throw this.corrupt(`a payload of ${size} bytes, larger than the database`, pageNumber);
-    this.rowid = rowid;
     this.page = page;
     this.local = p;
     this.localSize = local;
@@ -141,6 +183,7 @@ export class Payload implements RecordBytes {
   }
 
   corrupt(what: string, page = this.pageNumber): SqliteFormatError {
-    return new SqliteFormatError(`database disk image is malformed: ${this.what}, row ${this.rowid} on page ${page}: ${what}`);
+    const row = this.keyed ? `row ${this.ordinal} in key order` : `row ${this.rowid}`;
+    return new SqliteFormatError(`database disk image is malformed: ${this.what}, ${row} on page ${page}: ${what}`);
   }
 }

@@ -8,9 +8,9 @@ import { defaultValue, foldName, type SqliteTable } from './schema';
 
 /** Values are decoded on request; overflow pages are read only when a requested value lies on them. */
 export class TableRow {
-  rowid: number | bigint = 0;
+  /** The row's rowid; null in a WITHOUT ROWID table. */
+  rowid: number | bigint | null = 0;
   private readonly index = new Map<string, number>();
-  private readonly recordIndex: number[] = [];
   private readonly payload: Payload;
   private readonly decodeText: (bytes: Uint8Array) => string;
   private readonly types: number[] = [];
@@ -20,18 +20,21 @@ export class TableRow {
   constructor(pager: Pager, private readonly table: SqliteTable) {
     this.payload = new Payload(pager, `table ${table.name}`);
     this.decodeText = (b) => pager.decodeText(b);
-    let stored = 0;
     table.columns.forEach((c, i) => {
       // Names match as SQLite matches them (foldName); the name as declared is the common lookup, found directly.
       for (const key of [c.name, foldName(c.name)]) if (!this.index.has(key)) this.index.set(key, i);
-      this.recordIndex.push(c.generated ? -1 : stored++);
     });
   }
 
-  /** Points the row at a table leaf cell. */
+  /** Points the row at the cell holding it: a table leaf cell, or any cell of a WITHOUT ROWID table's index b-tree. */
   load(cell: CellRef): void {
-    this.payload.loadTableLeaf(cell);
-    this.rowid = this.payload.rowid;
+    if (this.table.withoutRowid) {
+      this.payload.loadIndexCell(cell);
+      this.rowid = null;
+    } else {
+      this.payload.loadTableLeaf(cell);
+      this.rowid = this.payload.rowid;
+    }
     this.headerRead = false;
   }
 
@@ -50,7 +53,7 @@ export class TableRow {
       readRecordHeader(this.payload, this.types, this.offsets);
       this.headerRead = true;
     }
-    const r = this.recordIndex[i];
+    const r = this.table.recordIndex[i];
     if (r >= this.types.length) return defaultValue(col);
     return decodeValue(this.payload, this.types[r], this.offsets[r], this.decodeText);
   }

@@ -38,8 +38,11 @@ export interface SqliteTable {
   rootPage: number;
   sql: string;
   virtual: boolean;
+  /** Rows live in an index b-tree keyed by the primary key; there is no rowid. */
   withoutRowid: boolean;
   columns: SqliteColumn[];
+  /** Per column, its place in the record; -1 for a column the record does not hold. */
+  recordIndex: number[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -203,10 +206,10 @@ function parseDefault(toks: Token[], i: number): { clause: DefaultClause; next: 
   return { clause: { kind: 'unsupported', sql: t?.text ?? '' }, next: i + 1 };
 }
 
-/** Column names, affinities, the rowid alias and defaults from a CREATE TABLE statement. */
-export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, 'virtual' | 'withoutRowid' | 'columns'> {
+/** Column names, affinities, the rowid alias, defaults and the record layout from a CREATE TABLE statement. */
+export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, 'virtual' | 'withoutRowid' | 'columns' | 'recordIndex'> {
   const toks = tokenize(sql);
-  if (isWord(toks[1], 'VIRTUAL')) return { virtual: true, withoutRowid: false, columns: [] };
+  if (isWord(toks[1], 'VIRTUAL')) return { virtual: true, withoutRowid: false, columns: [], recordIndex: [] };
   const open = toks.findIndex((t) => t.kind === 'op' && t.text === '(');
   if (!isWord(toks[0], 'CREATE') || open < 0) throw new SqliteFormatError(`cannot read the schema of table ${name}: ${JSON.stringify(sql.slice(0, 200))}`);
   const close = skipGroup(toks, open) - 1;
@@ -221,8 +224,8 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
     j = end;
   }
 
-  const columns: (SqliteColumn & { type: string; pkDesc: boolean; pk: boolean })[] = [];
-  let tablePk: string[] | null = null;
+  const columns: (SqliteColumn & { type: string; pkDesc: boolean; pk: boolean; collate: string })[] = [];
+  let tablePk: { name: string; collate: string | null }[] | null = null;
   for (const seg of segments) {
     if (!seg.length) throw new SqliteFormatError(`cannot read the schema of table ${name}: an empty column definition`);
     if (TABLE_CONSTRAINTS.some((w) => isWord(seg[0], w))) {
@@ -232,7 +235,10 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
         const inner = seg.slice(group + 1, skipGroup(seg, group) - 1);
         const names: Token[][] = [[]];
         for (const t of inner) { if (t.kind === 'op' && t.text === ',') names.push([]); else names[names.length - 1].push(t); }
-        tablePk = names.map((n) => n[0]?.text ?? '');
+        tablePk = names.map((n) => {
+          const c = n.findIndex((t) => isWord(t, 'COLLATE'));
+          return { name: n[0]?.text ?? '', collate: c >= 0 ? n[c + 1]?.text ?? '' : null };
+        });
       }
       continue;
     }
@@ -250,10 +256,11 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
       }
     }
     const type = typeParts.join(' ').replace(/ \(/g, '(');
-    const col = { name: colName, type, affinity: affinityOf(type), rowidAlias: false, generated: false, pk: false, pkDesc: false } as (typeof columns)[number];
+    const col = { name: colName, type, affinity: affinityOf(type), rowidAlias: false, generated: false, pk: false, pkDesc: false, collate: 'BINARY' } as (typeof columns)[number];
     while (k < seg.length) {
       const t = seg[k];
       if (t.kind === 'op' && t.text === '(') { k = skipGroup(seg, k); continue; }
+      if (isWord(t, 'COLLATE')) col.collate = seg[k + 1]?.text ?? '';
       if (isWord(t, 'CONSTRAINT', 'COLLATE')) { k += 2; continue; }
       if (isWord(t, 'PRIMARY') && isWord(seg[k + 1], 'KEY')) { col.pk = true; col.pkDesc = isWord(seg[k + 2], 'DESC'); k += 2; continue; }
       // ON DELETE SET DEFAULT is a foreign-key action, not a default value.
@@ -274,11 +281,35 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
     columns.push(col);
   }
   if (!columns.length) throw new SqliteFormatError(`cannot read the schema of table ${name}: no columns`);
+  const recordIndex: number[] = [];
   if (!withoutRowid) {
     // INTEGER PRIMARY KEY (the type exactly INTEGER; the column form not DESC) is the rowid.
-    const single = tablePk ? (tablePk.length === 1 ? columns.find((c) => foldName(c.name) === foldName(tablePk?.[0] ?? '')) : undefined)
+    const single = tablePk ? (tablePk.length === 1 ? columns.find((c) => foldName(c.name) === foldName(tablePk?.[0].name ?? '')) : undefined)
       : columns.filter((c) => c.pk).length === 1 ? columns.find((c) => c.pk && !c.pkDesc) : undefined;
     if (single && upper(single.type) === 'INTEGER') single.rowidAlias = true;
+    // The record holds every stored column in declaration order (the alias as a NULL).
+    let stored = 0;
+    for (const c of columns) recordIndex.push(c.generated ? -1 : stored++);
+  } else {
+    // The record is the primary key's columns, then the other stored ones in declaration order
+    // (fileformat2 §2.6); a key column named twice with the same collation counts once, as
+    // convertToWithoutRowidTable drops it.
+    const key = tablePk ?? columns.filter((c) => c.pk).map((c) => ({ name: c.name, collate: null }));
+    if (!key.length) throw new SqliteFormatError(`cannot read the schema of table ${name}: a WITHOUT ROWID table without a PRIMARY KEY`);
+    const order: { column: number; collate: string }[] = [];
+    for (const { name: keyName, collate } of key) {
+      const column = columns.findIndex((c) => foldName(c.name) === foldName(keyName));
+      if (column < 0) throw new SqliteFormatError(`cannot read the schema of table ${name}: its PRIMARY KEY names ${JSON.stringify(keyName)}, which is not one of its columns`);
+      const coll = foldName(collate ?? columns[column].collate);
+      if (!order.some((o) => o.column === column && o.collate === coll)) order.push({ column, collate: coll });
+    }
+    columns.forEach(() => recordIndex.push(-1));
+    order.forEach((o, i) => { if (recordIndex[o.column] < 0) recordIndex[o.column] = i; });
+    let stored = order.length;
+    columns.forEach((c, i) => { if (!c.generated && !order.some((o) => o.column === i)) recordIndex[i] = stored++; });
   }
-  return { virtual: false, withoutRowid, columns: columns.map(({ name: n, affinity, rowidAlias, generated, dflt }) => ({ name: n, affinity, rowidAlias, generated, ...(dflt ? { dflt } : {}) })) };
+  return {
+    virtual: false, withoutRowid, recordIndex,
+    columns: columns.map(({ name: n, affinity, rowidAlias, generated, dflt }) => ({ name: n, affinity, rowidAlias, generated, ...(dflt ? { dflt } : {}) })),
+  };
 }
