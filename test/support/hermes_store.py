@@ -1,0 +1,1705 @@
+#!/usr/bin/env python3
+"""Stores written the way upstream Hermes (NousResearch/hermes-agent) writes them.
+
+    python3 test/support/hermes_store.py SCENARIO OUT_DIR      # builds OUT_DIR/state.db (+ sessions/)
+    python3 test/support/hermes_store.py --list                 # the scenario names
+
+It prints the scenario's ground truth as JSON on stdout: what really happened (turns in order and
+their session, the provider requests each turn made, the compactions with the list lengths and the
+index of the current user row around them, the text injected on each turn's user row, the counters
+written). Expectations in test/transcripts/upstreamStores.test.ts come from that truth, never from
+what the inspector prints.
+
+This is a reconstruction of upstream's WRITE PATHS, written again in our own code from a reading of
+upstream's storage and compaction modules (none of their code is copied). Each write path below
+names the upstream function it follows. Real SQLite (python's sqlite3) writes every file.
+
+Upstream facts this module relies on (file :: function):
+
+* Schema: hermes_state_common.py :: SCHEMA_SQL (schema_version 30) and DEFERRED_INDEX_SQL (the
+  display_order triggers), FTS_SQL / FTS_TRIGRAM_SQL (external-content FTS5 through views).
+  Schema v31 adds, by column reconciliation, messages.message_uid, absorbed_message_uids,
+  tool_call_uids, tool_call_uid (tests/test_message_uid: "minted once at the row's first insert
+  ... kept by every host copy"). Older stores (mid-2026) predate system_prompts (v25),
+  api_content, compacted and display_identity: the "older" era below.
+* Every insert goes through hermes_state_messages.py :: _insert_message_rows: a row's own
+  ``timestamp`` is kept, a missing one gets the write time (then +1e-6 per row of the batch);
+  list content is stored as "\\x00json:" + json.dumps(content) (_encode_content); tool_calls as
+  json.dumps(list); ``display_identity`` = sha256(repr((role, encoded content, timestamp,
+  tool_call_id, json tool_calls, tool_name)).encode("utf-8", "surrogatepass")).digest(), a
+  32-byte BLOB (_display_dedupe_key / _display_identity; for a user row that is a composite
+  summary carrier the live ask's encoded content replaces the content). display_order is set
+  by the AFTER INSERT trigger (earliest visible row of the same identity, else the row's id).
+* Counters (sessions.*):
+  - message_count / tool_call_count: append_message +1 / +len(tool_calls);
+    append_messages_batch +inserted / +sum(len(tool_calls)) (_bump_session_counters);
+    archive_and_compact and publish_compression_child SET them to what they inserted (the new
+    active set; the parent of a rotation keeps its own); rewind_to_message SETs them to the
+    active rows' count and their tool calls (_active_transcript_counts). Backfilling api_content
+    (set_message_api_content) changes no counter.
+  - api_call_count, input/output/cache_read/cache_write/reasoning tokens: ONLY
+    SessionDB.update_token_counts (queued by agent/turn_usage.py :: record_response_usage with
+    api_call_count=1 after every successful main-loop provider response carrying usage, on the
+    agent's session_id at that moment, so after a rotation on the child). It also upserts the
+    per-call delta into session_model_usage (task ''). Auxiliary calls (the compaction summary,
+    titles) go through record_auxiliary_usage: session_model_usage with task='compression', the
+    sessions row untouched. A failed call (the one a request dump records) counts nothing.
+    rewind does not decrement api_call_count: undone turns' requests stay counted.
+* Batched flush: agent/session_persistence.py :: _flush_messages_to_session_db / _db_flush_row.
+  Rows reach state.db at persistence points (turn start, before a rotation, turn end); the row
+  content is _durable_content (a part list becomes its text parts, images "[screenshot]"),
+  api_content is the string sidecar (dropped when equal to content), a flushed standalone summary
+  carrier gets display_kind "hidden" (_summary_display_kind). _save_session_log writes
+  sessions/session_<id>.json first (path recomputed per call; never overwrites a file whose
+  message_count is larger), then the flush.
+* Turn prologue: agent/turn_context.py :: build_turn_context: user dict appended (timestamped),
+  preflight compaction (run_turn_start_compaction), then the sidecar stamp
+  (_stamp_api_content_sidecar: compose_user_api_content(live content, memory, plugin); when the row
+  already exists, i.e. a compaction inserted it, set_message_api_content on its _row_id), then
+  _persist_turn_start.
+* Compaction: agent/conversation_compression.py :: compress_context -> _fold_todo_snapshot,
+  _ensure_compressed_has_user_turn, _commit_compaction. In place: SessionDB.archive_and_compact
+  (active rows -> active=0, compacted=1; the LAST tail_count active rows at/below the watermark
+  -> active=0, compacted=0; the compacted list inserted as new rows; tail_count counts every
+  carried tail copy of the compacted list, the current user row included, so when that row had
+  not been flushed yet the rewind flags land on one row before the carried originals).
+  Rotation: _publish_rotated_compaction flushes the current turn's rows to the parent FIRST
+  (the sidecar does not exist yet), then SessionDB.publish_compression_child inserts the child
+  session (model_config, tool_names copied, system_prompt NULL + system_prompt_hash) and the
+  compacted list, clones parent rows in (watermark, ceiling] by INSERT ... SELECT, and ends the
+  parent with end_reason='compression'. agent/context_compressor.py :: compress: head =
+  protect_first_n (3) copies (dict.copy(): timestamp, api_content, message_uid survive), the
+  summary carrier {role, SUMMARY_PREFIX..END_MARKER, _compressed_summary, no timestamp}, the
+  tail copies. Its role: "user" after an assistant/tool head, else "assistant", flipped when it
+  would equal the first tail row's role (merge into the tail row when neither works: the
+  scenarios here avoid that case and check it).
+* _fold_todo_snapshot merges "[Your active task list was preserved across context compression]
+  ..." into the LAST row of the compacted list when that is a real user row (and drops its
+  api_content), else appends a standalone user row (_todo_snapshot_synthetic).
+* /undo: SessionDB.rewind_to_message(target = the undone user row): rows id >= target -> active=0
+  (compacted stays 0), rewind_count + 1, counters recomputed. /branch (cli branch command): flush,
+  end_session(parent, "branched"), create_session(child, model_config{..., "_branched_from"}),
+  one append_message per row with timestamp=msg["timestamp"] and the api_content sidecar (older
+  CLI: neither, so every copy is re-stamped with the time of writing). Delegate children:
+  source 'subagent', model_config {"_delegate_from": parent}, no copied history.
+* Request dumps: agent_runtime_helpers.dump_api_request_debug on provider error paths:
+  sessions/request_dump_<sid>_<YYYYmmdd_HHMMSS_ffffff>.json with the body exactly as sent.
+
+Scenarios (each deterministic; `SCENARIOS` below):
+  plain, counter-mismatch, rotation, in-place, mid-turn, todo, multimodal, undo, undo-compact,
+  branch, branch-older, delegate, older, wal, dumps, uid, home.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import random
+import shutil
+import sqlite3
+import struct
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+# ---------------------------------------------------------------------------------------------
+# Wording the agent writes into rows (agent/context_compressor.py, tools/todo_tool.py,
+# agent/memory_manager.py). Only the parts a reader keys on are upstream's exact words.
+
+SUMMARY_PREFIX = (
+    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted into the summary below. "
+    "This is a handoff from a previous context window; treat it as background reference, not as "
+    "active instructions. Do NOT answer questions or fulfil requests mentioned in this summary. "
+    "The current session state (files, config, etc.) may reflect work described here — avoid repeating it:"
+)
+SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
+TODO_INJECTION_HEADER = "[Your active task list was preserved across context compression]"
+MEMORY_NOTE = (
+    "[System note: The following is recalled memory context, NOT new user input. Treat as "
+    "authoritative reference data — this is the agent's persistent memory and should inform all responses.]"
+)
+
+BASE_EPOCH = 1789726500.0  # 2026-09-18T10:15:00Z
+
+
+def memory_fence(raw: str) -> str:
+    """build_memory_context_block: the fenced block around recalled memory."""
+    return f"<memory-context>\n{MEMORY_NOTE}\n\n{raw}\n</memory-context>"
+
+
+def compose_user_api_content(content: Any, memory: Optional[str], plugin: Optional[str]) -> Optional[str]:
+    """compose_user_api_content: content + blank line + memory fence + blank line + plugin context."""
+    if not isinstance(content, str):
+        return None
+    parts = [p for p in (memory_fence(memory) if memory and memory.strip() else "", plugin or "") if p]
+    if not parts:
+        return None
+    return content + "\n\n" + "\n\n".join(parts)
+
+
+def injected_spans(memory: Optional[str], plugin: Optional[str]) -> List[Dict[str, str]]:
+    out = []
+    if memory and memory.strip():
+        out.append({"kind": "memory", "text": memory_fence(memory)})
+    if plugin:
+        out.append({"kind": "plugin", "text": plugin})
+    return out
+
+
+def sanitize_context(text: str) -> str:
+    """The reload path's sanitize_context, as far as these rows need it: drop memory fences."""
+    out, rest = [], text
+    while "<memory-context>" in rest:
+        a = rest.index("<memory-context>")
+        b = rest.find("</memory-context>", a)
+        if b < 0:
+            break
+        out.append(rest[:a])
+        rest = rest[b + len("</memory-context>"):]
+    out.append(rest)
+    return "".join(out)
+
+
+def durable_content(content: Any) -> Any:
+    """_durable_content: the flush stores a part list as its text projection."""
+    if not isinstance(content, list):
+        return content
+    txt = []
+    for p in content:
+        if not isinstance(p, dict):
+            continue
+        if p.get("type") == "text":
+            txt.append(str(p.get("text", "")))
+        elif p.get("type") in ("image", "image_url", "input_image"):
+            txt.append("[screenshot]")
+    return "\n".join(txt) if txt else None
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema (hermes_state_common.SCHEMA_SQL, v30; the column lists are upstream's)
+
+SESSIONS_V30 = """
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, created_source TEXT, user_id TEXT, session_key TEXT,
+    chat_id TEXT, chat_type TEXT, thread_id TEXT, display_name TEXT, origin_json TEXT,
+    expiry_finalized INTEGER DEFAULT 0, model TEXT, model_config TEXT, system_prompt TEXT,
+    system_prompt_hash TEXT, parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL,
+    end_reason TEXT, message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
+    input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0,
+    cache_write_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0, cwd TEXT, git_branch TEXT,
+    git_repo_root TEXT, git_metadata_generation INTEGER NOT NULL DEFAULT 0, billing_provider TEXT,
+    billing_base_url TEXT, billing_mode TEXT, estimated_cost_usd REAL, actual_cost_usd REAL,
+    cost_status TEXT, cost_source TEXT, pricing_version TEXT, title TEXT, title_source TEXT,
+    last_activity_at REAL, last_activity_description TEXT, last_activity_provenance TEXT,
+    api_call_count INTEGER DEFAULT 0, handoff_state TEXT, handoff_platform TEXT, handoff_error TEXT,
+    compression_failure_cooldown_until REAL, compression_failure_error TEXT,
+    compression_fallback_streak INTEGER NOT NULL DEFAULT 0,
+    compression_ineffective_count INTEGER NOT NULL DEFAULT 0, compression_recovery_deadline REAL,
+    compression_overload_streak INTEGER NOT NULL DEFAULT 0, profile_name TEXT, transport_profile TEXT,
+    rewind_count INTEGER NOT NULL DEFAULT 0, archived INTEGER NOT NULL DEFAULT 0,
+    pinned INTEGER NOT NULL DEFAULT 0, hidden INTEGER NOT NULL DEFAULT 0, last_read_at REAL,
+    tool_names TEXT,
+    FOREIGN KEY (parent_session_id) REFERENCES sessions(id),
+    FOREIGN KEY (system_prompt_hash) REFERENCES system_prompts(hash)
+"""
+
+MESSAGES_V30 = """
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
+    effect_disposition TEXT, timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT,
+    reasoning TEXT, reasoning_content TEXT, reasoning_details TEXT, codex_reasoning_items TEXT,
+    codex_message_items TEXT, platform_message_id TEXT, observed INTEGER DEFAULT 0,
+    _compressed_summary INTEGER NOT NULL DEFAULT 0, active INTEGER NOT NULL DEFAULT 1,
+    compacted INTEGER NOT NULL DEFAULT 0, api_content TEXT, display_kind TEXT, display_metadata TEXT,
+    display_identity BLOB, display_order INTEGER
+"""
+
+SESSION_MODEL_USAGE = """
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, model TEXT NOT NULL,
+    billing_provider TEXT NOT NULL DEFAULT '', billing_base_url TEXT NOT NULL DEFAULT '',
+    billing_mode TEXT NOT NULL DEFAULT '', task TEXT NOT NULL DEFAULT '',
+    api_call_count INTEGER NOT NULL DEFAULT 0, input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0, cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0, reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    estimated_cost_usd REAL NOT NULL DEFAULT 0, actual_cost_usd REAL NOT NULL DEFAULT 0,
+    cost_status TEXT, cost_source TEXT, first_seen REAL, last_seen REAL,
+    PRIMARY KEY (session_id, model, billing_provider, billing_base_url, billing_mode, task)
+"""
+
+OTHER_TABLES_V30 = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS gateway_routing (scope TEXT NOT NULL DEFAULT '', session_key TEXT NOT NULL,
+    entry_json TEXT NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (scope, session_key));
+CREATE TABLE IF NOT EXISTS gateway_hygiene_state (session_key TEXT PRIMARY KEY, failure_streak INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS conversation_generations (source TEXT NOT NULL, session_key TEXT NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (source, session_key));
+CREATE TABLE IF NOT EXISTS gateway_heartbeats (backend_id TEXT PRIMARY KEY, pid INTEGER NOT NULL,
+    started_at REAL NOT NULL, last_heartbeat REAL NOT NULL, profile TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS compression_locks (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL,
+    acquired_at REAL NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS session_turn_leases (conversation_id TEXT PRIMARY KEY, holder TEXT NOT NULL,
+    acquired_at REAL NOT NULL, expires_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS async_delegations (delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL,
+    origin_ui_session_id TEXT NOT NULL DEFAULT '', parent_session_id TEXT, state TEXT NOT NULL,
+    dispatched_at REAL NOT NULL, completed_at REAL, updated_at REAL NOT NULL, event_json TEXT, result_json TEXT,
+    delivery_state TEXT NOT NULL DEFAULT 'pending', delivery_attempts INTEGER NOT NULL DEFAULT 0,
+    delivered_at REAL, owner_pid INTEGER, owner_started_at INTEGER, task_json TEXT, delivery_claim TEXT,
+    delivery_claimed_at REAL, origin_session_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source);
+CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
+CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
+CREATE INDEX IF NOT EXISTS idx_messages_session ON messages(session_id, timestamp);
+CREATE INDEX IF NOT EXISTS idx_messages_session_id ON messages(session_id, id);
+CREATE INDEX IF NOT EXISTS idx_session_model_usage_session ON session_model_usage(session_id);
+CREATE INDEX IF NOT EXISTS idx_messages_session_active ON messages(session_id, active, timestamp);
+CREATE INDEX IF NOT EXISTS idx_messages_display_identity ON messages(session_id, display_identity, display_order)
+    WHERE display_identity IS NOT NULL AND (active = 1 OR compacted = 1);
+"""
+
+# display_order maintenance (DEFERRED_INDEX_SQL's triggers), written again: a new visible row joins
+# the earliest visible row of its identity; a row leaving the visible set hands its peers the
+# smallest remaining id, a row entering it joins them.
+DISPLAY_TRIGGERS = """
+CREATE TRIGGER IF NOT EXISTS messages_display_order_insert
+AFTER INSERT ON messages WHEN new.display_order IS NULL
+BEGIN
+    UPDATE messages SET display_order = COALESCE(
+        (SELECT p.display_order FROM messages AS p
+          WHERE p.session_id = new.session_id AND p.id <> new.id AND (p.active = 1 OR p.compacted = 1)
+            AND p.display_identity = new.display_identity AND p.display_order IS NOT NULL
+          ORDER BY p.display_order LIMIT 1),
+        new.id)
+    WHERE id = new.id;
+END;
+CREATE TRIGGER IF NOT EXISTS messages_display_visibility_update
+AFTER UPDATE OF active, compacted ON messages
+WHEN (new.active = 1 OR new.compacted = 1) <> (old.active = 1 OR old.compacted = 1)
+BEGIN
+    UPDATE messages SET display_order = (
+        SELECT MIN(p.id) FROM messages AS p
+         WHERE p.session_id = old.session_id AND (p.active = 1 OR p.compacted = 1)
+           AND p.display_identity = old.display_identity)
+    WHERE session_id = old.session_id AND (active = 1 OR compacted = 1)
+      AND display_identity = old.display_identity AND NOT (new.active = 1 OR new.compacted = 1);
+    UPDATE messages SET display_order = MIN(new.id, COALESCE(
+        (SELECT p.display_order FROM messages AS p
+          WHERE p.session_id = new.session_id AND p.id <> new.id AND (p.active = 1 OR p.compacted = 1)
+            AND p.display_identity = new.display_identity AND p.display_order IS NOT NULL
+          ORDER BY p.display_order LIMIT 1), new.id))
+    WHERE id = new.id AND (new.active = 1 OR new.compacted = 1);
+END;
+"""
+
+# FTS_SQL / FTS_TRIGRAM_SQL shape: external content read through stable projection views.
+FTS_V30 = """
+CREATE VIEW IF NOT EXISTS messages_fts_src AS
+    SELECT id, CASE WHEN role = 'tool' THEN substr(COALESCE(content, ''), 1, 8192) ELSE content END AS content,
+           tool_name, tool_calls FROM messages;
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, tool_name, tool_calls,
+    content='messages_fts_src', content_rowid='id');
+CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls) VALUES (new.id,
+        CASE WHEN new.role = 'tool' THEN substr(COALESCE(new.content, ''), 1, 8192) ELSE new.content END,
+        new.tool_name, new.tool_calls);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content, tool_name, tool_calls, role ON messages
+WHEN old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name OR old.tool_calls IS NOT new.tool_calls
+     OR old.role IS NOT new.role
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls) VALUES ('delete', old.id,
+        CASE WHEN old.role = 'tool' THEN substr(COALESCE(old.content, ''), 1, 8192) ELSE old.content END,
+        old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls) VALUES (new.id,
+        CASE WHEN new.role = 'tool' THEN substr(COALESCE(new.content, ''), 1, 8192) ELSE new.content END,
+        new.tool_name, new.tool_calls);
+END;
+CREATE VIEW IF NOT EXISTS messages_fts_trigram_src AS
+    SELECT m.id, m.role, m.content, m.tool_name FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
+    WHERE m.role <> 'tool' AND s.source NOT IN ('cron', 'subagent');
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts_trigram USING fts5(content, tool_name,
+    content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_insert AFTER INSERT ON messages
+WHEN new.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND source NOT IN ('cron', 'subagent'))
+BEGIN
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name) VALUES (new.id, new.content, new.tool_name);
+END;
+"""
+
+# The older stores' shape (before system_prompts v25, api_content, in-place compaction, display
+# identity): inline FTS (LEGACY_FTS_SQL) and fewer columns.
+SESSIONS_OLDER = """
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT, model_config TEXT,
+    system_prompt TEXT, parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
+    message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0, input_tokens INTEGER DEFAULT 0,
+    output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
+    reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT, billing_base_url TEXT, billing_mode TEXT,
+    estimated_cost_usd REAL, actual_cost_usd REAL, cost_status TEXT, cost_source TEXT, pricing_version TEXT,
+    title TEXT, api_call_count INTEGER DEFAULT 0,
+    FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
+"""
+MESSAGES_OLDER = """
+    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT,
+    timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT,
+    reasoning_details TEXT, codex_reasoning_items TEXT, _compressed_summary INTEGER NOT NULL DEFAULT 0,
+    active INTEGER NOT NULL DEFAULT 1, display_kind TEXT, display_metadata TEXT
+"""
+FTS_OLDER = """
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content);
+CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id,
+        COALESCE(new.content, '') || ' ' || COALESCE(new.tool_name, '') || ' ' || COALESCE(new.tool_calls, ''));
+END;
+"""
+
+
+def create_schema(conn: sqlite3.Connection, era: str) -> None:
+    if era == "older":
+        conn.executescript(
+            f"CREATE TABLE schema_version (version INTEGER NOT NULL);"
+            f"CREATE TABLE sessions ({SESSIONS_OLDER});"
+            f"CREATE TABLE messages ({MESSAGES_OLDER});"
+            f"CREATE TABLE session_model_usage ({SESSION_MODEL_USAGE});"
+            f"CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);"
+            f"CREATE INDEX idx_messages_session ON messages(session_id, timestamp);"
+            + FTS_OLDER)
+        conn.execute("INSERT INTO schema_version (version) VALUES (22)")
+        return
+    conn.executescript(
+        f"CREATE TABLE IF NOT EXISTS sessions ({SESSIONS_V30});"
+        f"CREATE TABLE IF NOT EXISTS messages ({MESSAGES_V30});"
+        f"CREATE TABLE IF NOT EXISTS session_model_usage ({SESSION_MODEL_USAGE});"
+        + OTHER_TABLES_V30 + DISPLAY_TRIGGERS + FTS_V30)
+    version = 30
+    if era == "v31":
+        # _reconcile_columns: later columns are appended with ALTER TABLE ADD COLUMN.
+        for col in ("message_uid TEXT", "absorbed_message_uids TEXT", "tool_call_uids TEXT", "tool_call_uid TEXT"):
+            conn.execute(f"ALTER TABLE messages ADD COLUMN {col}")
+        conn.execute("INSERT INTO state_meta (key, value) VALUES ('message_uid_backfill', '1')")
+        version = 31
+    conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+    conn.execute("INSERT INTO state_meta (key, value) VALUES ('fts_storage_version', '3')")
+
+
+# ---------------------------------------------------------------------------------------------
+# Deterministic clock and ids
+
+class Clock:
+    def __init__(self, start: float = BASE_EPOCH):
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def tick(self, dt: float) -> float:
+        self.t = self.t + dt
+        return self.t
+
+    def iso(self) -> str:
+        return datetime.fromtimestamp(self.t, timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
+
+    def stamp(self) -> str:
+        return datetime.fromtimestamp(self.t, timezone.utc).strftime("%Y%m%d_%H%M%S_%f")
+
+    def session_id(self, rng: random.Random) -> str:
+        return datetime.fromtimestamp(self.t, timezone.utc).strftime("%Y%m%d_%H%M%S") + "_" + "%06x" % rng.getrandbits(24)
+
+
+# ---------------------------------------------------------------------------------------------
+# SessionDB write paths
+
+class Store:
+    """state.db through the write paths of hermes_state_messages.py / hermes_state_compression.py."""
+
+    def __init__(self, path: Path, era: str, clock: Clock, rng: random.Random, wal_checkpoint: bool = True):
+        self.path, self.era, self.clock, self.rng = path, era, clock, rng
+        self.conn = sqlite3.connect(str(path), isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        if not wal_checkpoint:
+            self.conn.execute("PRAGMA wal_autocheckpoint=0")
+        create_schema(self.conn, era)  # executescript runs outside an explicit transaction
+        self.mcols = [r[1] for r in self.conn.execute("PRAGMA table_info(messages)")]
+        self.scols = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)")]
+        self.tool_call_uid_by_call: Dict[str, str] = {}
+
+    # _execute_write: one BEGIN IMMEDIATE transaction per write
+    def write(self, fn):
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            out = fn(self.conn)
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+        return out
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @property
+    def has_uid(self) -> bool:
+        return "message_uid" in self.mcols
+
+    def mint_uid(self) -> str:
+        return "%032x" % self.rng.getrandbits(128)
+
+    # --- content encodings ---------------------------------------------------------------
+    @staticmethod
+    def encode_content(content: Any) -> Any:
+        if isinstance(content, str) or content is None:
+            return content
+        return "\x00json:" + json.dumps(content)
+
+    @staticmethod
+    def display_identity(role: str, encoded_content: Any, timestamp: float, tool_call_id: Any,
+                         tool_calls_json: Any, tool_name: Any) -> bytes:
+        key = (role, encoded_content, 0.0 if timestamp == 0.0 else timestamp, tool_call_id, tool_calls_json, tool_name)
+        return hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).digest()
+
+    # --- sessions ------------------------------------------------------------------------
+    def store_system_prompt(self, conn, prompt: Optional[str]) -> Optional[str]:
+        if prompt is None or "system_prompt_hash" not in self.scols:
+            return None
+        h = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+        conn.execute("INSERT OR IGNORE INTO system_prompts (hash, prompt) VALUES (?, ?)", (h, prompt))
+        return h
+
+    def create_session(self, session_id: str, source: str, *, model: str, model_config: Optional[dict],
+                       system_prompt: Optional[str], parent_session_id: Optional[str] = None,
+                       tool_names: Optional[List[str]] = None, cwd: Optional[str] = "/home/dev/project") -> None:
+        """_insert_session_row / create_session (v25+: the prompt by hash, inline column NULL)."""
+        def _do(conn):
+            values: Dict[str, Any] = {"id": session_id, "source": source, "model": model,
+                                      "model_config": json.dumps(model_config) if model_config else None,
+                                      "parent_session_id": parent_session_id, "started_at": self.clock.now()}
+            if "system_prompt_hash" in self.scols:
+                values["system_prompt_hash"] = self.store_system_prompt(conn, system_prompt)
+            else:
+                values["system_prompt"] = system_prompt
+            if "tool_names" in self.scols and tool_names is not None:
+                values["tool_names"] = json.dumps(tool_names)
+            if "cwd" in self.scols:
+                values["cwd"] = cwd
+            cols = [c for c in values if c in self.scols]
+            conn.execute(f"INSERT INTO sessions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                         [values[c] for c in cols])
+        self.write(_do)
+
+    def update_system_prompt(self, session_id: str, prompt: str) -> None:
+        def _do(conn):
+            if "system_prompt_hash" in self.scols:
+                conn.execute("UPDATE sessions SET system_prompt = NULL, system_prompt_hash = ? WHERE id = ?",
+                             (self.store_system_prompt(conn, prompt), session_id))
+            else:
+                conn.execute("UPDATE sessions SET system_prompt = ? WHERE id = ?", (prompt, session_id))
+        self.write(_do)
+
+    def end_session(self, session_id: str, reason: str) -> None:
+        self.write(lambda c: c.execute(
+            "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL",
+            (self.clock.now(), reason, session_id)))
+
+    # --- messages ------------------------------------------------------------------------
+    def _row_values(self, session_id: str, msg: Dict[str, Any], timestamp: float) -> Dict[str, Any]:
+        role = msg.get("role")
+        encoded = self.encode_content(msg.get("content"))
+        tool_calls = msg.get("tool_calls") or None
+        tool_calls_json = json.dumps(tool_calls) if tool_calls else None
+        values: Dict[str, Any] = {
+            "session_id": session_id, "role": role, "content": encoded, "tool_call_id": msg.get("tool_call_id"),
+            "tool_calls": tool_calls_json, "tool_name": msg.get("tool_name"), "timestamp": timestamp,
+            "finish_reason": msg.get("finish_reason"), "reasoning": msg.get("reasoning") if role == "assistant" else None,
+            "observed": 0, "_compressed_summary": 1 if msg.get("_compressed_summary") else 0, "active": 1,
+            "api_content": msg.get("api_content") if isinstance(msg.get("api_content"), str) else None,
+            "display_kind": msg.get("display_kind"),
+            "display_metadata": json.dumps(msg["display_metadata"]) if msg.get("display_metadata") else None,
+        }
+        if "display_identity" in self.mcols:
+            values["display_identity"] = self.display_identity(role, encoded, timestamp, msg.get("tool_call_id"),
+                                                               tool_calls_json, msg.get("tool_name"))
+        if self.has_uid:
+            values["message_uid"] = msg.get("message_uid") or self.mint_uid()
+            if msg.get("_absorbed_message_uids"):
+                values["absorbed_message_uids"] = json.dumps(msg["_absorbed_message_uids"])
+            if role == "assistant" and tool_calls:
+                uids = dict(msg.get("_tool_call_uids") or {})
+                for tc in tool_calls:
+                    uids.setdefault(tc["id"], self.mint_uid())
+                self.tool_call_uid_by_call.update(uids)
+                values["tool_call_uids"] = json.dumps(uids)
+            if role == "tool" and msg.get("tool_call_id"):
+                values["tool_call_uid"] = msg.get("_tool_call_uid") or self.tool_call_uid_by_call.get(msg["tool_call_id"])
+        return values
+
+    def _insert_message_rows(self, conn, session_id: str, msgs: List[Dict[str, Any]]) -> Tuple[int, int]:
+        """_insert_message_rows: fresh active rows; stamps _row_id (and message_uid) on the dicts."""
+        now_ts = self.clock.now()
+        inserted = tool_calls = 0
+        for msg in msgs:
+            ts = msg.get("timestamp")
+            ts = float(ts) if ts is not None else now_ts
+            values = self._row_values(session_id, msg, ts)
+            cols = [c for c in values if c in self.mcols]
+            cur = conn.execute(f"INSERT INTO messages ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                               [values[c] for c in cols])
+            msg["_row_id"] = cur.lastrowid
+            if self.has_uid:
+                msg["message_uid"] = values["message_uid"]
+                if "tool_call_uids" in values:
+                    msg["_tool_call_uids"] = json.loads(values["tool_call_uids"])
+                if values.get("tool_call_uid"):
+                    msg["_tool_call_uid"] = values["tool_call_uid"]
+            inserted += 1
+            tool_calls += len(msg.get("tool_calls") or [])
+            now_ts = max(now_ts, ts) + 1e-6
+        return inserted, tool_calls
+
+    def append_messages_batch(self, session_id: str, rows: List[Dict[str, Any]]) -> int:
+        """append_messages_batch: one transaction, counters bumped by what was inserted."""
+        if not rows:
+            return 0
+
+        def _do(conn):
+            inserted, tool_calls = self._insert_message_rows(conn, session_id, rows)
+            conn.execute("UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? "
+                         "WHERE id = ?", (inserted, tool_calls, session_id))
+            return inserted
+        return self.write(_do)
+
+    def append_message(self, session_id: str, msg: Dict[str, Any]) -> int:
+        """append_message: one row; a missing timestamp is the time of writing."""
+        def _do(conn):
+            self._insert_message_rows(conn, session_id, [msg])
+            conn.execute("UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ? "
+                         "WHERE id = ?", (len(msg.get("tool_calls") or []), session_id))
+            return msg["_row_id"]
+        return self.write(_do)
+
+    def set_message_api_content(self, session_id: str, row_id: int, content: Any, api_content: str) -> int:
+        """set_message_api_content: backfill the sidecar onto one known active user row."""
+        return self.write(lambda c: c.execute(
+            "UPDATE messages SET api_content = ? WHERE id = ? AND session_id = ? AND role = 'user' AND active = 1 "
+            "AND content IS ?", (api_content, row_id, session_id, self.encode_content(content))).rowcount)
+
+    def active_watermark(self, session_id: str) -> int:
+        """get_active_message_watermark: MAX(id) of the active rows."""
+        return int(self.conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages WHERE session_id = ? AND active = 1",
+                                     (session_id,)).fetchone()[0])
+
+    def _clone_rows(self, conn, ids: List[int], session_id: Optional[str] = None) -> None:
+        """_clone_message_rows: INSERT ... SELECT of every column but id/active/compacted/display_order."""
+        if not ids:
+            return
+        skip = {"id", "active", "compacted", "display_order"} | ({"session_id"} if session_id else set())
+        cols = ", ".join(c for c in self.mcols if c not in skip)
+        ph = ",".join("?" for _ in ids)
+        if session_id:
+            conn.execute(f"INSERT INTO messages ({cols}, session_id, active, compacted) SELECT {cols}, ?, 1, 0 "
+                         f"FROM messages WHERE id IN ({ph}) ORDER BY id", [session_id, *ids])
+        else:
+            conn.execute(f"INSERT INTO messages ({cols}, active, compacted) SELECT {cols}, 1, 0 "
+                         f"FROM messages WHERE id IN ({ph}) ORDER BY id", ids)
+
+    def archive_and_compact(self, session_id: str, compacted: List[Dict[str, Any]], *, watermark: Optional[int],
+                            tail_count: int, model_config_patch: Optional[Dict[str, Any]] = None) -> int:
+        """archive_and_compact: the in-place commit."""
+        def _do(conn):
+            tail = [] if watermark is None else [r["id"] for r in conn.execute(
+                "SELECT id FROM messages WHERE session_id = ? AND active = 1 AND id > ? ORDER BY id",
+                (session_id, watermark))]
+            rewind: List[int] = []
+            if tail_count > 0:
+                bound = " AND id <= ?" if watermark is not None else ""
+                params = [session_id] + ([watermark] if watermark is not None else []) + [tail_count]
+                rewind = [r["id"] for r in conn.execute(
+                    f"SELECT id FROM messages WHERE session_id = ? AND active = 1{bound} ORDER BY id DESC LIMIT ?", params)]
+            rewind += tail
+            if rewind:
+                ph = ",".join("?" for _ in rewind)
+                conn.execute(f"UPDATE messages SET active = 0, compacted = 0 WHERE session_id = ? AND id IN ({ph})",
+                             [session_id, *rewind])
+                conn.execute(f"UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND active = 1 "
+                             f"AND id NOT IN ({ph})", [session_id, *rewind])
+            else:
+                conn.execute("UPDATE messages SET active = 0, compacted = 1 WHERE session_id = ? AND active = 1",
+                             (session_id,))
+            inserted, tool_calls = self._insert_message_rows(conn, session_id, compacted)
+            if tail:
+                self._clone_rows(conn, tail)
+                inserted += len(tail)
+            sets, params = "message_count = ?, tool_call_count = ?", [inserted, tool_calls]
+            if model_config_patch is not None:
+                row = conn.execute("SELECT model_config FROM sessions WHERE id = ?", (session_id,)).fetchone()
+                cfg = json.loads(row["model_config"]) if row and row["model_config"] else {}
+                for k, v in model_config_patch.items():
+                    if v is None:
+                        cfg.pop(k, None)
+                    else:
+                        cfg[k] = v
+                sets += ", model_config = ?"
+                params.append(json.dumps(cfg) if cfg else None)
+            conn.execute(f"UPDATE sessions SET {sets} WHERE id = ?", [*params, session_id])
+            return inserted
+        return self.write(_do)
+
+    def publish_compression_child(self, *, parent: str, child: str, source: str, messages: List[Dict[str, Any]],
+                                  model: str, model_config: Optional[dict], system_prompt: str,
+                                  watermark: Optional[int], ceiling: Optional[int]) -> None:
+        """publish_compression_child: closure, child row and handoff in one transaction."""
+        def _do(conn):
+            p = conn.execute("SELECT * FROM sessions WHERE id = ?", (parent,)).fetchone()
+            values = {"id": child, "source": source, "model": model,
+                      "model_config": json.dumps(model_config) if model_config else None, "system_prompt": None,
+                      "system_prompt_hash": self.store_system_prompt(conn, system_prompt),
+                      "tool_names": p["tool_names"], "parent_session_id": parent, "cwd": p["cwd"],
+                      "git_branch": p["git_branch"], "git_repo_root": p["git_repo_root"], "profile_name": p["profile_name"],
+                      "user_id": p["user_id"], "session_key": p["session_key"], "chat_id": p["chat_id"],
+                      "chat_type": p["chat_type"], "thread_id": p["thread_id"], "display_name": p["display_name"],
+                      "origin_json": p["origin_json"], "pinned": p["pinned"] or 0, "started_at": self.clock.now(),
+                      "archived": p["archived"] or 0}
+            cols = [c for c in values if c in self.scols]
+            conn.execute(f"INSERT INTO sessions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                         [values[c] for c in cols])
+            # _carry_parent_timestamps: a handoff dict without a timestamp adopts the parent row's of the
+            # same role/content (first match). Copies made here already carry theirs.
+            donors = [dict(r) for r in conn.execute(
+                "SELECT role, content, timestamp FROM messages WHERE session_id = ? AND active = 1 ORDER BY id", (parent,))]
+            for msg in messages:
+                if msg.get("timestamp") is not None or msg.get("_compressed_summary"):
+                    continue
+                for d in donors:
+                    if d["role"] == msg.get("role") and d["content"] == self.encode_content(msg.get("content")):
+                        msg["timestamp"] = d["timestamp"]
+                        donors.remove(d)
+                        break
+            inserted, tool_calls = self._insert_message_rows(conn, child, messages)
+            if watermark is not None:
+                bound = " AND id <= ?" if ceiling is not None else ""
+                ids = [r["id"] for r in conn.execute(
+                    f"SELECT id FROM messages WHERE session_id = ? AND active = 1 AND id > ?{bound} ORDER BY id",
+                    [parent, watermark] + ([ceiling] if ceiling is not None else []))]
+                self._clone_rows(conn, ids, session_id=child)
+                inserted += len(ids)
+            conn.execute("UPDATE sessions SET message_count = ?, tool_call_count = ? WHERE id = ?",
+                         (inserted, tool_calls, child))
+            conn.execute("UPDATE sessions SET ended_at = ?, end_reason = 'compression' WHERE id = ? AND ended_at IS NULL",
+                         (self.clock.now(), parent))
+        self.write(_do)
+
+    def rewind_to_message(self, session_id: str, target_id: int) -> int:
+        """rewind_to_message: soft-delete the target and everything after it (active=0 only)."""
+        def _do(conn):
+            ids = [r["id"] for r in conn.execute(
+                "SELECT id FROM messages WHERE session_id = ? AND id >= ? AND active = 1", (session_id, target_id))]
+            if ids:
+                conn.execute(f"UPDATE messages SET active = 0 WHERE id IN ({','.join('?' for _ in ids)})", ids)
+            if "rewind_count" in self.scols:
+                conn.execute("UPDATE sessions SET rewind_count = COALESCE(rewind_count, 0) + 1 WHERE id = ?", (session_id,))
+            rows = conn.execute("SELECT tool_calls FROM messages WHERE session_id = ? AND active = 1", (session_id,)).fetchall()
+            calls = 0
+            for r in rows:
+                tc = json.loads(r[0]) if r[0] else None
+                calls += len(tc) if isinstance(tc, list) else (1 if tc else 0)
+            conn.execute("UPDATE sessions SET message_count = ?, tool_call_count = ? WHERE id = ?",
+                         (len(rows), calls, session_id))
+            return len(ids)
+        return self.write(_do)
+
+    # --- accounting ----------------------------------------------------------------------
+    def update_token_counts(self, session_id: str, *, input_tokens: int, output_tokens: int, cache_read_tokens: int,
+                            cache_write_tokens: int, model: str, billing_provider: str, billing_base_url: str,
+                            api_call_count: int = 1) -> None:
+        """update_token_counts (incremental): the sessions row plus the session_model_usage delta."""
+        def _do(conn):
+            row = conn.execute("SELECT model, billing_provider, api_call_count FROM sessions WHERE id = ?",
+                               (session_id,)).fetchone()
+            if row is not None and int(row["api_call_count"] or 0) == 0 and (
+                    row["model"] != model or row["billing_provider"] != billing_provider):
+                conn.execute("UPDATE sessions SET model = ?, billing_provider = ?, billing_base_url = ?, billing_mode = NULL "
+                             "WHERE id = ?", (model, billing_provider, billing_base_url, session_id))
+            conn.execute(
+                "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
+                "cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?, "
+                "reasoning_tokens = reasoning_tokens + 0, estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + 0, "
+                "billing_provider = COALESCE(billing_provider, ?), billing_base_url = COALESCE(billing_base_url, ?), "
+                "model = COALESCE(model, ?), api_call_count = COALESCE(api_call_count, 0) + ? WHERE id = ?",
+                (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, billing_provider, billing_base_url,
+                 model, api_call_count, session_id))
+            self._model_usage(conn, session_id, model, billing_provider, billing_base_url, "", api_call_count,
+                              input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+        self.write(_do)
+
+    def record_auxiliary_usage(self, session_id: str, task: str, *, model: str, billing_provider: str,
+                               input_tokens: int, output_tokens: int) -> None:
+        """record_auxiliary_usage: session_model_usage only (task != ''), sessions untouched."""
+        self.write(lambda c: self._model_usage(c, session_id, model, billing_provider, "", task, 1,
+                                                input_tokens, output_tokens, 0, 0))
+
+    def _model_usage(self, conn, session_id, model, provider, base_url, task, calls, inp, out, cr, cw) -> None:
+        now = self.clock.now()
+        conn.execute(
+            "INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, task, "
+            "api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
+            "estimated_cost_usd, actual_cost_usd, cost_status, cost_source, first_seen, last_seen) "
+            "VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, 0, 0, 0, NULL, NULL, ?, ?) "
+            "ON CONFLICT(session_id, model, billing_provider, billing_base_url, billing_mode, task) DO UPDATE SET "
+            "api_call_count = api_call_count + excluded.api_call_count, input_tokens = input_tokens + excluded.input_tokens, "
+            "output_tokens = output_tokens + excluded.output_tokens, "
+            "cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, "
+            "cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, last_seen = excluded.last_seen",
+            (session_id, model or "unknown", provider or "", base_url or "", task, calls, inp, out, cr, cw, now, now))
+
+    # --- reading back (ground truth only) ---------------------------------------------------
+    def session_rows(self) -> List[Dict[str, Any]]:
+        return [dict(r) for r in self.conn.execute("SELECT * FROM sessions ORDER BY started_at, id")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools and prompts
+
+def _tool(name: str, description: str, properties: Dict[str, Any], required: List[str]) -> Dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": description,
+                                             "parameters": {"type": "object", "properties": properties, "required": required}}}
+
+
+TOOLS = [
+    _tool("read_file", "Read a text file from the workspace.", {"path": {"type": "string"}}, ["path"]),
+    _tool("terminal", "Run a shell command in the workspace.", {"command": {"type": "string"}}, ["command"]),
+    _tool("todo_list", "Track a task list for multi-step work (3+ steps).",
+          {"todos": {"type": "array", "items": {"type": "object"}}, "merge": {"type": "boolean"}}, []),
+    _tool("delegate_task", "Hand a self-contained task to a subagent and get its summary back.",
+          {"goal": {"type": "string"}}, ["goal"]),
+]
+
+PROVIDERS = {
+    # provider -> (base_url, api_mode): how the agent picks its transport
+    "openrouter": ("https://openrouter.ai/api/v1", "chat_completions"),
+    "anthropic": ("https://api.anthropic.com", "anthropic_messages"),
+    "openai-codex": ("https://chatgpt.com/backend-api/codex", "codex_responses"),
+}
+
+
+def system_prompt_for(model: str, provider: str, when: float, role: str = "main") -> str:
+    day = datetime.fromtimestamp(when, timezone.utc).strftime("%A, %B %d, %Y")
+    who = ("You are Hermes, an AI assistant made by Nous Research. You help with software work in the user's "
+           "workspace, using the tools you are given.") if role == "main" else (
+           "You are a focused subagent working for Hermes. Complete the delegated task and reply with a short summary.")
+    return f"{who}\n\nConversation started: {day}\nModel: {model}\nProvider: {provider}\nPlatform: cli"
+
+
+def say(text: str) -> Dict[str, Any]:
+    return {"say": text}
+
+
+def call(text: str, name: str, args: Dict[str, Any], result: Any) -> Dict[str, Any]:
+    return {"say": text, "calls": [(name, args, result)]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Wire forms (what build_api_messages and the transports send)
+
+def wire_copy(msg: Dict[str, Any]) -> Dict[str, Any]:
+    """build_api_messages for one row: sidecar substituted for user/assistant, bookkeeping dropped."""
+    role = msg["role"]
+    content = msg.get("content")
+    api = msg.get("api_content")
+    if role in ("user", "assistant") and isinstance(api, str) and api:
+        content = api
+    out: Dict[str, Any] = {"role": role, "content": content}
+    if msg.get("tool_calls"):
+        out["tool_calls"] = copy.deepcopy(msg["tool_calls"])
+    if role == "tool":
+        out["tool_call_id"] = msg.get("tool_call_id")
+    return out
+
+
+def anthropic_body(model: str, system: str, wire: List[Dict[str, Any]], tools: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The Anthropic messages transport: top-level system, content blocks, tool_result turns,
+    cache_control on the system block and on the last block of the last three messages."""
+    messages: List[Dict[str, Any]] = []
+    for m in wire:
+        if m["role"] == "tool":
+            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}
+            if messages and messages[-1]["role"] == "user" and messages[-1]["content"] and \
+                    messages[-1]["content"][-1].get("type") == "tool_result":
+                messages[-1]["content"].append(block)
+            else:
+                messages.append({"role": "user", "content": [block]})
+            continue
+        blocks: List[Dict[str, Any]] = []
+        if isinstance(m["content"], list):
+            blocks.extend(copy.deepcopy(m["content"]))
+        elif m["content"]:
+            blocks.append({"type": "text", "text": m["content"]})
+        for tc in m.get("tool_calls") or []:
+            blocks.append({"type": "tool_use", "id": tc["id"], "name": tc["function"]["name"],
+                           "input": json.loads(tc["function"]["arguments"] or "{}")})
+        messages.append({"role": m["role"], "content": blocks})
+    for m in messages[-3:]:
+        m["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return {
+        "model": model, "max_tokens": 32000,
+        "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+        "messages": messages,
+        "tools": [{"name": t["function"]["name"], "description": t["function"]["description"],
+                   "input_schema": t["function"]["parameters"]} for t in tools],
+        "stream": True,
+    }
+
+
+def responses_body(model: str, system: str, wire: List[Dict[str, Any]], tools: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The codex responses transport: instructions + input items."""
+    items: List[Dict[str, Any]] = []
+    for m in wire:
+        if m["role"] == "tool":
+            items.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": m["content"]})
+            continue
+        kind = "input_text" if m["role"] == "user" else "output_text"
+        if m["content"]:
+            items.append({"type": "message", "role": m["role"], "content": [{"type": kind, "text": content_text(m["content"])}]})
+        for tc in m.get("tool_calls") or []:
+            items.append({"type": "function_call", "call_id": tc["id"], "name": tc["function"]["name"],
+                          "arguments": tc["function"]["arguments"]})
+    return {
+        "model": model, "instructions": system, "input": items,
+        "tools": [{"type": "function", "name": t["function"]["name"], "description": t["function"]["description"],
+                   "parameters": t["function"]["parameters"], "strict": False} for t in tools],
+        "store": False, "stream": True,
+    }
+
+
+def chat_body(model: str, system: str, wire: List[Dict[str, Any]], tools: List[Dict[str, Any]]) -> Dict[str, Any]:
+    return {"model": model, "messages": [{"role": "system", "content": system}] + wire, "tools": tools, "stream": True}
+
+
+# ---------------------------------------------------------------------------------------------
+# The simulation: one state.db, a clock, and the ground truth
+
+class Sim:
+    def __init__(self, out_dir: Path, name: str, era: str = "v30", seed: int = 7, wal: bool = False):
+        self.out, self.name, self.era, self.wal = out_dir, name, era, wal
+        self.sessions_dir = out_dir / "sessions"
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        self.clock = Clock()
+        self.rng = random.Random(seed)
+        self.build_dir = out_dir / ".build" if wal else out_dir
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        self.db_path = self.build_dir / "state.db"
+        self.store = Store(self.db_path, era, self.clock, self.rng, wal_checkpoint=not wal)
+        self.turns: List[Dict[str, Any]] = []
+        self.requests: List[Dict[str, Any]] = []
+        self.dumps: List[Dict[str, Any]] = []
+        self.snapshots: Dict[str, Dict[str, Any]] = {}
+        self.expected: List[Dict[str, Any]] = []
+        self.allowed: List[Dict[str, Any]] = []
+        self.notes: List[str] = []
+        self.corrupted: Dict[str, Any] = {}
+        self.role_of: Dict[int, Tuple[str, int]] = {}
+        self._keep: List[Any] = []
+        self._call_n = 0
+
+    def register(self, msg: Dict[str, Any], kind: str, turn: int) -> None:
+        self.role_of[id(msg)] = (kind, turn)
+        self._keep.append(msg)
+
+    def call_id(self) -> str:
+        self._call_n += 1
+        return "call_%08x" % self.rng.getrandbits(32)
+
+    def new_session_id(self) -> str:
+        return self.clock.session_id(self.rng)
+
+    def truth(self) -> Dict[str, Any]:
+        sessions = []
+        for s in self.store.session_rows():
+            counters = {k: s.get(k) for k in ("message_count", "tool_call_count", "api_call_count", "input_tokens",
+                                              "output_tokens", "cache_read_tokens", "cache_write_tokens", "rewind_count")
+                        if k in s}
+            active = self.store.conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ? AND active = 1",
+                                             (s["id"],)).fetchone()[0]
+            total = self.store.conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (s["id"],)).fetchone()[0]
+            sessions.append({"id": s["id"], "parentId": s.get("parent_session_id"), "source": s.get("source"),
+                             "endReason": s.get("end_reason"),
+                             "modelConfig": json.loads(s["model_config"]) if s.get("model_config") else None,
+                             "counters": counters, "activeRows": active, "storedRows": total,
+                             "requests": sum(1 for r in self.requests if r["sessionId"] == s["id"])})
+        return {
+            "scenario": self.name, "era": self.era, "stateDb": "state.db", "wal": self.wal,
+            "sessions": sessions, "turns": self.turns, "requests": self.requests,
+            "snapshots": sorted(self.snapshots.values(), key=lambda s: s["path"]),
+            "dumps": self.dumps, "expectedDiagnostics": self.expected, "allowedDiagnostics": self.allowed,
+            "corrupted": self.corrupted, "notes": self.notes,
+        }
+
+
+class Agent:
+    """An AIAgent's live message list and the persistence it does (session_persistence.py)."""
+
+    def __init__(self, sim: Sim, *, provider: str = "openrouter", model: str = "openai/gpt-5.5", source: str = "cli",
+                 model_config: Optional[dict] = None, parent_session_id: Optional[str] = None,
+                 role: str = "main", snapshots: bool = True, session_id: Optional[str] = None):
+        self.sim, self.store, self.clock = sim, sim.store, sim.clock
+        self.provider, self.model, self.source = provider, model, source
+        self.base_url, self.api_mode = PROVIDERS[provider]
+        self.session_id = session_id or sim.new_session_id()
+        self.session_start = self.clock.iso()
+        self.system_prompt = system_prompt_for(model, provider, self.clock.now(), role)
+        self.tools = TOOLS
+        self.model_config = model_config if model_config is not None else {"max_iterations": 90, "reasoning_config": None}
+        self.snapshots = snapshots
+        self.messages: List[Dict[str, Any]] = []
+        self.todo: List[Dict[str, str]] = []
+        self.prev_wire: Optional[List[Dict[str, Any]]] = None
+        self.prev_input = 0
+        # _ensure_session_row: after the prompt is known, before any compaction
+        self.store.create_session(self.session_id, source, model=model, model_config=self.model_config,
+                                  system_prompt=self.system_prompt, parent_session_id=parent_session_id,
+                                  tool_names=[t["function"]["name"] for t in self.tools])
+
+    # --- live dicts ------------------------------------------------------------------------
+    def new_msg(self, msg: Dict[str, Any]) -> Dict[str, Any]:
+        """append_message (agent/message_metadata.py): stamp the creation time (not in older stores)."""
+        if self.sim.era != "older":
+            out = {"role": msg["role"], "content": msg.get("content"), "timestamp": self.clock.now()}
+            out.update({k: v for k, v in msg.items() if k not in ("role", "content")})
+            return out
+        return dict(msg)
+
+    # --- _flush_messages_to_session_db ---------------------------------------------------------
+    def flush_row(self, msg: Dict[str, Any]) -> Dict[str, Any]:
+        """_db_flush_row."""
+        role, content = msg.get("role"), msg.get("content")
+        api = msg.get("api_content") if isinstance(msg.get("api_content"), str) else None
+        if api == content:
+            api = None
+        if api is None and role in ("user", "assistant") and isinstance(content, str) and content \
+                and sanitize_context(content).strip() != content.strip():
+            api = content
+        display_kind = msg.get("display_kind")
+        if msg.get("_compressed_summary"):
+            display_kind = "hidden"  # _summary_display_kind: a standalone handoff flushed like any row
+        row = {"role": role, "content": durable_content(content), "tool_name": msg.get("tool_name"),
+               "tool_calls": msg["tool_calls"] if isinstance(msg.get("tool_calls"), list) else None,
+               "tool_call_id": msg.get("tool_call_id"), "finish_reason": msg.get("finish_reason"),
+               "reasoning": msg.get("reasoning"), "_compressed_summary": bool(msg.get("_compressed_summary")),
+               "timestamp": msg.get("timestamp"), "api_content": api, "display_kind": display_kind,
+               "display_metadata": msg.get("display_metadata")}
+        for k in ("message_uid", "_tool_call_uids", "_tool_call_uid", "_absorbed_message_uids"):
+            if msg.get(k):
+                row[k] = msg[k]
+        return row
+
+    def flush(self, history: Optional[List[Dict[str, Any]]] = None) -> int:
+        history_ids = {id(m) for m in (history or [])}
+        pending = []
+        for m in self.messages:
+            if m.get("_db_persisted"):
+                continue
+            if id(m) in history_ids:
+                m["_db_persisted"] = True
+                continue
+            pending.append(m)
+        rows = [self.flush_row(m) for m in pending]
+        self.store.append_messages_batch(self.session_id, rows)
+        for m, r in zip(pending, rows):  # sync_flushed_message_markers
+            m["_db_persisted"] = True
+            m["_row_id"] = r["_row_id"]
+            for k in ("message_uid", "_tool_call_uids", "_tool_call_uid"):
+                if r.get(k):
+                    m[k] = r[k]
+        return len(rows)
+
+    def persist(self) -> None:
+        """_persist_session: snapshot first, then the flush."""
+        self.save_snapshot()
+        self.flush()
+
+    # --- _save_session_log ------------------------------------------------------------------
+    def save_snapshot(self) -> None:
+        if not self.snapshots or not self.messages:
+            return
+        path = self.sim.sessions_dir / f"session_{self.session_id}.json"
+        cleaned = [dict(m) for m in self.messages]
+        if path.exists():
+            existing = json.loads(path.read_text(encoding="utf-8"))
+            if existing.get("message_count", len(existing.get("messages", []))) > len(cleaned):
+                return
+        entry = {"session_id": self.session_id, "model": self.model, "base_url": self.base_url, "platform": "cli",
+                 "session_start": self.session_start, "last_updated": self.clock.iso(),
+                 "system_prompt": self.system_prompt, "tools": self.tools, "message_count": len(cleaned),
+                 "messages": cleaned}
+        path.write_text(json.dumps(entry, indent=2, default=str), encoding="utf-8")
+        turns: Dict[int, int] = {}
+        for m in self.messages:
+            kind, t = self.sim.role_of.get(id(m), (None, -1))
+            if kind == "user":
+                turns.setdefault(t, 0)
+            elif kind == "answer" and t in turns:
+                turns[t] += 1
+        cfg = self.model_config or {}
+        self.sim.snapshots[str(path)] = {
+            "path": os.path.relpath(path, self.sim.out), "sessionId": self.session_id, "messageCount": len(cleaned),
+            "turns": [{"turn": t, "requests": n} for t, n in turns.items()],
+            # Nothing in a snapshot names its parent: a branch's copies read as its own turns.
+            "decidable": "_branched_from" not in cfg,
+        }
+
+    # --- one provider request -----------------------------------------------------------------
+    def wire(self) -> List[Dict[str, Any]]:
+        return [wire_copy(m) for m in self.messages]
+
+    def request(self, turn: int, resp: Dict[str, Any], dump: bool = False, after_compaction: bool = False,
+                rewritten: bool = False) -> None:
+        self.clock.tick(1.5)
+        wire = self.wire()
+        body = {"chat_completions": chat_body, "anthropic_messages": anthropic_body,
+                "codex_responses": responses_body}[self.api_mode](self.model, self.system_prompt, wire, self.tools)
+        if dump:
+            self.write_dump(body, turn)
+            self.clock.tick(2.0)  # the retry sends the same body
+        sent = json.dumps(body, ensure_ascii=False)
+        input_tokens = len(sent) // 4
+        extends = self.prev_wire is not None and wire[:len(self.prev_wire)] == self.prev_wire
+        cache_read = min(self.prev_input, input_tokens) if extends else 0
+        calls = resp.get("calls") or []
+        output_tokens = len(resp["say"]) // 4 + 12 * len(calls) + 1
+        # record_response_usage -> queue_token_counts(api_call_count=1) on the CURRENT session
+        self.store.update_token_counts(
+            self.session_id, input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=cache_read,
+            cache_write_tokens=(input_tokens - cache_read) if self.provider == "anthropic" else 0,
+            model=self.model, billing_provider=self.provider, billing_base_url=self.base_url)
+        self.prev_wire, self.prev_input = wire, input_tokens
+        self.sim.requests.append({"index": len(self.sim.requests), "turn": turn, "sessionId": self.session_id,
+                                  "wireMessages": 1 + len(wire), "afterCompaction": after_compaction,
+                                  "rewritten": rewritten})
+        self.sim.turns[turn]["requests"] += 1
+        self.sim.turns[turn]["requestIndexes"].append(len(self.sim.requests) - 1)
+        self.clock.tick(2.25)
+        tool_calls = []
+        for name, args, _ in calls:
+            tool_calls.append({"id": self.sim.call_id(), "type": "function",
+                               "function": {"name": name, "arguments": json.dumps(args, sort_keys=True, separators=(",", ":"))}})
+        a: Dict[str, Any] = {"role": "assistant", "content": resp["say"]}
+        if tool_calls:
+            a["tool_calls"] = tool_calls
+        a["finish_reason"] = "tool_calls" if tool_calls else "stop"
+        a = self.new_msg(a)
+        self.messages.append(a)
+        self.sim.register(a, "answer", turn)
+        for tc, (name, args, result) in zip(tool_calls, calls):
+            self.clock.tick(0.5)
+            if callable(result):
+                result = result()
+            if name == "todo_list":
+                self.todo = [dict(t) for t in args.get("todos", [])]
+            t = self.new_msg({"role": "tool", "content": result if isinstance(result, str) else json.dumps(result),
+                              "tool_call_id": tc["id"], "tool_name": name})
+            self.messages.append(t)
+            self.sim.register(t, "tool", turn)
+        if tool_calls:
+            self.save_snapshot()  # the loop rewrites the snapshot after every tool iteration
+
+    def write_dump(self, body: Dict[str, Any], turn: int) -> None:
+        """dump_api_request_debug: the failed call's request, exactly as sent."""
+        path = self.sim.sessions_dir / f"request_dump_{self.session_id}_{self.clock.stamp()}.json"
+        url = {"chat_completions": "/chat/completions", "anthropic_messages": "/v1/messages",
+               "codex_responses": "/responses"}[self.api_mode]
+        headers = ({"x-api-key": "[REDACTED]", "anthropic-version": "2023-06-01", "content-type": "application/json"}
+                   if self.api_mode == "anthropic_messages"
+                   else {"Authorization": "Bearer [REDACTED]", "Content-Type": "application/json"})
+        doc = {"timestamp": self.clock.iso(), "session_id": self.session_id, "reason": "provider_error",
+               "request": {"method": "POST", "url": self.base_url + url, "headers": headers, "body": body},
+               "error": {"type": "RateLimitError", "message": "Error code: 429 - rate limited, retry after 2s",
+                         "status_code": 429, "body": {"error": {"message": "rate limited, retry after 2s"}}}}
+        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+        if self.api_mode == "chat_completions":
+            count = len(body["messages"])
+        elif self.api_mode == "anthropic_messages":
+            count = 1 + len(body["messages"])
+        else:
+            count = 1 + len(body["input"])
+        # Read alone, a dump shows its session's turns up to this request: the history rows answered
+        # earlier requests (they happened), and the request itself is the last one.
+        turns = [{"turn": t["index"], "requests": t["requests"] + (1 if t["index"] == turn else 0)}
+                 for t in self.sim.turns if t["sessionId"] == self.session_id and t["index"] <= turn]
+        self.sim.dumps.append({"path": os.path.relpath(path, self.sim.out), "sessionId": self.session_id,
+                               "apiMode": self.api_mode, "request": len(self.sim.requests),
+                               "messageCount": count, "bodyMessages": len(body.get("messages", body.get("input", []))),
+                               "turns": turns, "requests": sum(t["requests"] for t in turns)})
+
+    # --- a turn ----------------------------------------------------------------------------------
+    def turn(self, user: Any, responses: List[Dict[str, Any]], *, memory: Optional[str] = None,
+             plugin: Optional[str] = None, preflight: Optional[Dict[str, Any]] = None,
+             mid_turn: Optional[Dict[str, Any]] = None, dump_at: Optional[int] = None, reask: bool = False,
+             gap: float = 25.0) -> int:
+        """build_turn_context + the tool loop + the turn-end persist."""
+        self.clock.tick(gap)
+        index = len(self.sim.turns)
+        self.sim.turns.append({"index": index, "sessionId": self.session_id, "user": content_text(user),
+                               "requests": 0, "requestIndexes": [], "injected": injected_spans(memory, plugin)
+                               if isinstance(user, str) else [], "undone": False, "reask": reask,
+                               "compression": None, "midTurn": None})
+        u = self.new_msg({"role": "user", "content": user})
+        self.messages.append(u)
+        self.sim.register(u, "user", index)
+        persist_idx = len(self.messages) - 1
+        if self.sim.era == "older":
+            self.persist()  # V0: _persist_session ran before preflight
+        after_compaction = False
+        if preflight:
+            u = self.compact(index, current=u, persist_idx=persist_idx, **preflight)
+            after_compaction = True
+        api = compose_user_api_content(u.get("content"), memory, plugin) if self.sim.era != "older" else None
+        if api is not None and api != u.get("content"):
+            u["api_content"] = api  # _stamp_api_content_sidecar
+            if isinstance(u.get("_row_id"), int):
+                self.store.set_message_api_content(self.session_id, u["_row_id"], u["content"], api)
+        self.sim.turns[index]["sessionId"] = self.session_id
+        self.persist()  # _persist_turn_start
+        for i, resp in enumerate(responses):
+            if mid_turn and mid_turn.get("before") == i:
+                u = self.compact(index, current=u, persist_idx=None, kind="mid-turn", **{k: v for k, v in mid_turn.items() if k != "before"})
+                after_compaction = True
+            self.request(index, resp, dump=(dump_at == i), after_compaction=after_compaction,
+                         rewritten=reask and i == 0)
+            after_compaction = False
+        self.clock.tick(0.75)
+        self.persist()
+        return index
+
+    # --- compaction ------------------------------------------------------------------------------
+    def compact(self, turn: int, *, current: Dict[str, Any], persist_idx: Optional[int], mode: str, tail_from: str,
+                summary: str = "The user and the assistant worked through the earlier requests.",
+                kind: str = "preflight") -> Dict[str, Any]:
+        """compress_context: compress(), fold the todo snapshot, commit in place or by rotation."""
+        msgs = self.messages
+        n = len(msgs)
+        cur = next(i for i, m in enumerate(msgs) if m is current)
+        head_n = 3
+        if tail_from == "prev_user":
+            start = max(i for i in range(cur) if msgs[i]["role"] == "user")
+        elif tail_from == "prev_final":
+            start = max(i for i in range(cur) if msgs[i]["role"] == "assistant")
+        else:
+            start = cur
+        assert head_n < start, "scenario error: the tail overlaps the protected head"
+        role = self._carrier_role(msgs, head_n, start)
+        self.clock.tick(3.0)
+        # the summary is an auxiliary call: session_model_usage only
+        self.store.record_auxiliary_usage(self.session_id, "compression", model="google/gemini-3-flash",
+                                          billing_provider="openrouter", input_tokens=sum(len(content_text(m.get("content"))) for m in msgs[head_n:start]) // 4 + 200,
+                                          output_tokens=len(summary) // 4 + 20)
+        head = [self._fresh(m) for m in msgs[:head_n]]
+        tail = [self._fresh(m) for m in msgs[start:]]
+        carrier = {"role": role, "content": f"{SUMMARY_PREFIX}\n## Historical Task Snapshot\n{summary}\n\n{SUMMARY_END_MARKER}",
+                   "_compressed_summary": True, "_compressed_summary_has_user_turn": True}
+        compressed = head + [carrier] + tail
+        live_current = tail[cur - start]
+        # the current turn's rows keep their turn in the ground truth; everything else is carried
+        for orig, cp in zip(msgs[start:], tail):
+            kind_t = self.sim.role_of.get(id(orig))
+            if kind_t and kind_t[1] == turn:
+                self.sim.register(cp, kind_t[0], turn)
+        todo_fold = self._fold_todo_snapshot(compressed)
+        before_tail_ids = {id(m) for m in tail}
+        tail_count = sum(1 for m in compressed if id(m) in before_tail_ids)
+        info = {"mode": mode, "kind": kind, "beforeMessages": n, "afterMessages": len(compressed),
+                "reanchorBefore": cur, "reanchorAfter": next(i for i, m in enumerate(compressed) if m is live_current),
+                "fromSession": self.session_id, "toSession": self.session_id, "carrierRole": role,
+                "carrierIndex": head_n, "headRows": head_n, "tailRows": len(tail), "todoFold": todo_fold}
+        if kind == "mid-turn":
+            info["afterRequest"] = self.sim.turns[turn]["requests"]
+        if mode == "in-place":
+            watermark = self.store.active_watermark(self.session_id)
+            self.store.archive_and_compact(self.session_id, compressed, watermark=watermark, tail_count=tail_count,
+                                           model_config_patch={"_proactive_prune_rearm_tokens": None})
+            for m in compressed:
+                m["_db_persisted"] = True  # stamp_db_persisted_markers
+            self.store.update_system_prompt(self.session_id, self.system_prompt)
+            info["watermark"] = watermark
+            info["tailCount"] = tail_count
+            self.messages = compressed
+        elif self.sim.era == "older":
+            # the older rotation: flush, end the parent, create the child, flush the compacted list to it
+            parent = self.session_id
+            self.flush()
+            self.store.end_session(parent, "compression")
+            self.clock.tick(0.25)
+            self.session_id = self.sim.new_session_id()
+            self.store.create_session(self.session_id, self.source, model=self.model, model_config=self.model_config,
+                                      system_prompt=self.system_prompt, parent_session_id=parent)
+            self.messages = compressed
+            self.flush()
+            info["toSession"] = self.session_id
+        else:
+            # _publish_rotated_compaction
+            parent = self.session_id
+            watermark = self.store.active_watermark(parent)  # captured when the lease was taken
+            ceiling = self.store.active_watermark(parent)
+            self.flush(history=msgs[:persist_idx] if persist_idx is not None else None)
+            self.clock.tick(0.25)
+            child = self.sim.new_session_id()
+            self.store.publish_compression_child(parent=parent, child=child, source=self.source, messages=compressed,
+                                                 model=self.model, model_config=self.model_config,
+                                                 system_prompt=self.system_prompt, watermark=watermark, ceiling=ceiling)
+            for m in compressed:
+                m["_db_persisted"] = True
+            self.session_id = child
+            self.messages = compressed
+            info["toSession"] = child
+        self.sim.turns[turn]["midTurn" if kind == "mid-turn" else "compression"] = info
+        return live_current
+
+    @staticmethod
+    def _fresh(m: Dict[str, Any]) -> Dict[str, Any]:
+        """_fresh_compaction_message_copy: a shallow copy without the persistence marker."""
+        out = dict(m)
+        out.pop("_db_persisted", None)
+        return out
+
+    @staticmethod
+    def _carrier_role(msgs: List[Dict[str, Any]], start: int, end: int) -> str:
+        """The summary row's role, by the older rule (raw neighbour roles) and the newer one
+        (user/assistant neighbours only); the scenarios use layouts where both agree and no merge is needed."""
+        def pick(last_head: Optional[str], first_tail: Optional[str]) -> Optional[str]:
+            role = "user" if last_head in ("assistant", "tool", None) else "assistant"
+            if role == first_tail:
+                flipped = "assistant" if role == "user" else "user"
+                return flipped if flipped != last_head else None
+            return role
+        older = pick(msgs[start - 1]["role"], msgs[end]["role"])
+        last_ua = next((m["role"] for m in reversed(msgs[:start]) if m["role"] in ("user", "assistant")), None)
+        first_ua = next((m["role"] for m in msgs[end:] if m["role"] in ("user", "assistant")), None)
+        newer = pick(last_ua, first_ua)
+        assert older is not None and older == newer, f"scenario error: ambiguous carrier role ({older}, {newer})"
+        return older
+
+    def _fold_todo_snapshot(self, compressed: List[Dict[str, Any]]) -> bool:
+        """_fold_todo_snapshot: merge into a trailing real user row, else append a standalone row."""
+        active = [t for t in self.todo if t.get("status") in ("pending", "in_progress")]
+        if not active:
+            return False
+        marks = {"in_progress": "[>]", "pending": "[ ]"}
+        snapshot = "\n".join([TODO_INJECTION_HEADER] + [f"- {marks[t['status']]} {t['id']}. {t['content']} ({t['status']})"
+                                                       for t in active])
+        tail = compressed[-1]
+        if tail.get("role") == "user" and isinstance(tail.get("content"), str) and \
+                not tail["content"].startswith(TODO_INJECTION_HEADER) and not tail.get("_compressed_summary"):
+            tail["content"] = tail["content"] + "\n\n" + snapshot
+            tail.pop("api_content", None)  # drop_stale_api_content
+            return True
+        compressed.append({"role": "user", "content": snapshot, "_todo_snapshot_synthetic": True})
+        return False
+
+    # --- slash commands ---------------------------------------------------------------------------
+    def undo(self) -> None:
+        """/undo: rewind_to_message(the last user row) and drop it from the live list."""
+        idx = max(i for i, m in enumerate(self.messages) if m["role"] == "user")
+        target = self.messages[idx]
+        kind, t = self.sim.role_of[id(target)]
+        self.sim.turns[t]["undone"] = True
+        self.clock.tick(5.0)
+        self.store.rewind_to_message(self.session_id, target["_row_id"])
+        self.messages = self.messages[:idx]
+        self.prev_wire = None  # the next request compares with the previous one in the store, not this
+
+    def branch(self, *, older_cli: bool = False) -> "Agent":
+        """/branch: end the parent 'branched', copy the history into a child with _branched_from."""
+        self.clock.tick(6.0)
+        self.flush()
+        self.store.end_session(self.session_id, "branched")
+        parent = self.session_id
+        self.clock.tick(0.5)
+        child = Agent.__new__(Agent)
+        child.__dict__.update(self.__dict__)
+        child.session_id = self.sim.new_session_id()
+        child.session_start = self.clock.iso()
+        child.model_config = {"max_iterations": 90, "reasoning_config": None, "_branched_from": parent}
+        self.store.create_session(child.session_id, os.environ.get("HERMES_SESSION_SOURCE", "cli"), model=self.model,
+                                  model_config=child.model_config, system_prompt=None, parent_session_id=parent)
+        for m in self.messages:
+            copy_row = {"role": m.get("role", "user"), "content": m.get("content"), "tool_name": m.get("tool_name"),
+                        "tool_calls": m.get("tool_calls"), "tool_call_id": m.get("tool_call_id"),
+                        "reasoning": m.get("reasoning")}
+            if not older_cli:
+                copy_row["api_content"] = m.get("api_content") if isinstance(m.get("api_content"), str) else None
+                copy_row["timestamp"] = m.get("timestamp")
+            else:
+                self.clock.tick(0.001)
+            self.store.append_message(child.session_id, copy_row)
+        child.messages = self.messages
+        # the branch's prompt is rebuilt at its first turn and persisted then
+        self.store.update_system_prompt(child.session_id, child.system_prompt)
+        return child
+
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios
+
+NOTES_MD = '{"content": "# Notes\\n- ship v2 on Friday\\n- freeze main on Thursday"}'
+PIXEL_PNG = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def sc_plain(sim: Sim, dump_last: bool = False) -> Agent:
+    """Three turns: tool calls, recalled memory and plugin context on the user rows."""
+    a = Agent(sim)
+    a.turn("Read notes.md and tell me what is in it.", [
+        call("Reading the file.", "read_file", {"path": "notes.md"}, NOTES_MD),
+        say("The notes say v2 ships on Friday and main freezes on Thursday.")],
+        memory="- The user prefers short answers.")
+    a.turn("Which day is the freeze?", [say("Thursday.")], plugin="[Calendar] Today is Wednesday, September 16.")
+    a.turn("Run the test suite.", [
+        call("Running the tests.", "terminal", {"command": "npm test"}, "42 passing (3s)"),
+        say("All 42 tests pass.")],
+        memory="- The project runs its tests with npm test.", plugin="[CI] main is green.",
+        dump_at=1 if dump_last else None)
+    return a
+
+
+def sc_counter_mismatch(sim: Sim) -> None:
+    """plain, then the session's api_call_count is overwritten: 2 more calls than really happened."""
+    a = sc_plain(sim)
+    real = sum(1 for r in sim.requests if r["sessionId"] == a.session_id)
+    sim.store.write(lambda c: c.execute("UPDATE sessions SET api_call_count = ? WHERE id = ?", (real + 2, a.session_id)))
+    sim.corrupted = {"sessionId": a.session_id, "column": "api_call_count", "written": real + 2, "real": real}
+    sim.expected.append({"code": "replay-count-mismatch", "severity": "warning", "count": 1, "sessionId": a.session_id})
+
+
+def rotation_turns(a: Agent) -> None:
+    a.turn("Hi, I'm working on the billing service today.", [say("Great, what do you need?")])
+    a.turn("Find where invoices are rounded.", [
+        call("Searching the code.", "terminal", {"command": "grep -rn round src/billing"},
+             "src/billing/invoice.py:88:    total = round(total, 2)"),
+        say("Invoices are rounded in src/billing/invoice.py, line 88.")],
+        memory="- The billing service lives in src/billing.", plugin="[Repo] branch fix/rounding")
+    a.turn("Is that banker's rounding?", [say("Yes: Python's round() rounds half to even.")],
+           plugin="[Repo] branch fix/rounding")
+    # preflight rotation: head [U1, A1, U2] + assistant carrier + tail from U3 + the current row
+    a.turn("Switch it to half-up and show me the diff.", [
+        call("Editing the file.", "terminal", {"command": "python3 tools/halfup.py && git diff"},
+             "-    total = round(total, 2)\n+    total = total.quantize(CENT, ROUND_HALF_UP)"),
+        say("Done: totals now use Decimal.quantize with ROUND_HALF_UP.")],
+        memory="- The user wants diffs shown after edits.", plugin="[Repo] branch fix/rounding",
+        preflight={"mode": "rotation", "tail_from": "prev_user",
+                   "summary": "- The user works on the billing service.\n- Invoices are rounded in src/billing/invoice.py:88."})
+    a.turn("Run the billing tests.", [
+        call("Running them.", "terminal", {"command": "pytest tests/billing -q"}, "17 passed in 0.8s"),
+        say("All 17 billing tests pass.")], plugin="[Repo] branch fix/rounding")
+
+
+def sc_rotation(sim: Sim) -> None:
+    rotation_turns(Agent(sim))
+
+
+def sc_in_place(sim: Sim) -> None:
+    a = Agent(sim)
+    a.turn("What does the retry helper do?", [
+        call("Reading it.", "read_file", {"path": "src/retry.py"}, '{"content": "def retry(fn, n=3): ..."}'),
+        say("It calls fn up to three times and re-raises the last error.")])
+    a.turn("Does it back off?", [say("No, it retries immediately.")], memory="- The user maintains src/retry.py.")
+    a.turn("Add exponential backoff.", [
+        call("Editing src/retry.py.", "terminal", {"command": "python3 tools/add_backoff.py"}, "patched src/retry.py"),
+        call("Running its tests.", "terminal", {"command": "pytest tests/test_retry.py -q"}, "4 passed in 2.1s"),
+        say("Added backoff: 0.5s, 1s, 2s between attempts.")], plugin="[Repo] branch feat/backoff")
+    # The snapshot now holds 13 rows; the compacted list never outgrows it: it stays frozen here.
+    # preflight in place: head [U1, A1(tc), T1] + user carrier + tail [A3 final, U4]
+    a.turn("Now add a jitter option.", [
+        call("Editing again.", "terminal", {"command": "python3 tools/add_jitter.py"}, "patched src/retry.py"),
+        say("Added jitter=True, which randomises each delay by up to 50%.")],
+        memory="- The user maintains src/retry.py.", plugin="[Repo] branch feat/backoff",
+        preflight={"mode": "in-place", "tail_from": "prev_final",
+                   "summary": "- src/retry.py retries three times.\n- Exponential backoff was added."})
+    a.turn("Thanks, that's all.", [say("You're welcome.")])
+
+
+def sc_mid_turn(sim: Sim) -> None:
+    a = Agent(sim)
+    a.turn("Hello, can you help me with the CSV exporter?", [say("Sure, what's wrong with it?")])
+    a.turn("It drops the last row.", [
+        call("Looking at the exporter.", "read_file", {"path": "src/export.py"}, '{"content": "for i in range(len(rows) - 1): ..."}'),
+        say("The loop stops one row early: range(len(rows) - 1).")], plugin="[Repo] branch fix/export")
+    # mid-turn: the sidecar was stamped and persisted at turn start; the compaction runs in the tool loop
+    a.turn("Fix it and run the exporter tests.", [
+        call("Fixing the loop.", "terminal", {"command": "python3 tools/fix_range.py"}, "patched src/export.py"),
+        call("Running the tests.", "terminal", {"command": "pytest tests/export -q"}, "9 passed in 0.4s"),
+        say("Fixed: the loop now covers every row, and the 9 exporter tests pass.")],
+        memory="- The exporter tests live in tests/export.",
+        mid_turn={"before": 1, "mode": "in-place", "tail_from": "current_user",
+                  "summary": "- The CSV exporter dropped its last row because of range(len(rows) - 1)."})
+    a.turn("Great, commit it.", [
+        call("Committing.", "terminal", {"command": "git commit -am 'Export every row'"}, "[fix/export 1a2b3c4] Export every row"),
+        say("Committed as 1a2b3c4.")])
+
+
+def sc_todo(sim: Sim) -> None:
+    a = Agent(sim)
+    a.turn("Plan the config migration.", [
+        call("Writing a plan.", "todo_list", {"todos": [
+            {"id": "1", "content": "Read the old config loader", "status": "in_progress"},
+            {"id": "2", "content": "Write the migration", "status": "pending"}]},
+            '{"todos": [{"id": "1", "status": "in_progress"}, {"id": "2", "status": "pending"}], "revision": 1}'),
+        say("Plan: 1. read the old loader, 2. write the migration.")])
+    a.turn("Start with the loader.", [
+        call("Reading it.", "read_file", {"path": "src/config/load.py"}, '{"content": "def load(path): ..."}'),
+        say("The loader reads INI files with configparser.")], memory="- Configs moved to TOML in v3.")
+    # preflight in place; the todo snapshot is merged into the current user row's copy
+    a.turn("Now write the migration.", [
+        call("Writing it.", "terminal", {"command": "python3 tools/write_migration.py"}, "created src/config/migrate.py"),
+        say("Wrote src/config/migrate.py, which converts INI files to TOML.")],
+        memory="- Configs moved to TOML in v3.", plugin="[Repo] branch feat/toml",
+        preflight={"mode": "in-place", "tail_from": "prev_final",
+                   "summary": "- A two-step plan was made.\n- The old loader reads INI with configparser."})
+    a.turn("Good. Anything left?", [say("No, both steps are done.")])
+    t = next(t for t in sim.turns if t["compression"] and t["compression"]["todoFold"])
+    sim.allowed.append({"code": "reanchor-fallback", "turn": t["index"],
+                        "why": "the merged copy no longer equals the user's words, so upstream's own "
+                               "reanchor_current_turn_user_idx finds it by its fallback rule"})
+
+
+def sc_multimodal(sim: Sim) -> None:
+    a = Agent(sim)
+    a.turn("I'm getting an error in the desktop app.", [say("Can you show me?")])
+    a.turn([{"type": "text", "text": "What does this error dialog say?"},
+            {"type": "image_url", "image_url": {"url": PIXEL_PNG}}], [
+        call("Checking the log the dialog names.", "read_file", {"path": "logs/app.log"}, '{"content": "E: disk quota exceeded"}'),
+        say("It says the disk quota is exceeded; the log confirms it.")])
+    a.turn("How do I free space?", [say("Delete old build artifacts in dist/.")], plugin="[Disk] 98% used")
+    # preflight in place: the multimodal row is in the protected head, copied as its raw part list
+    a.turn("Do it for me.", [
+        call("Deleting them.", "terminal", {"command": "rm -rf dist/old"}, ""),
+        say("Removed dist/old; 2.1 GB freed.")],
+        preflight={"mode": "in-place", "tail_from": "prev_user", "summary": "- The desktop app hit a disk quota error."})
+    a.turn("Thanks.", [say("Anytime.")])
+
+
+def undo_turns(a: Agent, compact: bool) -> None:
+    a.turn("Where is the retry count configured?", [
+        call("Searching.", "terminal", {"command": "grep -rn retry config/"}, "config/app.toml:4: retry = 3"),
+        say("In config/app.toml, line 4: retry = 3.")], memory="- The app reads config/app.toml.")
+    a.turn("And the timeout?", [say("Line 5: timeout = 30.")], plugin="[Repo] branch main")
+    a.turn("Rename the key to retries.", [
+        call("Renaming.", "terminal", {"command": "sed -i s/^retry/retries/ config/app.toml"}, ""),
+        say("Renamed retry to retries.")], plugin="[Repo] branch main")
+    a.undo()
+    reask = a.turn("Rename the key to max_retries instead.", [
+        call("Renaming.", "terminal", {"command": "sed -i s/^retry/max_retries/ config/app.toml"}, ""),
+        say("Renamed retry to max_retries.")], plugin="[Repo] branch main", reask=True)
+    a.sim.allowed.append({"code": "prefix-break", "turn": reask,
+                          "why": "the re-ask really breaks the cached prefix at the undone row; REPORT.md makes a "
+                                 "prefix-break whose cause is not compression an error"})
+    a.turn("Show me the file.", [
+        call("Reading it.", "read_file", {"path": "config/app.toml"}, '{"content": "max_retries = 3\\ntimeout = 30"}'),
+        say("max_retries = 3 and timeout = 30.")])
+    if compact:
+        a.turn("Now bump the timeout to 60.", [
+            call("Editing.", "terminal", {"command": "sed -i s/timeout = 30/timeout = 60/ config/app.toml"}, ""),
+            say("timeout is now 60.")], memory="- The app reads config/app.toml.",
+            preflight={"mode": "in-place", "tail_from": "prev_final", "summary": "- retry was renamed to max_retries."})
+
+
+def sc_undo(sim: Sim) -> None:
+    undo_turns(Agent(sim), compact=False)
+
+
+def sc_undo_compact(sim: Sim) -> None:
+    undo_turns(Agent(sim), compact=True)
+
+
+def branch_turns(sim: Sim, older_cli: bool) -> None:
+    a = Agent(sim)
+    inject = (lambda **kw: {}) if older_cli else (lambda **kw: kw)
+    a.turn("Sketch a README for the CLI.", [
+        call("Reading the CLI entry point.", "read_file", {"path": "bin/cli.js"}, '{"content": "#!/usr/bin/env node ..."}'),
+        say("Draft: # tool\\nUsage: tool <file>.")], **inject(memory="- The user likes terse docs."))
+    a.turn("Add an install section.", [say("Added: npm install -g tool.")], **inject(plugin="[Repo] branch docs/readme"))
+    b = a.branch(older_cli=older_cli)
+    b.turn("Try a version with badges instead.", [say("Added build and npm badges at the top.")],
+           **inject(plugin="[Repo] branch docs/readme"))
+    b.turn("Keep that one.", [say("Kept the version with badges.")])
+
+
+def sc_branch(sim: Sim) -> None:
+    branch_turns(sim, older_cli=False)
+
+
+def sc_branch_older(sim: Sim) -> None:
+    branch_turns(sim, older_cli=True)
+
+
+def delegate_turns(sim: Sim) -> None:
+    a = Agent(sim)
+
+    def run_child() -> str:
+        child = Agent(sim, source="subagent", role="sub", snapshots=False, parent_session_id=a.session_id,
+                      model_config={"max_iterations": 50, "reasoning_config": None, "_delegate_from": a.session_id})
+        goal = "List every TODO comment under src/ with its file and line."
+        child.turn(goal, [
+            call("Searching.", "terminal", {"command": "grep -rn TODO src/"},
+                 "src/a.py:3: # TODO handle unicode\nsrc/b.py:9: # TODO close the file"),
+            say("Two TODOs: src/a.py:3 (handle unicode), src/b.py:9 (close the file).")], gap=0.5)
+        return json.dumps({"status": "completed", "summary": "Two TODOs: src/a.py:3 (handle unicode), src/b.py:9 (close the file)."})
+
+    a.turn("Find every TODO in src/ and summarise them.", [
+        call("Delegating the search.", "delegate_task", {"goal": "List every TODO comment under src/."}, run_child),
+        say("There are two TODOs: unicode handling in src/a.py and an unclosed file in src/b.py.")],
+        memory="- The user wants file:line references.")
+    a.turn("Which one is most urgent?", [say("The unclosed file in src/b.py: it leaks a descriptor.")])
+
+
+def sc_delegate(sim: Sim) -> None:
+    delegate_turns(sim)
+
+
+def sc_older(sim: Sim) -> None:
+    a = Agent(sim)
+    a.turn("Hi, I'm working on the billing service today.", [say("Great, what do you need?")])
+    a.turn("Find where invoices are rounded.", [
+        call("Searching the code.", "terminal", {"command": "grep -rn round src/billing"},
+             "src/billing/invoice.py:88:    total = round(total, 2)"),
+        say("Invoices are rounded in src/billing/invoice.py, line 88.")])
+    a.turn("Is that banker's rounding?", [say("Yes: Python's round() rounds half to even.")])
+    a.turn("Switch it to half-up.", [
+        call("Editing the file.", "terminal", {"command": "python3 tools/halfup.py"}, "patched"),
+        say("Done: totals now round half-up.")],
+        preflight={"mode": "rotation", "tail_from": "prev_user", "summary": "- Invoices are rounded in invoice.py:88."})
+    a.turn("Run the billing tests.", [say("All 17 billing tests pass.")])
+    sim.notes.append("older store: no api_content, system_prompts, compacted, display_identity or message_uid columns; "
+                     "every copy re-stamped with the time of writing")
+
+
+def sc_wal(sim: Sim) -> None:
+    a = sc_plain(sim)
+    # a checkpoint, then the WAL restarts from its first frame with new salts: the turn below is
+    # shorter than what was checkpointed, so frames with the old salt stay after its last commit.
+    sim.store.conn.execute("PRAGMA wal_checkpoint(RESTART)")
+    a.turn("Thanks.", [say("You're welcome.")])
+
+
+def sc_dumps(sim: Sim) -> None:
+    for provider, model in (("openrouter", "openai/gpt-5.5"), ("anthropic", "claude-sonnet-4-6"),
+                            ("openai-codex", "gpt-5.5")):
+        a = Agent(sim, provider=provider, model=model)
+        a.turn("Summarise notes.md in one line.", [
+            call("Reading it.", "read_file", {"path": "notes.md"}, NOTES_MD),
+            say("v2 ships Friday; main freezes Thursday.")], memory="- The user prefers short answers.")
+        a.turn("And what is frozen?", [
+            call("Checking the branch rules.", "read_file", {"path": ".github/freeze.md"}, '{"content": "main only"}'),
+            say("Only main is frozen.")], plugin="[Repo] branch main", dump_at=1)
+        sim.clock.tick(60.0)
+
+
+def sc_uid(sim: Sim) -> None:
+    """Schema v31 (message_uid): a rotation, then an in-place compaction in the child."""
+    a = Agent(sim)
+    rotation_turns(a)
+    a.turn("Add a test for 2.675.", [
+        call("Writing the test.", "terminal", {"command": "python3 tools/add_test.py"}, "created tests/billing/test_halfup.py"),
+        say("Added test_halfup, which expects 2.68.")], plugin="[Repo] branch fix/rounding",
+        preflight={"mode": "in-place", "tail_from": "prev_user", "summary": "- Rounding is now half-up."})
+    a.turn("Great.", [say("Glad it helps.")])
+
+
+def sc_home(sim: Sim) -> None:
+    """A HERMES_HOME mixing the cases: plain (+ a request dump), rotation, undo + in place, delegate, branch."""
+    sc_plain(sim, dump_last=True)
+    sim.clock.tick(600.0)
+    rotation_turns(Agent(sim))
+    sim.clock.tick(600.0)
+    undo_turns(Agent(sim), compact=True)
+    sim.clock.tick(600.0)
+    delegate_turns(sim)
+    sim.clock.tick(600.0)
+    branch_turns(sim, older_cli=False)
+
+
+SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
+    # name: (builder, schema era, leave a live WAL)
+    "plain": (sc_plain, "v30", False),
+    "counter-mismatch": (sc_counter_mismatch, "v30", False),
+    "rotation": (sc_rotation, "v30", False),
+    "in-place": (sc_in_place, "v30", False),
+    "mid-turn": (sc_mid_turn, "v30", False),
+    "todo": (sc_todo, "v30", False),
+    "multimodal": (sc_multimodal, "v30", False),
+    "undo": (sc_undo, "v30", False),
+    "undo-compact": (sc_undo_compact, "v30", False),
+    "branch": (sc_branch, "v30", False),
+    "branch-older": (sc_branch_older, "v30", False),
+    "delegate": (sc_delegate, "v30", False),
+    "older": (sc_older, "older", False),
+    "wal": (sc_wal, "v30", True),
+    "dumps": (sc_dumps, "v30", False),
+    "uid": (sc_uid, "v31", False),
+    "home": (sc_home, "v30", False),
+}
+
+
+def wal_frames(wal: bytes) -> Dict[str, int]:
+    """Frames of a WAL file: those of the current header's salts, and stale ones after them."""
+    page_size = struct.unpack(">I", wal[8:12])[0]
+    salts = wal[16:24]
+    frames = (len(wal) - 32) // (24 + page_size)
+    current = stale = 0
+    last_commit = -1
+    for i in range(frames):
+        off = 32 + i * (24 + page_size)
+        if wal[off + 8:off + 16] == salts and stale == 0:
+            current += 1
+            if struct.unpack(">I", wal[off + 4:off + 8])[0] != 0:
+                last_commit = i
+        else:
+            stale += 1
+    return {"frames": frames, "currentSaltFrames": current, "staleFrames": stale, "lastCommitFrame": last_commit}
+
+
+def build(name: str, out_dir: Path) -> Dict[str, Any]:
+    builder, era, wal = SCENARIOS[name]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sim = Sim(out_dir, name, era=era, wal=wal)
+    builder(sim)
+    truth = sim.truth()
+    if wal:
+        # Copied while the connection is open: closing it would checkpoint the WAL away.
+        shutil.copyfile(sim.db_path, out_dir / "state.db")
+        shutil.copyfile(str(sim.db_path) + "-wal", out_dir / "state.db-wal")
+        info = wal_frames((out_dir / "state.db-wal").read_bytes())
+        assert info["staleFrames"] > 0 and info["lastCommitFrame"] >= 0, f"no stale frames after the last commit: {info}"
+        truth["walFrames"] = info
+        sim.store.close()
+        shutil.rmtree(sim.build_dir)
+    else:
+        sim.store.close()
+    return truth
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) == 2 and argv[1] == "--list":
+        print("\n".join(SCENARIOS))
+        return 0
+    if len(argv) != 3 or argv[1] not in SCENARIOS:
+        print(f"usage: {argv[0]} SCENARIO OUT_DIR   (scenarios: {', '.join(SCENARIOS)})", file=sys.stderr)
+        return 2
+    out = Path(argv[2])
+    if (out / "state.db").exists():
+        print(f"{out / 'state.db'} exists; give an empty directory", file=sys.stderr)
+        return 2
+    truth = build(argv[1], out)
+    print(json.dumps(truth, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,258 @@
+// The inspector on stores written the way upstream Hermes writes them (issue 9). Each scenario is
+// built by test/support/hermes_store.py, a reconstruction of upstream's write paths on real SQLite;
+// every expectation below is read from the scenario's ground truth (what really happened: turns,
+// requests, compactions, injected context, counters), never from what the inspector prints today.
+// Tests that fail are expected until the reader/replay handles the case: none is skipped.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { before, describe, it } from 'node:test';
+import { CLI, ROOT } from '../cli/support';
+import { buildStore, scenarioNames, type BuiltStore, type Truth, type TruthTurn } from '../support/upstreamStores';
+
+interface ReportTurn {
+  index: number;
+  sessionId: string;
+  userMessageIndex: number;
+  requests: number[];
+  injected: { kind: string; text: string }[];
+  compression: null | {
+    beforeMessages: number;
+    afterMessages: number;
+    reanchor: { before: number; after: number; rule: string };
+  };
+}
+
+interface ReportRequest {
+  index: number;
+  turn: number;
+  sessionId: string;
+  messageCount: number;
+  prefix: {
+    previousRequest: number | null;
+    stable: boolean;
+    breakAt: null | { messageIndex: number; byteOffset: number | null; cause: string };
+  };
+}
+
+interface ReportDiagnostic { severity: string; code: string; message: string; turn?: number; request?: number }
+
+interface Report {
+  sessions: { id: string; parentId: string | null }[];
+  turns: ReportTurn[];
+  requests: ReportRequest[];
+  diagnostics: ReportDiagnostic[];
+}
+
+const reports = new Map<string, Report>();
+
+/** `prompt-inspector analyze FILE --json`, the built CLI in a real process; files of a scenario run side by side. */
+function analyzeAsync(file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, 'analyze', file, '--json'], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) { reject(new Error(`analyze ${file} failed: ${err.message}\n${stderr}`)); return; }
+      reports.set(file, JSON.parse(stdout) as Report);
+      resolve();
+    });
+  });
+}
+
+function analyze(file: string): Report {
+  const r = reports.get(file);
+  assert.ok(r, `${file} was not analyzed`);
+  return r;
+}
+
+const turnsLine = (r: Report): string =>
+  r.turns.map((t) => `#${t.index} ${t.sessionId} ${t.requests.length} req`).join('; ') || '(no turns)';
+
+const truthTurnsLine = (turns: TruthTurn[]): string =>
+  turns.map((t) => `#${t.index} ${t.sessionId} ${t.requests} req${t.undone ? ' (undone)' : ''}`).join('; ');
+
+const diagLines = (ds: ReportDiagnostic[]): string =>
+  ds.map((d) => `  ${d.severity} ${d.code} (turn ${d.turn ?? '-'}, request ${d.request ?? '-'}): ${d.message}`).join('\n') || '  (none)';
+
+/** The report's turn that is the truth's turn `t` (turns are numbered chronologically in both). */
+function reportTurn(r: Report, truth: Truth, t: TruthTurn): ReportTurn {
+  const rt = r.turns[t.index];
+  assert.ok(rt, `${truth.scenario}: no report turn #${t.index}; report: ${turnsLine(r)}; truth: ${truthTurnsLine(truth.turns)}`);
+  return rt;
+}
+
+/** Warnings and errors, minus those the truth says this store legitimately earns. */
+function unexpectedFindings(ds: ReportDiagnostic[], truth: Truth, matchTurn: boolean): ReportDiagnostic[] {
+  return ds.filter((d) => (d.severity === 'warning' || d.severity === 'error')
+    && !truth.allowedDiagnostics.some((a) => a.code === d.code && (!matchTurn || a.turn === undefined || a.turn === d.turn))
+    && !truth.expectedDiagnostics.some((e) => e.code === d.code));
+}
+
+for (const name of scenarioNames()) {
+  describe(`upstream-written store: ${name}`, () => {
+    const store = (): BuiltStore => buildStore(name);
+    const db = (): Report => analyze(store().stateDb);
+
+    const t0 = buildStore(name).truth;
+    before(async () => {
+      const files = [store().stateDb, ...t0.snapshots.filter((x) => x.decidable).map((x) => store().path(x.path)),
+        ...t0.dumps.map((d) => store().path(d.path))];
+      await Promise.all(files.map(analyzeAsync));
+    });
+
+    it('is written as upstream writes it: the agent\'s counters match what happened (reconstruction check)', () => {
+      const { truth } = store();
+      for (const s of truth.sessions) {
+        if (truth.corrupted.sessionId === s.id) continue;
+        assert.equal(s.counters.api_call_count, s.requests, `${s.id}: api_call_count counts every successful provider call`);
+        assert.equal(s.counters.message_count, s.activeRows, `${s.id}: message_count is the active row count`);
+      }
+      if (truth.wal) {
+        assert.ok(existsSync(`${store().stateDb}-wal`), 'state.db-wal is left in place');
+        assert.ok((truth.walFrames?.staleFrames ?? 0) > 0, 'frames with the old salt remain after the last commit');
+      }
+    });
+
+    it('lists every session with its parent', () => {
+      const { truth } = store();
+      const r = db();
+      for (const s of truth.sessions) {
+        const got = r.sessions.find((x) => x.id === s.id);
+        assert.ok(got, `${name}: session ${s.id} missing; report sessions: ${r.sessions.map((x) => x.id).join(', ')}`);
+        assert.equal(got.parentId ?? null, s.parentId ?? null, `${name}: parent of ${s.id}`);
+      }
+    });
+
+    it('counts every turn and every request once, where it first happened, on its session', () => {
+      const { truth } = store();
+      const r = db();
+      const expected = truth.turns.map((t) => ({ sessionId: t.sessionId, requests: t.requests }));
+      const actual = r.turns.map((t) => ({ sessionId: t.sessionId, requests: t.requests.length }));
+      assert.deepEqual(actual, expected, `${name}: turns\n  report: ${turnsLine(r)}\n  truth:  ${truthTurnsLine(truth.turns)}`);
+      assert.equal(r.requests.length, truth.requests.length, `${name}: requests`);
+    });
+
+    it('replays each request with as many wire messages as were really sent', () => {
+      const { truth } = store();
+      const r = db();
+      const expected = truth.turns.map((t) => t.requestIndexes.map((i) => truth.requests[i].wireMessages));
+      const actual = r.turns.map((t) => t.requests.map((i) => r.requests[i]?.messageCount));
+      assert.deepEqual(actual, expected, `${name}: wire messages per request, turn by turn\n  report: ${turnsLine(r)}`);
+    });
+
+    it('shows the context injected on each turn\'s user row', () => {
+      const { truth } = store();
+      const r = db();
+      const expected = truth.turns.map((t) => t.injected.map((s) => ({ kind: s.kind, text: s.text })));
+      const actual = r.turns.map((t) => t.injected.map((s) => ({ kind: s.kind, text: s.text })));
+      assert.deepEqual(actual, expected, `${name}: injected spans per turn`);
+    });
+
+
+    if (t0.turns.some((t) => t.compression)) {
+      it('puts each preflight compaction on the turn it preceded, with the list lengths and re-anchoring around it', () => {
+        const { truth } = store();
+        const r = db();
+        for (const t of truth.turns.filter((x) => x.compression)) {
+          const c = t.compression!;
+          const rt = reportTurn(r, truth, t);
+          const where = `${name}: turn #${t.index} (${c.mode} ${c.fromSession} -> ${c.toSession})`;
+          assert.equal(rt.sessionId, c.toSession, `${where}: the turn belongs to the session its requests were sent from`);
+          assert.ok(rt.compression, `${where}: compression missing`);
+          assert.equal(rt.compression.beforeMessages, c.beforeMessages, `${where}: beforeMessages`);
+          assert.equal(rt.compression.afterMessages, c.afterMessages, `${where}: afterMessages`);
+          assert.equal(rt.compression.reanchor.before, c.reanchorBefore, `${where}: reanchor.before`);
+          assert.equal(rt.compression.reanchor.after, c.reanchorAfter, `${where}: reanchor.after`);
+          assert.equal(rt.userMessageIndex, c.reanchorAfter, `${where}: userMessageIndex is the re-anchored row`);
+          const first = r.requests[rt.requests[0]];
+          assert.ok(first, `${where}: the turn has no request`);
+          assert.equal(first.prefix.stable, false, `${where}: the first request after a compaction cannot extend the one before`);
+          assert.equal(first.prefix.breakAt?.cause, 'compression', `${where}: break cause`);
+        }
+      });
+    }
+
+    if (t0.turns.some((t) => t.midTurn)) {
+      it('sees the mid-turn compaction between two requests of the same turn', () => {
+        const { truth } = store();
+        const r = db();
+        for (const t of truth.turns.filter((x) => x.midTurn)) {
+          const c = t.midTurn!;
+          const rt = reportTurn(r, truth, t);
+          const where = `${name}: turn #${t.index}, compaction after request ${c.afterRequest} of ${t.requests}`;
+          assert.equal(rt.requests.length, t.requests, `${where}: requests of the turn`);
+          const after = r.requests[rt.requests[c.afterRequest!]];
+          assert.ok(after, `${where}: no request after the compaction`);
+          assert.equal(after.messageCount, 1 + c.afterMessages, `${where}: the request after it sends the compacted list`);
+          assert.equal(after.prefix.stable, false, `${where}: the request after the compaction cannot extend the one before`);
+          assert.equal(after.prefix.breakAt?.cause, 'compression', `${where}: break cause`);
+        }
+      });
+    }
+
+    if (t0.turns.some((t) => t.undone)) {
+      it('keeps the undone turn with its requests, and breaks the re-ask\'s first request as history-rewritten', () => {
+        const { truth } = store();
+        const r = db();
+        for (const t of truth.turns.filter((x) => x.undone)) {
+          const rt = reportTurn(r, truth, t);
+          assert.equal(rt.requests.length, t.requests, `${name}: undone turn #${t.index} keeps its ${t.requests} requests`);
+        }
+        for (const t of truth.turns.filter((x) => x.reask)) {
+          const rt = reportTurn(r, truth, t);
+          const first = r.requests[rt.requests[0]];
+          assert.ok(first, `${name}: re-ask turn #${t.index} has no request`);
+          assert.equal(first.prefix.stable, false, `${name}: the re-ask does not extend the undone turn's last request`);
+          assert.equal(first.prefix.breakAt?.cause, 'history-rewritten', `${name}: re-ask #${t.index} break cause`);
+        }
+      });
+    }
+
+    if (t0.expectedDiagnostics.length) {
+      for (const e of t0.expectedDiagnostics) {
+        it(`reports ${e.count} ${e.code} ${e.severity} (the counter written is not what happened)`, () => {
+          const { truth } = store();
+          const r = db();
+          const got = r.diagnostics.filter((d) => d.code === e.code);
+          assert.equal(got.length, e.count, `${name}: ${e.code}; corrupted ${JSON.stringify(truth.corrupted)}; diagnostics:\n${diagLines(r.diagnostics)}`);
+          assert.ok(got.every((d) => d.severity === e.severity), `${name}: severity of ${e.code}:\n${diagLines(got)}`);
+          const other = unexpectedFindings(r.diagnostics, truth, true);
+          assert.deepEqual(other, [], `${name}: other warnings/errors:\n${diagLines(other)}`);
+        });
+      }
+    } else {
+      it('reports no warning or error on this healthy store', () => {
+        const { truth } = store();
+        const r = db();
+        const bad = unexpectedFindings(r.diagnostics, truth, true);
+        assert.deepEqual(bad, [], `${name}: every diagnostic:\n${diagLines(r.diagnostics)}`);
+      });
+    }
+
+    for (const snap of t0.snapshots.filter((s) => s.decidable)) {
+      it(`reads ${snap.path} on its own: the turns it holds, counted as they happened`, () => {
+        const { truth } = store();
+        const r = analyze(store().path(snap.path));
+        const expected = snap.turns.map((t) => ({ sessionId: snap.sessionId, requests: t.requests }));
+        const actual = r.turns.map((t) => ({ sessionId: t.sessionId, requests: t.requests.length }));
+        assert.deepEqual(actual, expected, `${name}: ${snap.path} (${snap.messageCount} messages)\n  report: ${turnsLine(r)}\n  truth: turns ${snap.turns.map((t) => `#${t.turn}`).join(', ')}`);
+        const bad = unexpectedFindings(r.diagnostics, truth, false);
+        assert.deepEqual(bad, [], `${name}: ${snap.path}:\n${diagLines(r.diagnostics)}`);
+      });
+    }
+
+    for (const dump of t0.dumps) {
+      it(`reads ${dump.path} (${dump.apiMode}) on its own: its history's turns, the captured request last with its ${dump.messageCount} wire messages`, () => {
+        const { truth } = store();
+        const r = analyze(store().path(dump.path));
+        const expected = dump.turns.map((t) => ({ sessionId: dump.sessionId, requests: t.requests }));
+        const actual = r.turns.map((t) => ({ sessionId: t.sessionId, requests: t.requests.length }));
+        assert.deepEqual(actual, expected, `${name}: ${dump.path}: turns\n  report: ${turnsLine(r)}`);
+        assert.equal(r.requests.length, dump.requests, `${name}: ${dump.path}: requests`);
+        const last = r.requests[r.requests.length - 1];
+        assert.equal(last?.messageCount, dump.messageCount, `${name}: ${dump.path}: wire messages of the captured request (system included)`);
+        const bad = unexpectedFindings(r.diagnostics, truth, false);
+        assert.deepEqual(bad, [], `${name}: ${dump.path}:\n${diagLines(r.diagnostics)}`);
+      });
+    }
+  });
+}
