@@ -72,8 +72,13 @@ export class SqliteFile {
     return t;
   }
 
+  /**
+   * The names of a table's columns, in declaration order, as stored. VIRTUAL generated columns are
+   * left out: their values are computed by expressions this reader does not evaluate, so to a
+   * caller they are absent (table(name).columns lists them, with generated: 'virtual').
+   */
   columns(name: string): string[] {
-    return this.requireTable(name).columns.map((c) => c.name);
+    return this.requireTable(name).columns.filter((c) => c.generated !== 'virtual').map((c) => c.name);
   }
 
   /**

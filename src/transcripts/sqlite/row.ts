@@ -38,7 +38,10 @@ export class TableRow {
     this.headerRead = false;
   }
 
-  /** A column's value; a record shorter than the table (written before ADD COLUMN) yields the column's default. */
+  /**
+   * A column's value; a record shorter than the table (written before ADD COLUMN) yields the
+   * column's default. A VIRTUAL generated column (which columns() leaves out) reads as null.
+   */
   get(column: string): SqlValue {
     const i = this.index.get(column) ?? this.index.get(foldName(column));
     if (i === undefined) throw new SqliteFormatError(`no such column: ${column} (table ${this.table.name})`);
@@ -48,7 +51,8 @@ export class TableRow {
   private value(i: number): SqlValue {
     const col = this.table.columns[i];
     if (col.rowidAlias) return this.rowid;
-    if (col.generated) throw new SqliteFormatError(`${this.table.name}.${col.name} is a virtual generated column: it is computed, not stored`);
+    // Computed from an expression this reader does not evaluate: no value to read.
+    if (col.generated === 'virtual') return null;
     if (!this.headerRead) {
       readRecordHeader(this.payload, this.types, this.offsets);
       this.headerRead = true;

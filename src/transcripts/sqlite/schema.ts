@@ -22,8 +22,8 @@ export interface SqliteColumn {
   affinity: Affinity;
   /** INTEGER PRIMARY KEY: the record holds NULL, the value is the rowid. */
   rowidAlias: boolean;
-  /** A VIRTUAL generated column: not stored in the record. */
-  generated: boolean;
+  /** A generated column: VIRTUAL ones are computed when read and not stored in the record; STORED ones are. */
+  generated: false | 'virtual' | 'stored';
   /** The DEFAULT clause, for records written before an ALTER TABLE ADD COLUMN. */
   dflt?: DefaultClause;
 }
@@ -272,7 +272,7 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
       }
       if (isWord(t, 'AS')) {
         const after = skipGroup(seg, k + 1);
-        col.generated = !isWord(seg[after], 'STORED');
+        col.generated = isWord(seg[after], 'STORED') ? 'stored' : 'virtual';
         k = after;
         continue;
       }
@@ -289,7 +289,7 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
     if (single && upper(single.type) === 'INTEGER') single.rowidAlias = true;
     // The record holds every stored column in declaration order (the alias as a NULL).
     let stored = 0;
-    for (const c of columns) recordIndex.push(c.generated ? -1 : stored++);
+    for (const c of columns) recordIndex.push(c.generated === 'virtual' ? -1 : stored++);
   } else {
     // The record is the primary key's columns, then the other stored ones in declaration order
     // (fileformat2 §2.6); a key column named twice with the same collation counts once, as
@@ -306,7 +306,7 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
     columns.forEach(() => recordIndex.push(-1));
     order.forEach((o, i) => { if (recordIndex[o.column] < 0) recordIndex[o.column] = i; });
     let stored = order.length;
-    columns.forEach((c, i) => { if (!c.generated && !order.some((o) => o.column === i)) recordIndex[i] = stored++; });
+    columns.forEach((c, i) => { if (c.generated !== 'virtual' && !order.some((o) => o.column === i)) recordIndex[i] = stored++; });
   }
   return {
     virtual: false, withoutRowid, recordIndex,
