@@ -85,9 +85,16 @@ Upstream facts this module relies on (file :: function):
 * Request dumps: agent_runtime_helpers.dump_api_request_debug on provider error paths:
   sessions/request_dump_<sid>_<YYYYmmdd_HHMMSS_ffffff>.json with the body exactly as sent.
 
-Scenarios (each deterministic; `SCENARIOS` below):
-  plain, counter-mismatch, rotation, in-place, mid-turn, todo, multimodal, undo, undo-compact,
-  branch, branch-older, delegate, older, wal, dumps, uid, home.
+Scenarios (each deterministic; `SCENARIOS` below; test/support/README.md says what each proves):
+  plain, counter-mismatch, rotation, in-place, mid-turn, todo, todo-loop, multimodal, undo,
+  undo-compact, branch, branch-older, delegate, older, wal, dumps, uid, home.
+
+Where upstream's code left a choice open, this module takes the literal reading and says so:
+  - v31: the rotation's copy of the current user row is made before that row is flushed to the
+    parent, so it carries no message_uid and the child mints a fresh one (copies of flushed rows
+    keep theirs).
+  - No scenario has a concurrent append during a compaction, so the (watermark, ceiling] clone
+    finds nothing; the clone path is implemented all the same.
 """
 
 from __future__ import annotations
@@ -910,6 +917,7 @@ class Sim:
         self.role_of: Dict[int, Tuple[str, int]] = {}
         self._keep: List[Any] = []
         self._call_n = 0
+        self.last_request_agent: Any = None
 
     def register(self, msg: Dict[str, Any], kind: str, turn: int) -> None:
         self.role_of[id(msg)] = (kind, turn)
@@ -964,6 +972,12 @@ class Agent:
         self.todo: List[Dict[str, str]] = []
         self.prev_wire: Optional[List[Dict[str, Any]]] = None
         self.prev_input = 0
+        self.branched_from: Optional["Agent"] = None
+        # TurnContext: the current user row and what was injected on it this turn
+        self.current: Optional[Dict[str, Any]] = None
+        self.memory: Optional[str] = None
+        self.plugin: Optional[str] = None
+        self.pending_cause: Optional[str] = None
         # _ensure_session_row: after the prompt is known, before any compaction
         self.store.create_session(self.session_id, source, model=model, model_config=self.model_config,
                                   system_prompt=self.system_prompt, parent_session_id=parent_session_id,
@@ -1059,7 +1073,29 @@ class Agent:
 
     # --- one provider request -----------------------------------------------------------------
     def wire(self) -> List[Dict[str, Any]]:
-        return [wire_copy(m) for m in self.messages]
+        """build_api_messages: the current user row uses its stamp, or is composed live without one."""
+        out = []
+        for m in self.messages:
+            w = wire_copy(m)
+            if m is self.current and not isinstance(m.get("api_content"), str):
+                live = compose_user_api_content(m.get("content"), self.memory, self.plugin) if self.sim.era != "older" else None
+                if live is not None:
+                    w["content"] = live
+            out.append(w)
+        return out
+
+    @staticmethod
+    def first_difference(prev: List[Dict[str, Any]], cur: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+        """Where `cur` stops extending `prev` (wire indices count the system message as 0)."""
+        for i, p in enumerate(prev):
+            if i >= len(cur) or cur[i] != p:
+                offset = None
+                c = cur[i] if i < len(cur) else None
+                if c is not None and isinstance(p.get("content"), str) and isinstance(c.get("content"), str):
+                    a, b = p["content"].encode("utf-8"), c["content"].encode("utf-8")
+                    offset = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+                return {"messageIndex": i + 1, "byteOffset": offset}
+        return None
 
     def request(self, turn: int, resp: Dict[str, Any], dump: bool = False, after_compaction: bool = False,
                 rewritten: bool = False) -> None:
@@ -1081,10 +1117,18 @@ class Agent:
             self.session_id, input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=cache_read,
             cache_write_tokens=(input_tokens - cache_read) if self.provider == "anthropic" else 0,
             model=self.model, billing_provider=self.provider, billing_base_url=self.base_url)
+        comparable = self.prev_wire is not None and self.sim.last_request_agent in (self, self.branched_from)
+        brk = self.first_difference(self.prev_wire, wire) if self.prev_wire is not None else None
+        cause = None
+        if brk is not None:
+            cause = ("compression" if after_compaction else "history-rewritten" if rewritten else self.pending_cause)
+        self.pending_cause = None
         self.prev_wire, self.prev_input = wire, input_tokens
+        self.sim.last_request_agent = self
         self.sim.requests.append({"index": len(self.sim.requests), "turn": turn, "sessionId": self.session_id,
                                   "wireMessages": 1 + len(wire), "afterCompaction": after_compaction,
-                                  "rewritten": rewritten})
+                                  "rewritten": rewritten, "comparable": comparable, "breakAt": brk,
+                                  "breakCause": cause})
         self.sim.turns[turn]["requests"] += 1
         self.sim.turns[turn]["requestIndexes"].append(len(self.sim.requests) - 1)
         self.clock.tick(2.25)
@@ -1156,11 +1200,12 @@ class Agent:
         self.messages.append(u)
         self.sim.register(u, "user", index)
         persist_idx = len(self.messages) - 1
+        self.current, self.memory, self.plugin = u, memory, plugin
         if self.sim.era == "older":
             self.persist()  # V0: _persist_session ran before preflight
         after_compaction = False
         if preflight:
-            u = self.compact(index, current=u, persist_idx=persist_idx, **preflight)
+            u = self.current = self.compact(index, current=u, persist_idx=persist_idx, **preflight)
             after_compaction = True
         api = compose_user_api_content(u.get("content"), memory, plugin) if self.sim.era != "older" else None
         if api is not None and api != u.get("content"):
@@ -1171,13 +1216,20 @@ class Agent:
         self.persist()  # _persist_turn_start
         for i, resp in enumerate(responses):
             if mid_turn and mid_turn.get("before") == i:
-                u = self.compact(index, current=u, persist_idx=None, kind="mid-turn", **{k: v for k, v in mid_turn.items() if k != "before"})
+                u = self.current = self.compact(index, current=u, persist_idx=None, kind="mid-turn",
+                                                **{k: v for k, v in mid_turn.items() if k != "before"})
                 after_compaction = True
             self.request(index, resp, dump=(dump_at == i), after_compaction=after_compaction,
                          rewritten=reask and i == 0)
             after_compaction = False
         self.clock.tick(0.75)
         self.persist()
+        # The current row went out composed live, but no stamp reached its stored row (a rewrite dropped
+        # it): from the next turn on it is history and goes out bare.
+        if self.sim.era != "older" and not isinstance(u.get("api_content"), str) and \
+                compose_user_api_content(u.get("content"), memory, plugin) is not None:
+            self.pending_cause = "sidecar-dropped"
+        self.current = None
         return index
 
     # --- compaction ------------------------------------------------------------------------------
@@ -1261,6 +1313,8 @@ class Agent:
             self.messages = compressed
             info["toSession"] = child
         self.sim.turns[turn]["midTurn" if kind == "mid-turn" else "compression"] = info
+        if kind == "mid-turn" and info["afterRequest"] == 0:
+            self.sim.turns[turn]["compression"] = info  # it precedes the turn's first request
         return live_current
 
     @staticmethod
@@ -1299,7 +1353,7 @@ class Agent:
         if tail.get("role") == "user" and isinstance(tail.get("content"), str) and \
                 not tail["content"].startswith(TODO_INJECTION_HEADER) and not tail.get("_compressed_summary"):
             tail["content"] = tail["content"] + "\n\n" + snapshot
-            tail.pop("api_content", None)  # drop_stale_api_content
+            tail.pop("api_content", None)  # drop_stale_api_content (_replace_message_content)
             return True
         compressed.append({"role": "user", "content": snapshot, "_todo_snapshot_synthetic": True})
         return False
@@ -1314,7 +1368,6 @@ class Agent:
         self.clock.tick(5.0)
         self.store.rewind_to_message(self.session_id, target["_row_id"])
         self.messages = self.messages[:idx]
-        self.prev_wire = None  # the next request compares with the previous one in the store, not this
 
     def branch(self, *, older_cli: bool = False) -> "Agent":
         """/branch: end the parent 'branched', copy the history into a child with _branched_from."""
@@ -1328,6 +1381,7 @@ class Agent:
         child.session_id = self.sim.new_session_id()
         child.session_start = self.clock.iso()
         child.model_config = {"max_iterations": 90, "reasoning_config": None, "_branched_from": parent}
+        child.branched_from = self
         self.store.create_session(child.session_id, os.environ.get("HERMES_SESSION_SOURCE", "cli"), model=self.model,
                                   model_config=child.model_config, system_prompt=None, parent_session_id=parent)
         for m in self.messages:
@@ -1467,6 +1521,35 @@ def sc_todo(sim: Sim) -> None:
     sim.allowed.append({"code": "reanchor-fallback", "turn": t["index"],
                         "why": "the merged copy no longer equals the user's words, so upstream's own "
                                "reanchor_current_turn_user_idx finds it by its fallback rule"})
+
+
+def sc_todo_loop(sim: Sim) -> None:
+    """Pre-API compaction in the tool loop, after the turn's stamp was persisted: the todo snapshot is
+    merged into the current row's copy, whose api_content is dropped; the turn's requests compose the
+    injected context live, the stored row keeps none, and the next turn sends the row bare."""
+    a = Agent(sim)
+    a.turn("Plan the logging cleanup.", [
+        call("Writing a plan.", "todo_list", {"todos": [
+            {"id": "1", "content": "Find the print calls", "status": "in_progress"},
+            {"id": "2", "content": "Replace them with logger calls", "status": "pending"}]},
+            '{"todos": [{"id": "1", "status": "in_progress"}, {"id": "2", "status": "pending"}], "revision": 1}'),
+        say("Plan: 1. find the print calls, 2. replace them.")])
+    a.turn("Find them.", [
+        call("Searching.", "terminal", {"command": "grep -rn print( src/"}, "src/app.py:12: print(x)"),
+        say("One print call: src/app.py line 12.")], memory="- The project uses the logging module.")
+    a.turn("Replace it.", [
+        call("Editing.", "terminal", {"command": "python3 tools/replace_print.py"}, "patched src/app.py"),
+        say("Replaced it with logger.info(x).")],
+        memory="- The project uses the logging module.", plugin="[Repo] branch chore/logging",
+        mid_turn={"before": 0, "mode": "in-place", "tail_from": "prev_final",
+                  "summary": "- A plan to replace print calls was made.\n- One print call is in src/app.py:12."})
+    a.turn("Anything else?", [say("No, the plan is done.")])
+    t = next(t for t in sim.turns if t["compression"] and t["compression"]["todoFold"])
+    sim.allowed.append({"code": "reanchor-fallback", "turn": t["index"],
+                        "why": "the merged copy no longer equals the user's words (upstream's own fallback rule)"})
+    sim.allowed.append({"code": "prefix-break", "turn": t["index"] + 1,
+                        "why": "the next turn sends the row without the context its stamp-less copy lost: a real "
+                               "sidecar-dropped break, an error by REPORT.md"})
 
 
 def sc_multimodal(sim: Sim) -> None:
@@ -1633,6 +1716,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "in-place": (sc_in_place, "v30", False),
     "mid-turn": (sc_mid_turn, "v30", False),
     "todo": (sc_todo, "v30", False),
+    "todo-loop": (sc_todo_loop, "v30", False),
     "multimodal": (sc_multimodal, "v30", False),
     "undo": (sc_undo, "v30", False),
     "undo-compact": (sc_undo_compact, "v30", False),

@@ -55,6 +55,12 @@ export interface TruthRequest {
   afterCompaction: boolean;
   /** The first request of a re-ask after /undo. */
   rewritten: boolean;
+  /** There is a previous request of the same conversation to compare with (not across a delegate's interleaving). */
+  comparable: boolean;
+  /** Where this request stopped extending the previous one, from the wire lists really sent; null when it extended it. */
+  breakAt: null | { messageIndex: number; byteOffset: number | null };
+  /** Why, when the scenario knows: compression, history-rewritten, sidecar-dropped. */
+  breakCause: string | null;
 }
 
 export interface TruthSession {

@@ -189,6 +189,37 @@ for (const name of scenarioNames()) {
       });
     }
 
+    it('compares each request with the one before it as it really went out: stable, or broken where and why', () => {
+      const { truth } = store();
+      const r = db();
+      const problems: string[] = [];
+      for (const t of truth.turns) {
+        const rt = r.turns[t.index];
+        if (!rt || rt.requests.length !== t.requests) {
+          problems.push(`turn #${t.index}: ${rt ? rt.requests.length : 'no'} report requests, ${t.requests} real`);
+          continue;
+        }
+        t.requestIndexes.forEach((ti, k) => {
+          const q = truth.requests[ti];
+          const got = r.requests[rt.requests[k]];
+          if (!q.comparable) return;
+          const where = `turn #${t.index} request ${k} (report #${got.index})`;
+          if (q.breakAt === null) {
+            if (!got.prefix.stable) problems.push(`${where}: it extended the previous request, report: break ${JSON.stringify(got.prefix.breakAt)}`);
+            return;
+          }
+          const b = got.prefix.breakAt;
+          const want = { messageIndex: q.breakAt.messageIndex, byteOffset: q.breakAt.byteOffset, cause: q.breakCause };
+          const have = { messageIndex: b?.messageIndex, byteOffset: b?.byteOffset ?? null, cause: b?.cause ?? null };
+          if (got.prefix.stable || have.messageIndex !== want.messageIndex || (want.byteOffset !== null && have.byteOffset !== want.byteOffset)
+            || (want.cause !== null && have.cause !== want.cause)) {
+            problems.push(`${where}: real break ${JSON.stringify(want)}, report ${got.prefix.stable ? 'stable' : JSON.stringify(have)}`);
+          }
+        });
+      }
+      assert.deepEqual(problems, [], `${name}: prefix comparisons\n  report: ${turnsLine(r)}`);
+    });
+
     if (t0.turns.some((t) => t.undone)) {
       it('keeps the undone turn with its requests, and breaks the re-ask\'s first request as history-rewritten', () => {
         const { truth } = store();
