@@ -1125,8 +1125,11 @@ class Agent:
         self.pending_cause = None
         self.prev_wire, self.prev_input = wire, input_tokens
         self.sim.last_request_agent = self
+        api_items = len(body["messages"]) if self.api_mode == "chat_completions" else \
+            1 + len(body["messages"] if self.api_mode == "anthropic_messages" else body["input"])
         self.sim.requests.append({"index": len(self.sim.requests), "turn": turn, "sessionId": self.session_id,
-                                  "wireMessages": 1 + len(wire), "afterCompaction": after_compaction,
+                                  "wireMessages": 1 + len(wire), "apiMode": self.api_mode, "apiItems": api_items,
+                                  "afterCompaction": after_compaction,
                                   "rewritten": rewritten, "comparable": comparable, "breakAt": brk,
                                   "breakCause": cause})
         self.sim.turns[turn]["requests"] += 1

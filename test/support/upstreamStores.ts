@@ -49,8 +49,11 @@ export interface TruthRequest {
   index: number;
   turn: number;
   sessionId: string;
-  /** Wire messages sent, system included. */
+  /** Wire messages sent in chat form: the system message plus one per row of the live list. */
   wireMessages: number;
+  apiMode: 'chat_completions' | 'anthropic_messages' | 'codex_responses';
+  /** What the transport sent: chat messages; Anthropic system + messages; responses instructions + input items. */
+  apiItems: number;
   /** The first request after a compaction (preflight or mid-turn). */
   afterCompaction: boolean;
   /** The first request of a re-ask after /undo. */
