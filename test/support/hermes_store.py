@@ -87,7 +87,7 @@ Upstream facts this module relies on (file :: function):
 
 Scenarios (each deterministic; `SCENARIOS` below; test/support/README.md says what each proves):
   plain, counter-mismatch, rotation, in-place, mid-turn, todo, todo-loop, multimodal, undo,
-  undo-compact, branch, branch-older, delegate, older, wal, dumps, uid, home.
+  undo-compact, branch, branch-older, delegate, older, wal, dumps, rotation-in-place, uid, home.
 
 Where upstream's code left a choice open, this module takes the literal reading and says so:
   - v31: the rotation's copy of the current user row is made before that row is flushed to the
@@ -1687,14 +1687,26 @@ def sc_dumps(sim: Sim) -> None:
         sim.clock.tick(60.0)
 
 
-def sc_uid(sim: Sim) -> None:
-    """Schema v31 (message_uid): a rotation, then an in-place compaction in the child."""
-    a = Agent(sim)
+def rotation_then_in_place(a: Agent) -> None:
     rotation_turns(a)
     a.turn("Add a test for 2.675.", [
         call("Writing the test.", "terminal", {"command": "python3 tools/add_test.py"}, "created tests/billing/test_halfup.py"),
         say("Added test_halfup, which expects 2.68.")], plugin="[Repo] branch fix/rounding",
         preflight={"mode": "in-place", "tail_from": "prev_user", "summary": "- Rounding is now half-up."})
+    a.turn("Great.", [say("Glad it helps.")])
+
+
+def sc_rotation_in_place(sim: Sim) -> None:
+    """A rotation, then an in-place compaction inside the child (its compacted=1 rows include the
+    rotation's own copies and carrier)."""
+    rotation_then_in_place(Agent(sim))
+
+
+def sc_uid(sim: Sim) -> None:
+    """Schema v31 (message_uid, absorbed_message_uids, tool_call_uids, tool_call_uid): the rotation
+    scenario. Copies of flushed rows keep their uid; the current row's copy gets a fresh one."""
+    a = Agent(sim)
+    rotation_turns(a)
     a.turn("Great.", [say("Glad it helps.")])
 
 
@@ -1729,6 +1741,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "older": (sc_older, "older", False),
     "wal": (sc_wal, "v30", True),
     "dumps": (sc_dumps, "v30", False),
+    "rotation-in-place": (sc_rotation_in_place, "v30", False),
     "uid": (sc_uid, "v31", False),
     "home": (sc_home, "v30", False),
 }
