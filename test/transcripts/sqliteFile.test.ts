@@ -78,6 +78,41 @@ print(json.dumps(dump(c)))`);
     assert.equal(first?.get('numtext'), '5');
   });
 
+  it('ALTER TABLE ADD COLUMN: constant defaults of every kind read as SQLite reads them (64-bit and wider literals, signs, reals, spaces)', async () => {
+    // Defaults are evaluated by the SQLite that reads them: these read alike in python's SQLite and in sql.js's.
+    const agreed = ['DEFAULT 0x7fffffff', 'DEFAULT 0x00000000ffff', 'TEXT DEFAULT 0x10', 'TEXT DEFAULT -0x10', 'REAL DEFAULT -0x10', 'INTEGER DEFAULT FALSE',
+      'REAL DEFAULT TRUE', 'DEFAULT +5', 'TEXT DEFAULT +5', 'TEXT DEFAULT -007', 'TEXT DEFAULT 007', 'TEXT DEFAULT 0002147483647', 'TEXT DEFAULT 2147483648',
+      'TEXT DEFAULT -2147483648', 'TEXT DEFAULT 12345678901', 'TEXT DEFAULT -12345678901', 'DEFAULT -0', 'REAL DEFAULT -0', 'TEXT DEFAULT -0',
+      'INTEGER DEFAULT -0.0', "INTEGER DEFAULT '  12  '", "INTEGER DEFAULT '\u00a012'", "INTEGER DEFAULT '1e400'", "NUMERIC DEFAULT '0x10'",
+      "INTEGER DEFAULT ' 1.0e3'", 'DEFAULT (-5)', 'TEXT DEFAULT 1e3', 'TEXT DEFAULT 1.50', 'TEXT DEFAULT -1.50', 'TEXT DEFAULT -2.50e1', 'INTEGER DEFAULT 1.5e0',
+      "DEFAULT '12'", "INTEGER DEFAULT x'3132'", "TEXT DEFAULT x'41'", 'BLOB DEFAULT 5', "BLOB DEFAULT '5'", 'TEXT DEFAULT NULL',
+      'DEFAULT 18446744073709551616', 'DEFAULT 1e400', 'TEXT DEFAULT 1e400', 'INTEGER DEFAULT 1e18', 'NUMERIC DEFAULT 1e18', "INTEGER DEFAULT '1e18'",
+      'REAL DEFAULT 9223372036854775807', 'INTEGER DEFAULT -9223372036854775808', 'DEFAULT -9223372036854775808', 'TEXT DEFAULT -9223372036854775808',
+      'INTEGER DEFAULT 9223372036854775808', 'TEXT DEFAULT 9223372036854775808', "INTEGER DEFAULT '9007199254740993'", 'INTEGER DEFAULT 9007199254740993.0',
+      'REAL DEFAULT -9007199254740993', "NUMERIC DEFAULT '9223372036854775807'", "NUMERIC DEFAULT '-9223372036854775809'", 'DEFAULT -9223372036854775809',
+      "INTEGER DEFAULT '5.'", "INTEGER DEFAULT '.5'"];
+    // SQLite 3.40 (python here) reads these otherwise; the reader follows sql.js's newer SQLite.
+    const newer = ['DEFAULT 0x7fffffffffffffff', 'DEFAULT 0xffffffff', 'DEFAULT 0x80000000', 'INTEGER DEFAULT 0xffffffffff', 'DEFAULT -0xffffffff',
+      'DEFAULT -0x8000000000000000', 'TEXT DEFAULT 0xffffffff', 'TEXT DEFAULT -0x7fffffffffffffff', 'TEXT DEFAULT TRUE', 'TEXT DEFAULT FALSE', 'DEFAULT 1e18', 'DEFAULT -0.0'];
+    const { db, dump } = python(`
+c = sqlite3.connect(path)
+c.executescript('CREATE TABLE agreed(id INTEGER PRIMARY KEY, x); INSERT INTO agreed(x) VALUES (1), (2); CREATE TABLE newer(id INTEGER PRIMARY KEY, x); INSERT INTO newer(x) VALUES (1);')
+for table, defaults in json.loads(${JSON.stringify(JSON.stringify({ agreed, newer }))}).items():
+    for i, d in enumerate(defaults):
+        c.execute('ALTER TABLE %s ADD COLUMN c%d %s' % (table, i, d))
+c.commit()
+print(json.dumps(dump(c)))`);
+    const file = new SqliteFile(bytesSource(db));
+    assert.equal(dump.agreed.columns.length, agreed.length + 2);
+    assertMatchesPython(file, { agreed: dump.agreed });
+    await assertMatchesSqlJs(db, file);
+    const row = file.rows('agreed').next().value;
+    assert.equal(row?.get(`c${agreed.indexOf('INTEGER DEFAULT 1e18')}`), 10n ** 18n, 'an integer beyond 2^53 is a bigint');
+    assert.equal(row?.get(`c${agreed.indexOf('DEFAULT -9223372036854775808')}`), -(2n ** 63n));
+    assert.equal(row?.get(`c${agreed.indexOf('REAL DEFAULT 9223372036854775807')}`), 2 ** 63, 'a REAL column reads a real');
+    assert.ok(Object.is(row?.get(`c${agreed.indexOf('INTEGER DEFAULT -0.0')}`), 0), 'an integer zero, not -0');
+  });
+
   it('deleted rows, a freelist, auto_vacuum FULL and INCREMENTAL (pointer-map pages)', async () => {
     for (const vacuum of ['NONE', 'FULL', 'INCREMENTAL']) {
       const { db, dump } = python(`

@@ -60,7 +60,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 export function sameAsPython(v: SqlValue, e: Exact, where: string): void {
   const ok = e[0] === 'n' ? v === null
     : e[0] === 'i' ? (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) && BigInt(v) === BigInt(e[1])
-      : e[0] === 'f' ? typeof v === 'number' && Object.is(v, Number(e[1]))
+      : e[0] === 'f' ? typeof v === 'number' && Object.is(v, ({ inf: Infinity, '-inf': -Infinity } as Record<string, number>)[e[1]] ?? Number(e[1]))
         : e[0] === 't' ? v === e[1]
           : v instanceof Uint8Array && hex(v) === e[1];
   if (!ok) assert.fail(`${where}: page reader ${typeof v === 'string' && v.length > 80 ? `${v.slice(0, 80)}… (${v.length})` : String(v)} (${typeof v}), SQLite ${JSON.stringify(e).slice(0, 120)}`);

@@ -58,7 +58,8 @@ export class TableRow {
       this.headerRead = true;
     }
     const r = this.table.recordIndex[i];
-    if (r >= this.types.length) return defaultValue(col);
-    return decodeValue(this.payload, this.types[r], this.offsets[r], this.decodeText);
+    const v = r >= this.types.length ? defaultValue(col) : decodeValue(this.payload, this.types[r], this.offsets[r], this.decodeText);
+    // A REAL column reads an integer as a real (OP_RealAffinity); as numbers, only those beyond 2^53 differ.
+    return typeof v === 'bigint' && col.affinity === 'real' ? Number(v) : v;
   }
 }

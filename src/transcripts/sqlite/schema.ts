@@ -29,8 +29,8 @@ export interface SqliteColumn {
 }
 
 type DefaultClause =
-  | { kind: 'value'; value: SqlValue; text?: string }   // text: a numeric literal's token, the value SQLite starts from
-  | { kind: 'negative'; text: string }
+  | { kind: 'value'; value: SqlValue }                    // a string, blob, NULL, TRUE or FALSE
+  | { kind: 'number'; token: string; negative: boolean }  // a numeric literal as written, after its sign
   | { kind: 'unsupported'; sql: string };
 
 export interface SqliteTable {
@@ -49,25 +49,44 @@ export interface SqliteTable {
 // Default values (a record written before ALTER TABLE ADD COLUMN lacks the new columns)
 
 /**
- * SQLite starts from the literal as written (a numeric token as text) and applies the column's
- * affinity (sqlite3ValueFromExpr); ADD COLUMN accepts only constant defaults.
+ * The value SQLite gives a constant default (sqlite3ValueFromExpr; ADD COLUMN accepts only those),
+ * as SQLite 3.54 does: SQLite 3.40 differs on hex literals beyond 32 bits (text there), on TRUE
+ * and FALSE in a TEXT column (integers there) and on integral reals in a column without affinity.
+ * A REAL column's reader turns integers into reals after this (TableRow).
  */
 export function defaultValue(col: SqliteColumn): SqlValue {
   const d = col.dflt;
   if (!d) return null;
   if (d.kind === 'unsupported') throw new SqliteFormatError(`the default of column ${col.name} (${d.sql}) is not a constant this reader evaluates`);
-  if (d.kind === 'negative') {
-    const n = numeric(d.text);
-    const v = typeof n === 'bigint' ? safe(-n) : typeof n === 'number' ? -n : null;
-    if (col.affinity !== 'text' || v === null) return v;
-    return /^\d+$/.test(d.text) ? String(v) : `-${d.text}`;
+  if (d.kind === 'value') return applyAffinity(d.value, col.affinity);
+  const { token, negative } = d;
+  if (col.affinity === 'text') {
+    // A decimal integer is its digits without leading zeros, a hex one its value, a real as written.
+    if (/^\d+$/.test(token)) return String(negative ? -BigInt(token) : BigInt(token));
+    return /^0x/i.test(token) ? String(literal(token, negative)) : `${negative ? '-' : ''}${token}`;
   }
-  if (d.text !== undefined) {
-    // A numeric literal: with no affinity it is numeric all the same.
-    if (col.affinity === 'text') return d.text;
-    return numeric(d.text) ?? d.text;
+  const v = literal(token, negative);
+  // Without affinity the literal keeps its own type; numeric affinity makes an integral real an integer.
+  return col.affinity === 'blob' ? v : integral(v);
+}
+
+/** A numeric literal's own value: a hex one is 64-bit two's complement, a decimal integer beyond 64 bits a real. */
+function literal(token: string, negative: boolean): number | bigint {
+  if (/^0x/i.test(token)) {
+    const v = BigInt.asIntN(64, BigInt(token));
+    // The negation of the smallest integer overflows into a real.
+    return negative ? (v === -(2n ** 63n) ? 2 ** 63 : safe(-v)) : safe(v);
   }
-  return applyAffinity(d.value, col.affinity);
+  if (/^\d+$/.test(token)) {
+    const v = negative ? -BigInt(token) : BigInt(token);
+    return v >= -(2n ** 63n) && v < 2n ** 63n ? safe(v) : Number(v);
+  }
+  return Number(`${negative ? '-' : ''}${token}`);
+}
+
+/** sqlite3VdbeIntegerAffinity: a real with no fraction, strictly inside the 64-bit range, is an integer. */
+function integral(v: number | bigint): number | bigint {
+  return typeof v === 'number' && Number.isInteger(v) && v > -(2 ** 63) && v < 2 ** 63 ? safe(BigInt(v)) : v;
 }
 
 function applyAffinity(v: SqlValue, affinity: Affinity): SqlValue {
@@ -76,16 +95,22 @@ function applyAffinity(v: SqlValue, affinity: Affinity): SqlValue {
   return numeric(v) ?? v;
 }
 
-/** A well-formed integer or real literal (surrounding spaces allowed, no hex) as a number, else null. */
+const SPACES = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
+
+/**
+ * Text as numeric affinity reads it (applyNumericAffinity): an integer when it is written as one
+ * and fits in 64 bits, else a real, itself an integer when it has no fraction and lies strictly
+ * inside the 64-bit range (sqlite3VdbeIntegerAffinity); null when it is no number (hex included).
+ */
 function numeric(text: string): number | bigint | null {
-  const t = text.trim();
+  const t = text.replace(SPACES, '');
   if (/^[+-]?\d+$/.test(t)) {
     const big = BigInt(t);
     if (big >= -(2n ** 63n) && big < 2n ** 63n) return safe(big);
-    return Number(t);
+  } else if (!/^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$/.test(t)) {
+    return null;
   }
-  if (/^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$/.test(t)) return Number(t);
-  return null;
+  return integral(Number(t));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,11 +191,6 @@ function affinityOf(type: string): Affinity {
   return 'numeric';
 }
 
-function hexValue(text: string, negative: boolean): number | bigint {
-  const v = BigInt.asIntN(64, BigInt(text));
-  return safe(negative ? BigInt.asIntN(64, -v) : v);
-}
-
 function parseDefault(toks: Token[], i: number): { clause: DefaultClause; next: number } {
   const t = toks[i];
   if (t?.kind === 'op' && t.text === '(') {
@@ -180,15 +200,9 @@ function parseDefault(toks: Token[], i: number): { clause: DefaultClause; next: 
     return { clause: parsed && parsed.next === inner.length ? parsed.clause : { kind: 'unsupported', sql: inner.map((x) => x.text).join(' ') }, next };
   }
   if (t?.kind === 'op' && (t.text === '-' || t.text === '+') && toks[i + 1]?.kind === 'number') {
-    const text = toks[i + 1].text;
-    if (/^0x/i.test(text)) return { clause: { kind: 'value', value: hexValue(text, t.text === '-') }, next: i + 2 };
-    return { clause: t.text === '-' ? { kind: 'negative', text } : { kind: 'value', value: null, text }, next: i + 2 };
+    return { clause: { kind: 'number', token: toks[i + 1].text, negative: t.text === '-' }, next: i + 2 };
   }
-  if (t?.kind === 'number') {
-    // Hex literals are integers already (two's complement); decimal ones start as their text.
-    if (/^0x/i.test(t.text)) return { clause: { kind: 'value', value: hexValue(t.text, false) }, next: i + 1 };
-    return { clause: { kind: 'value', value: null, text: t.text }, next: i + 1 };
-  }
+  if (t?.kind === 'number') return { clause: { kind: 'number', token: t.text, negative: false }, next: i + 1 };
   if (t?.kind === 'string') return { clause: { kind: 'value', value: t.text }, next: i + 1 };
   if (t?.kind === 'blob') {
     const bytes = new Uint8Array(t.text.length / 2);
