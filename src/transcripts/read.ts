@@ -25,12 +25,16 @@ export const SNIFF_BYTES = 65536;
 export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   if (isSqliteFile(bytes)) return 'hermes-state-db';
   const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, SNIFF_BYTES));
-  if (head.includes('\u0000')) return 'unknown';
+  // A NUL byte costs its line or message, not the file: input with NULs is binary only when no line
+  // of it is a turn-trace line and it does not start as a JSON object.
+  const nul = head.includes('\u0000');
+  const json = !nul || /^\s*\{/.test(head);
   const firstLines = head.split('\n', 20);
   if (firstLines.some((l) => l.includes('"turn-trace"') && (isTurnTraceLine(l) || /\.jsonl$/i.test(path)))) return 'turn-trace';
   const dumpName = /request_dump_[^/\\]*\.json$/i.test(path);
-  if (/"request"\s*:\s*\{/.test(head) && (/"body"\s*:/.test(head) || dumpName)) return 'hermes-request-dump';
-  if (/"messages"\s*:/.test(head) || /"session_id"\s*:/.test(head)) return 'hermes-session-json';
+  if (json && /"request"\s*:\s*\{/.test(head) && (/"body"\s*:/.test(head) || dumpName)) return 'hermes-request-dump';
+  if (json && (/"messages"\s*:/.test(head) || /"session_id"\s*:/.test(head))) return 'hermes-session-json';
+  if (nul) return 'unknown';
   if (/request_dump_[^/\\]*\.json$/i.test(path)) return 'hermes-request-dump';
   if (/session_[^/\\]*\.json$/i.test(path)) return 'hermes-session-json';
   if (/\.jsonl$/i.test(path)) return 'turn-trace';

@@ -28,6 +28,15 @@ describe('format detection by content', () => {
     assert.equal(sniffFormat('a.json', enc('{"request":{"body":{"messages":[]}}}')), 'hermes-request-dump');
     assert.equal(sniffFormat('a.bin', new Uint8Array([0, 1, 2, 3])), 'unknown');
   });
+  it('a NUL byte does not make a trace, a snapshot or a dump binary; random and compressed bytes still are', () => {
+    const trace = readFileSync(example('trace/agent.trace.jsonl'), 'utf8');
+    assert.equal(sniffFormat('t.txt', enc(trace.replace('"userMessage":"', '"userMessage":"\u0000'))), 'turn-trace');
+    assert.equal(sniffFormat('notes.txt', enc(session([U('q\u0000')]).replace('\\u0000', '\u0000'))), 'hermes-session-json');
+    assert.equal(sniffFormat('a.json', enc('{"request": {"body": {"messages": [{"role": "user", "content": "\u0000"}]}}}')), 'hermes-request-dump');
+    assert.equal(sniffFormat('t.jsonl', Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) & 0xff)), 'unknown');
+    assert.equal(sniffFormat('session_x.json', Uint8Array.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0x22, 0x6d])), 'unknown', 'gzip under a session name');
+    assert.equal(sniffFormat('session_x.json', enc('\u0000\u0000{"messages": []}')), 'unknown', 'NULs before the JSON starts');
+  });
 });
 
 describe('session JSON', () => {
@@ -89,6 +98,15 @@ describe('turn-trace', () => {
     assert.equal(r.diagnostics.find((x) => x.code === 'parse-error')?.line, 2);
     assert.equal(r.diagnostics.find((x) => x.code === 'parse-error')?.atEnd, undefined, 'a broken line followed by others is no writer mid-line');
     assert.equal(r.turns.length, 7);
+  });
+  it('a NUL byte inside a string costs its line only, named at the NUL', () => {
+    const lines = trace.split('\n').filter(Boolean);
+    const column = lines[1].indexOf('"userMessage":"') + 16;
+    lines[1] = `${lines[1].slice(0, column - 1)}\u0000${lines[1].slice(column - 1)}`;
+    const r = analyze(read('t.jsonl', `${lines.join('\n')}\n`));
+    assert.equal(r.source.format, 'turn-trace');
+    assert.deepEqual(r.diagnostics.filter((d) => d.code === 'parse-error').map((d) => [d.line, d.column, d.atEnd]), [[2, column, undefined]]);
+    assert.deepEqual(r.turns.map((t) => t.line), [1, 3, 4, 5, 6, 7], 'the other lines replay');
   });
   it('the recorded sidecars match the composition rule: no replay-mismatch under hermes-current', () => {
     const r = analyze(read('t.jsonl', trace));
