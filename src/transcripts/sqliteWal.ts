@@ -19,7 +19,7 @@ export interface WalApplyResult {
   framesApplied: number;
   /** Frames after the last valid commit, or from the first bad checksum/salt on (an in-progress writer, a stale tail). */
   framesIgnored: number;
-  /** Human-readable notes, e.g. "WAL header checksum mismatch: WAL ignored". */
+  /** Human-readable notes, e.g. "WAL header checksum mismatch: WAL ignored" (WalIndex's warnings, then its notes). */
   warnings: string[];
 }
 
@@ -80,15 +80,19 @@ export interface WalIndex {
   dbPages: number;
   framesApplied: number;
   framesIgnored: number;
+  /** Damage, or a transaction in progress: worth telling whoever reads the database. */
   warnings: string[];
+  /** What a live WAL normally holds and SQLite ignores too: frames left from before the log restarted. */
+  notes: string[];
 }
 
 /** Reads the frames of a WAL; `dbPageSize` is the database header's page size, when there is a header. */
 export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
   const warnings: string[] = [];
+  const notes: string[] = [];
   const walIgnored = (reason: string, framesIgnored = 0): WalIndex => {
     warnings.push(`${reason}: WAL ignored`);
-    return { pageSize: dbPageSize ?? 0, pages: new Map(), dbPages: 0, framesApplied: 0, framesIgnored, warnings };
+    return { pageSize: dbPageSize ?? 0, pages: new Map(), dbPages: 0, framesApplied: 0, framesIgnored, warnings, notes };
   };
 
   if (wal.length === 0) return walIgnored('WAL is empty');
@@ -112,6 +116,7 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
   if (dbPageSize !== undefined && dbPageSize !== pageSize) {
     return walIgnored(`WAL page size ${pageSize} differs from the database page size ${dbPageSize}`);
   }
+  const checkpoints = readUint32(wal, 12);
   const salt1 = readUint32(wal, 16);
   const salt2 = readUint32(wal, 20);
 
@@ -124,6 +129,10 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
   // Walk the valid prefix of the log. Each checksum chains from the previous one, so
   // the first frame that fails (a torn write, or a stale frame left from an earlier
   // WAL generation with old salts) ends the log: nothing after it can be trusted.
+  // After a checkpoint SQLite restarts the log from its start without truncating the
+  // file: it rewrites the header with salt-1 one more than before (and a new salt-2)
+  // and counts the restart in the checkpoint sequence number, so a frame k restarts old
+  // carries salt-1 minus k, k at most that number. Such a tail is normal, not damage.
   const validFramePages: number[] = [];
   let committedFrames = 0;
   let committedDbPages = 0;
@@ -131,8 +140,14 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
     const frameStart = WAL_HEADER_BYTES + index * frameBytes;
     const pageNumber = readUint32(wal, frameStart);
     const dbPagesAfterCommit = readUint32(wal, frameStart + 4);
-    if (readUint32(wal, frameStart + 8) !== salt1 || readUint32(wal, frameStart + 12) !== salt2) {
-      warnings.push(`WAL frame ${index + 1}: salt differs from the header (left from an earlier WAL generation); it and later frames ignored`);
+    const frameSalt1 = readUint32(wal, frameStart + 8);
+    if (frameSalt1 !== salt1 || readUint32(wal, frameStart + 12) !== salt2) {
+      const restartsAgo = (salt1 - frameSalt1) >>> 0;
+      if (restartsAgo >= 1 && restartsAgo <= checkpoints) {
+        notes.push(`WAL frames ${index + 1}-${completeFrames}: left from before the log restarted (an older salt, ${restartsAgo} restart(s) ago); ignored`);
+      } else {
+        warnings.push(`WAL frame ${index + 1}: salt differs from the header and is no earlier generation's; it and later frames ignored`);
+      }
       break;
     }
     const frameChecksum = walChecksum(wal, frameStart + FRAME_HEADER_BYTES, frameStart + frameBytes, bigEndian, walChecksum(wal, frameStart, frameStart + 8, bigEndian, checksum));
@@ -163,13 +178,14 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
     const pageNumber = validFramePages[index];
     if (pageNumber <= committedDbPages) pages.set(pageNumber, WAL_HEADER_BYTES + index * frameBytes + FRAME_HEADER_BYTES);
   }
-  return { pageSize, pages, dbPages: committedDbPages, framesApplied: committedFrames, framesIgnored: framesInFile - committedFrames, warnings };
+  return { pageSize, pages, dbPages: committedDbPages, framesApplied: committedFrames, framesIgnored: framesInFile - committedFrames, warnings, notes };
 }
 
 /** The committed state as one database image (sql.js, the tests' oracle, reads a single image). */
 export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
   const index = readWalIndex(wal, databasePageSize(db));
-  const { framesApplied, framesIgnored, warnings } = index;
+  const { framesApplied, framesIgnored } = index;
+  const warnings = [...index.warnings, ...index.notes];
   if (index.dbPages === 0) return { bytes: clearWalModeMarker(db.slice()), framesApplied, framesIgnored, warnings };
   // Truncate or zero-extend to the committed size, then lay the newest committed frames over it.
   const image = new Uint8Array(index.dbPages * index.pageSize);

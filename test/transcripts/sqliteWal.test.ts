@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { applyWal, WalApplyResult } from '../../src/transcripts/sqliteWal';
+import { bytesSource } from '../../src/model/byteSource';
+import { SqliteFile } from '../../src/transcripts/sqliteFile';
+import { applyWal, readWalIndex, WalApplyResult } from '../../src/transcripts/sqliteWal';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const initSqlJs: () => Promise<SqlJsStatic> = require('sql.js');
@@ -324,4 +326,110 @@ test('an empty, short or garbage WAL leaves the database unchanged, with a warni
     assert.match(result.warnings[0], warning, name);
     assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns'), [[1, 'base']], name);
   }
+});
+
+/** The rows of `turns` through the page reader with the WAL overlaid, beside sql.js's on the folded image. */
+async function turnsBothWays(db: Uint8Array, wal: Uint8Array): Promise<{ file: SqliteFile; mine: unknown[][]; theirs: unknown[][] }> {
+  const file = new SqliteFile(bytesSource(db), { wal });
+  const mine: unknown[][] = [];
+  for (const row of file.rows('turns')) mine.push([row.get('id'), row.get('text')]);
+  return { file, mine, theirs: await query(applyWal(db, wal).bytes, 'SELECT id, text FROM turns ORDER BY id') };
+}
+
+const MANY_FRAMES = `WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+  INSERT INTO turns SELECT i, printf('%.300c', 'y') FROM n;`;
+
+for (const mode of ['PASSIVE', 'RESTART', 'FULL']) {
+  test(`a WAL restarted after a ${mode} checkpoint: the older frames behind the new ones are normal, not a warning`, async () => {
+    const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, MANY_FRAMES, `PRAGMA wal_checkpoint(${mode});`, `UPDATE turns SET text = 'after restart' WHERE id = 1;`]);
+    const frames = walFrames(wal);
+    const headerSalt1 = u32(wal, 16);
+    const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+    assert.ok(current >= 1 && current < frames.length, 'the WAL has a stale tail');
+    assert.ok(u32(wal, 12) >= 1, 'the checkpoint sequence number counts the restart');
+    assert.equal(frames[current].salt1, (headerSalt1 - 1) >>> 0, 'the tail carries the previous salt-1');
+
+    const index = readWalIndex(wal, walPageSize(wal));
+    assert.deepEqual(index.warnings, []);
+    assert.equal(index.notes.length, 1);
+    assert.match(index.notes[0], new RegExp(`^WAL frames ${current + 1}-${frames.length}: left from before the log restarted`));
+    assert.equal(index.framesApplied, current);
+    assert.equal(index.framesIgnored, frames.length - current);
+
+    const { file, mine, theirs } = await turnsBothWays(db, wal);
+    assert.deepEqual(file.walWarnings, []);
+    assert.equal(mine.length, 200);
+    assert.deepEqual(mine[0], [1, 'after restart']);
+    assert.deepEqual(mine, theirs);
+  });
+}
+
+test('a WAL restarted twice: a tail two generations old is normal too', async () => {
+  const { db, wal } = realWalDatabase([
+    CHECKPOINTED_BASE,
+    MANY_FRAMES,
+    `PRAGMA wal_checkpoint(PASSIVE);`,
+    `UPDATE turns SET text = 'second generation' WHERE id = 1;`,
+    `PRAGMA wal_checkpoint(PASSIVE);`,
+    // More frames than the second generation wrote, fewer than the first: the frame after them is two restarts old.
+    `UPDATE turns SET text = printf('%.300c', 'z') WHERE id BETWEEN 1 AND 40;`,
+  ]);
+  const frames = walFrames(wal);
+  const headerSalt1 = u32(wal, 16);
+  const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+  assert.ok(current < frames.length);
+  assert.equal(frames[current].salt1, (headerSalt1 - 2) >>> 0, 'the first stale frame is from the first generation');
+
+  const index = readWalIndex(wal, walPageSize(wal));
+  assert.deepEqual(index.warnings, []);
+  assert.match(index.notes.join('; '), /2 restart\(s\) ago/);
+  const { file, mine, theirs } = await turnsBothWays(db, wal);
+  assert.deepEqual(file.walWarnings, []);
+  assert.deepEqual(mine, theirs);
+  assert.equal(mine[0][1], 'z'.repeat(300));
+});
+
+test('a restarted WAL whose stale frame carries a salt no generation had, or whose live frame is damaged, still warns', async () => {
+  const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, MANY_FRAMES, `PRAGMA wal_checkpoint(PASSIVE);`, `UPDATE turns SET text = 'after restart' WHERE id = 1;`]);
+  const frames = walFrames(wal);
+  const headerSalt1 = u32(wal, 16);
+  const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+  const reference = await turnsBothWays(db, wal);
+  const cases: [string, (w: Uint8Array) => void, RegExp, number][] = [
+    ['a salt-1 one ahead of the header', (w) => new DataView(w.buffer).setUint32(frames[current].offset + 8, (headerSalt1 + 1) >>> 0), /salt differs from the header and is no earlier generation's/, current],
+    ['a salt-1 far from the header', (w) => new DataView(w.buffer).setUint32(frames[current].offset + 8, (headerSalt1 ^ 0x5a5a5a5a) >>> 0), /salt differs from the header and is no earlier generation's/, current],
+    ['a live frame with a bad checksum', (w) => { w[frames[current - 1].offset + FRAME_HEADER_BYTES + 100] ^= 0xff; }, /checksum mismatch/, 0],
+  ];
+  for (const [what, damage, warning, applied] of cases) {
+    const damaged = wal.slice();
+    damage(damaged);
+    const index = readWalIndex(damaged, walPageSize(wal));
+    assert.equal(index.framesApplied, applied, what);
+    assert.match(index.warnings.join('; '), warning, what);
+    const { file, mine, theirs } = await turnsBothWays(db, damaged);
+    assert.match(file.walWarnings.join('; '), warning, what);
+    assert.deepEqual(mine, theirs, what);
+    if (applied) assert.deepEqual(mine, reference.mine, `${what}: the live frames still apply`);
+  }
+});
+
+test('a restarted WAL with a transaction in progress warns of the transaction, not of the stale tail', async () => {
+  const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, MANY_FRAMES, `PRAGMA wal_checkpoint(PASSIVE);`, `UPDATE turns SET text = 'committed' WHERE id = 1;`,
+    `INSERT INTO turns VALUES (500, printf('%.20000c', 'u'));`]);
+  const frames = walFrames(wal);
+  const headerSalt1 = u32(wal, 16);
+  const commits = frames.filter((frame) => frame.salt1 === headerSalt1 && frame.dbPagesAfterCommit !== 0);
+  // Cut the last transaction's commit frame out: its other frames stay, then the older generation's.
+  const lastCommit = commits.at(-1)!;
+  const frameBytes = FRAME_HEADER_BYTES + walPageSize(wal);
+  const cut = new Uint8Array(wal.length - frameBytes);
+  cut.set(wal.subarray(0, lastCommit.offset));
+  cut.set(wal.subarray(lastCommit.offset + frameBytes), lastCommit.offset);
+
+  const { file, mine, theirs } = await turnsBothWays(db, cut);
+  assert.equal(file.walWarnings.length, 1, file.walWarnings.join('; '));
+  assert.match(file.walWarnings[0], /after the last commit ignored \(transaction in progress\)/);
+  assert.deepEqual(mine, theirs);
+  assert.deepEqual(mine[0], [1, 'committed']);
+  assert.equal(mine.length, 200);
 });

@@ -28,7 +28,7 @@ export class Pager {
   readonly encoding: TextEncoding;
   /** Pages in the database (after the WAL's last commit, when there is one). */
   readonly pageCount: number;
-  /** Notes about the WAL (ignored frames, a transaction in progress). */
+  /** About the WAL: damage, a transaction in progress; not the stale tail a restarted log normally keeps. */
   readonly walWarnings: string[];
   /** Damage that SQLite itself would refuse to open; what can still be read is read. */
   readonly problems: string[] = [];
