@@ -502,9 +502,11 @@ function rotationExample(SQL: SqlJsStatic, v: RotationVariant): void {
 \`state.db\` (schema v30, §3.2) holds two sessions:
 
 - parent \`${parent.id}\`: ${parentTurns} turns, ${parent.rows.length} rows, model \`${parent.model}\`, ended with
-  \`end_reason='compression'\` at ${isoTimestamp(parent.endedAt!)}.
+  \`end_reason='compression'\` at ${isoTimestamp(parent.endedAt!)}. Its last row is turn 6's user row, flushed
+  without its sidecar just before the compaction, as upstream's preflight does; no request answered it there.
 - child \`${child.id}\`: \`parent_session_id\` = the parent; its rows are the compacted list (3 head copies, the
-  summary carrier #${carrierId}, the tail copies with their sidecars and original timestamps, then turn 6's user row)
+  summary carrier #${carrierId}, the tail copies with their sidecars and original timestamps, then the copy of turn 6's
+  user row, with its sidecar: one turn with the parent's last row, counted here, where it was answered)
   followed by the rest of turn 6 and ${childTurns - 1} more turns (${childTurns} turns in all, ${child.rows.length} rows), model \`${child.model}\`.
 
 ${changed
@@ -703,10 +705,12 @@ function inPlaceExample(SQL: SqlJsStatic): void {
 the system prompt is stored only inline in \`sessions.system_prompt\` (\`system_prompt_hash\` is NULL, and
 \`system_prompts\` is empty).
 
-At the start of turn 6 the session was compacted in place (§3.5): the ${s.archived.length} rows of turns 1-5
-(#1-#${firstNew - 1}) were set to \`active=0, compacted=1\`, and the compacted list was inserted after them as
-new \`active=1\` rows of the same session: 3 head copies, the summary carrier #${carrierId}, the tail copies
-(turn 4's reply and all of turn 5, with their sidecars and original timestamps), turn 6's user row, and
+At the start of turn 6 the session was compacted in place (§3.5). Turn 6's user row was flushed
+first, without its sidecar (#${firstNew - 1}); then the ${s.archived.length - 1} rows of turns 1-5 (#1-#${firstNew - 2}) were set to
+\`active=0, compacted=1\`, the flushed row, written after the compaction's watermark, to \`active=0, compacted=0\`,
+and the compacted list was inserted after them as new \`active=1\` rows of the same session: 3 head copies, the
+summary carrier #${carrierId}, the tail copies (turn 4's reply and all of turn 5, with their sidecars and original
+timestamps), the copy of turn 6's user row with its sidecar, and
 right after it the todo snapshot #${todoId} ("${TODO_SNAPSHOT_HEADER}…", \`display_kind='hidden'\`). Turns 6-8
 continue in the same session. Turn 7's user row (#${photoId}) is a Telegram photo with nothing injected: list
 content, stored as \`"\\x00json:" + json.dumps(content)\`, no sidecar.
@@ -716,6 +720,8 @@ ${rowTable([s])}
 ## What the inspector should find
 
 - Two generations of one session: #1-#${firstNew - 1} (archived) and #${firstNew}-#${stored.length} (live).
+- Turn 6 is one turn, in the live list: its flushed row #${firstNew - 1} and its copy #${todoId - 1} are the same turn, and the
+  compaction belongs to it.
 - The current-turn anchor of turn 6 is its own user row (#${todoId - 1}), never the todo snapshot after it.
 - Compared with the last request of turn 5, the first request of turn 6: ${describeBreak(brk)}, the summary
   carrier (wire messages 1-3 are the head copies and still match). The system prompt does not change.

@@ -351,8 +351,13 @@ export interface SynthSession {
   parentSessionId: string | null;
   /** Pre-v25 row: the prompt only in sessions.system_prompt, no system_prompts entry. */
   legacyInlinePrompt: boolean;
-  /** Earlier generations of an in-place compacted session, stored active=0, compacted=1. */
+  /**
+   * Earlier generations of an in-place compacted session, stored active=0, compacted=1; the rows
+   * flushed after the compaction's watermark (the turn's own user row) active=0, compacted=0.
+   */
   archived: SynthRow[];
+  /** Main-loop responses recorded in this session (sessions.api_call_count: a rotation child starts at 0). */
+  apiCalls: number;
   /** The live message list, in conversation order. */
   rows: SynthRow[];
 }
@@ -474,6 +479,7 @@ export class AgentRun {
       endReason: null,
       parentSessionId: null,
       archived: [],
+      apiCalls: 0,
       rows: [],
     });
   }
@@ -503,6 +509,11 @@ export class AgentRun {
     const historyLength = parent.rows.length;
     if (spec.compaction) {
       const c = spec.compaction;
+      // Upstream's preflight flushes the turn's user row to the old list before it compacts, without
+      // its sidecar (stamped after the compaction), so the old list ends with it unanswered and the
+      // compacted list holds its copy (agent/conversation_compression.py, compress_context).
+      const flushed: SynthRow = structuredClone(userRow);
+      delete flushed.api_content;
       const compacted = compactMessages(parent.rows, userRow, {
         headCount: c.headCount,
         tailStart: c.tailStart(parent.rows),
@@ -524,10 +535,13 @@ export class AgentRun {
           endReason: null,
           parentSessionId: parent.id,
           archived: [],
+          apiCalls: 0,
           rows: compacted,
         });
+        parent.rows.push(flushed);
       } else {
-        parent.archived.push(...parent.rows);
+        FLUSHED_AFTER_WATERMARK.add(flushed);
+        parent.archived.push(...parent.rows, flushed);
         parent.rows = compacted;
       }
     } else {
@@ -550,6 +564,7 @@ export class AgentRun {
         function: { name: c.spec.name, arguments: toolArguments(c.spec.args) },
       }));
       session.rows.push(assistant);
+      session.apiCalls++;
       appended.push(assistant);
       for (const c of calls) {
         const toolRow: SynthRow = {
@@ -567,6 +582,7 @@ export class AgentRun {
     const reply: SynthRow = { role: 'assistant', content: spec.reply, timestamp: this.tick(this.rng.int(2000, 14000) / 1000), finish_reason: 'stop' };
     if (spec.replyReasoning) reply.reasoning = spec.replyReasoning;
     session.rows.push(reply);
+    session.apiCalls++;
     appended.push(reply);
 
     this.turns.push({ sessionId: session.id, userIndex, firstRequestRows, firstRequestAt, lastRequestRows });
@@ -690,6 +706,9 @@ export function sha256Hex(text: string): string {
 }
 
 /** One messages row as the store holds it, with the id it gets on insert. */
+/** Rows written after a compaction's watermark: archived rewind-style (active=0, compacted=0), as archive_and_compact does. */
+const FLUSHED_AFTER_WATERMARK = new WeakSet<SynthRow>();
+
 export interface StoredRow {
   id: number;
   sessionId: string;
@@ -705,7 +724,7 @@ export interface StoredRow {
 export function storedRows(sessions: readonly SynthSession[]): StoredRow[] {
   const out: StoredRow[] = [];
   for (const s of sessions) {
-    for (const row of s.archived) out.push({ id: out.length + 1, sessionId: s.id, row, active: false, compacted: true });
+    for (const row of s.archived) out.push({ id: out.length + 1, sessionId: s.id, row, active: false, compacted: !FLUSHED_AFTER_WATERMARK.has(row) });
     for (const row of s.rows) out.push({ id: out.length + 1, sessionId: s.id, row, active: true, compacted: false });
   }
   return out;
@@ -849,7 +868,9 @@ export function toStateDb(SQL: SqlJsStatic, ...sessions: SynthSession[]): Uint8A
         s.startedAt,
         s.endedAt,
         s.endReason,
-        mine.length,
+        // message_count is the active list's length (archive_and_compact resets it), api_call_count
+        // the responses recorded in this session.
+        mine.filter((r) => r.active).length,
         toolCalls,
         s.cwd,
         s.provider,
@@ -857,7 +878,7 @@ export function toStateDb(SQL: SqlJsStatic, ...sessions: SynthSession[]): Uint8A
         s.title,
         'auto',
         lastAt,
-        mine.filter((r) => r.row.role === 'assistant' && !r.row._compressed_summary).length,
+        s.apiCalls,
         pythonJsonDumps(s.tools.map((t) => t.function.name)),
       ]);
     }
