@@ -93,12 +93,14 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
   const lineages = new Lineages(transcript.sessions);
   const states = new Map<string, LineageState>();
   const handovers = findHandovers(transcript, lineages);
+  // The old list's row each handover takes away, by the list it sits in.
+  const handedOn = new Map([...handovers.values()].map((h) => [h.before, h.original]));
 
   for (const session of transcript.sessions) {
     const lineage = lineages.root(session).id;
     let state = states.get(lineage);
     if (!state) { state = { lastRequest: null, lastTurn: null }; states.set(lineage, state); }
-    for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers);
+    for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1);
   }
   return replay;
 }
@@ -108,19 +110,21 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
  * compacted list (upstream's preflight flushes the row to the old list, then compacts): one turn,
  * replayed where it was answered. Maps the compacted generation to its copy's index and the old row's.
  */
-interface Handover { copy: number; original: number }
+interface Handover { copy: number; original: number; before: Row[] }
 
 function findHandovers(transcript: Transcript, lineages: Lineages<TranscriptSession>): Map<Generation, Handover> {
   const out = new Map<Generation, Handover>();
   for (const session of transcript.sessions) {
     session.generations.forEach((gen, g) => {
-      if (!gen.compaction) return;
-      const previous = g > 0 ? session.generations[g - 1] : lastGeneration(lineages.continued(session));
-      const before = gen.compaction.before;
+      // A compacted list, or a fork's copy of its parent's list (whose turn, too, is answered where it was copied).
+      const fork = g === 0 && !gen.compaction && gen.carried !== undefined ? lastGeneration(lineages.parentOf(session)) : undefined;
+      if (!gen.compaction && !fork) return;
+      const previous = gen.compaction ? (g > 0 ? session.generations[g - 1] : lastGeneration(lineages.continued(session))) : fork;
+      const before = gen.compaction ? gen.compaction.before : (fork as Generation).rows;
       const original = trailingUnansweredUserRow(before);
       if (original < 0 || !previous || previous.rows !== before) return;
-      const source = compactionCopies(gen).source;
-      for (let j = source.length - 1; j >= 0; j--) if (source[j] === original) { out.set(gen, { copy: j, original }); return; }
+      const source = gen.compaction ? compactionCopies(gen).source : matchCopies({ rows: before }, { rows: gen.rows }).source;
+      for (let j = source.length - 1; j >= 0; j--) if (source[j] === original) { out.set(gen, { copy: j, original, before }); return; }
     });
   }
   return out;
@@ -150,12 +154,12 @@ function isAnswer(row: Row): boolean {
   return row.role === 'assistant' && !isSummaryCarrier(row);
 }
 
+/** `handedOn`: the row of this list whose turn a later list answers (see Handover), or -1. */
 function replayGeneration(replay: Replay, profile: Profile, session: TranscriptSession, lineage: string, gen: Generation,
-  state: LineageState, handovers: Map<Generation, Handover>): void {
+  state: LineageState, handover: Handover | undefined, handedOn: number): void {
   const rows = gen.rows.slice();
-  let { start, turn, pending } = beginGeneration(profile, gen, rows, state, handovers.get(gen));
+  let { start, turn, pending } = beginGeneration(profile, gen, rows, state, handover);
   let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
-  const handedOn = handedOnRow(gen, handovers);
 
   for (let i = start; i < rows.length; i++) {
     const row = rows[i];
@@ -179,19 +183,13 @@ function replayGeneration(replay: Replay, profile: Profile, session: TranscriptS
   }
 }
 
-/** The row of this generation whose turn continues in the next one (see Handover), or -1. */
-function handedOnRow(gen: Generation, handovers: Map<Generation, Handover>): number {
-  for (const [next, h] of handovers) if (next.compaction?.before === gen.rows) return h.original;
-  return -1;
-}
-
 /**
  * Begin a generation: a plain one starts at its first row (or after the rows a rewind kept); a
  * compacted one after its carried-over rows, with the compaction handed to the turn it belongs
  * to: the handed-over turn, the next new turn, or (mid-turn) the turn still running.
  */
 function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: LineageState, handover: Handover | undefined): GenerationStart {
-  if (!gen.compaction) return { start: gen.carried ?? 0, turn: null, pending: null };
+  if (!gen.compaction) return { start: handover ? Math.min(handover.copy, gen.carried ?? 0) : gen.carried ?? 0, turn: null, pending: null };
   const copies = compactionCopies(gen);
   const before = gen.compaction.before;
   if (handover) {

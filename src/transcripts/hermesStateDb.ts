@@ -184,12 +184,13 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     sessions.push(orphan);
   }
   const evidence = new Map<Generation, CopySide>();
+  const lineages = new Lineages(sessions);
   for (const session of sessions) {
-    const generations = splitGenerations(bySession.get(session.id) ?? []);
+    // A rotation child's list opens with head copies of its parent and the rotation's carrier, which starts no set of its own.
+    const generations = splitGenerations(bySession.get(session.id) ?? [], lineages.continued(session) !== undefined);
     for (const gen of generations) evidence.set(gen, { rows: gen.rows, evidence: gen.evidence });
     session.generations = generations;
   }
-  const lineages = new Lineages(sessions);
   const ordered = lineages.ordered();
   for (const session of ordered) {
     const parent = lineages.parentOf(session);
@@ -418,8 +419,8 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
  * Inactive rows that are not archived are a compaction's carried tail when they run up to the next
  * compacted set (they were live), and undone rows otherwise.
  */
-function splitGenerations(rows: StoredMessage[]): EvidencedGeneration[] {
-  const starts = compactionStarts(rows);
+function splitGenerations(rows: StoredMessage[], rotationChild: boolean): EvidencedGeneration[] {
+  const starts = compactionStarts(rows, rotationChild);
   const out: EvidencedGeneration[] = [];
   starts.forEach((start, g) => {
     const slice = rows.slice(start, g + 1 < starts.length ? starts[g + 1] : rows.length);
@@ -462,12 +463,14 @@ function generationOf(messages: StoredMessage[]): EvidencedGeneration {
  * before a summary carrier, when archived rows precede it (a rotated child's head copies are live
  * and start no set).
  */
-function compactionStarts(rows: StoredMessage[]): number[] {
+function compactionStarts(rows: StoredMessage[], rotationChild: boolean): number[] {
   const side: CopySide = { rows: rows.map((m) => m.row), evidence: rows.map((m) => m.evidence) };
   const starts = [0];
   let head = new HeadCopies(side, 0);
+  let skip = rotationChild;
   for (let i = 0; i < rows.length; i++) {
     if (!isSummaryCarrier(rows[i].row)) continue;
+    if (skip) { skip = false; continue; }
     const genStart = starts[starts.length - 1];
     const q = head.startBefore(i);
     if (q > genStart && !rows[q - 1].active) { starts.push(q); head = new HeadCopies(side, q); }
