@@ -45,7 +45,7 @@ export interface ReportCompression {
 
 export type DiagnosticCode =
   | 'system-prompt-changed' | 'prefix-break' | 'notes-lost' | 'compression-no-progress'
-  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error' | 'replay-count-mismatch' | 'session-list-only';
+  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error' | 'replay-count-mismatch' | 'session-list-only' | 'snapshot-incomplete';
 
 export interface Diagnostic {
   severity: Severity;

@@ -41,13 +41,17 @@ function seconds(v: unknown): number | null {
 }
 
 /**
- * `session_start` is a local time without a zone (Python's datetime.now().isoformat()), rows carry
- * unix seconds. `last_updated` is written with the newest row, so the offset between the two
- * (rounded to a quarter hour, as zones are) places session_start in unix time. Null when either
- * is missing or the file has no row time to compare with.
+ * When the session began, in unix seconds: the later of `session_start` and the time in its id
+ * (`YYYYmmdd_HHMMSS_…`, made when the session was created; a rotation child keeps its agent's
+ * session_start but gets an id of its own). Both are local times without a zone, rows carry unix
+ * seconds: `last_updated` is written with the newest row, so the offset between the two (rounded
+ * to a quarter hour, as zones are) places them in unix time. Null when that cannot be done.
  */
-export function sessionStartSeconds(sessionStart: unknown, lastUpdated: unknown, rows: readonly Row[]): number | null {
-  const start = localSeconds(sessionStart);
+export function sessionStartSeconds(sessionStart: unknown, lastUpdated: unknown, rows: readonly Row[], sessionId?: unknown): number | null {
+  const fromId = typeof sessionId === 'string' ? /^(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})(?:_|$)/.exec(sessionId) : null;
+  const idTime = fromId ? localSeconds(`${fromId[1]}-${fromId[2]}-${fromId[3]}T${fromId[4]}:${fromId[5]}:${fromId[6]}`) : null;
+  const declared = localSeconds(sessionStart);
+  const start = declared === null ? idTime : idTime === null ? declared : Math.max(declared, idTime);
   const updated = localSeconds(lastUpdated);
   let newest: number | null = null;
   for (const r of rows) {

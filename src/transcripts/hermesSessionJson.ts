@@ -1,60 +1,61 @@
 // Hermes session snapshots, sessions/session_<id>.json (hermes-reference.md §3.1). A truncated
-// snapshot still yields every complete message.
+// snapshot still yields every complete message, and a message that does not parse costs only itself.
 
-import { isSummaryCarrier } from '../hermes/compactionMarkers';
+import { sessionStartSeconds, snapshotCopies } from '../hermes/snapshot';
 import type { Row } from '../model/rows';
-import { linesAt, parseJson, parseSplitDocument, topLevelArrayElements } from './jsonText';
+import { documentFindings, parseSplitDocument, readJsonDocument, type ListEntry } from './jsonText';
 import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
 
 /**
  * A well-formed snapshot, parsed message by message as it is read; null for anything else, which
- * readHermesSessionJson reads as one text to position the error and salvage what precedes it.
+ * readHermesSessionJson reads as one text: each message on its own, NaN and Infinity as Python
+ * reads them, every error at its character.
  */
 export function readSplitSessionJson(path: string, source: ByteSource): Transcript | null {
   const split = parseSplitDocument(source, 'messages');
-  return split && fromDocument(path, split.value, split.value.messages as unknown[], split.lines, []);
+  return split && fromDocument(path, split.value, (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index })), []);
 }
 
 export function readHermesSessionJson(path: string, text: string): Transcript {
   const findings: InputFinding[] = [];
-  const parsed = parseJson(text);
-  const spans = topLevelArrayElements(text, 'messages');
-  const lines = linesAt(text, spans.map((s) => s.start));
-  let doc: Record<string, unknown> = {};
-  let elements: unknown[];
-  if (parsed.ok) {
-    if (typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
-      return { path, format: 'hermes-session-json', sessions: [], captured: [], findings: [parseError(`${path}: a session snapshot must be a JSON object`, { line: 1, column: 1 })] };
-    }
-    doc = parsed.value as Record<string, unknown>;
-    if (!Array.isArray(doc.messages)) {
-      findings.push(parseError(`${path}: "messages" is ${doc.messages === undefined ? 'missing' : 'not a list'}`, { line: 1, column: 1 }));
-    }
-    elements = Array.isArray(doc.messages) ? doc.messages : [];
-  } else {
-    findings.push(parseError(`${path}:${parsed.pos.line}:${parsed.pos.column}: ${parsed.message}; showing the ${spans.length} complete messages before it`, { line: parsed.pos.line, column: parsed.pos.column }, parsed.pos.offset >= text.length));
-    doc = salvageHeader(text);
-    elements = spans.map((s) => { const p = parseJson(text.slice(s.start, s.end)); return p.ok ? p.value : undefined; });
+  const read = readJsonDocument(text, ['messages']);
+  const isObject = typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value);
+  if (!read.errors.length && !isObject) {
+    return { path, format: 'hermes-session-json', sessions: [], captured: [], findings: [parseError(`${path}: a session snapshot must be a JSON object`, { line: 1, column: 1 })] };
   }
-  return fromDocument(path, doc, elements, lines, findings);
+  const doc = isObject ? read.value as Record<string, unknown> : {};
+  const entries = read.list ?? [];
+  findings.push(...documentFindings(path, read, 'message', `showing the ${entries.length} complete messages before it`));
+  if (!read.errors.length && !Array.isArray(doc.messages)) {
+    findings.push(parseError(`${path}: "messages" is ${doc.messages === undefined ? 'missing' : 'not a list'}`, { line: 1, column: 1 }));
+  }
+  return fromDocument(path, doc, entries, findings);
 }
 
-function fromDocument(path: string, doc: Record<string, unknown>, elements: unknown[], lines: number[], findings: InputFinding[]): Transcript {
+function fromDocument(path: string, doc: Record<string, unknown>, messages: ListEntry[], findings: InputFinding[]): Transcript {
   const rows: Row[] = [];
   const pos: SourcePos[] = [];
-  elements.forEach((value, i) => {
-    const at: SourcePos = { line: lines[i] ?? 1 };
-    const row = acceptRow(value, `${path}:${at.line}: message ${i}`, at, findings);
+  for (const { value, line, index } of messages) {
+    const at: SourcePos = { line };
+    const row = acceptRow(value, `${path}:${line}: message ${index}`, at, findings);
     if (row) { rows.push(row); pos.push(at); }
-  });
+  }
 
   const id = typeof doc.session_id === 'string' ? doc.session_id : sessionIdFromPath(path);
-  // A snapshot written after a rotation starts with the compacted list; without the parent's file
-  // the rows up to the summary carrier are known to be carried over.
-  const carrier = rows.findIndex(isSummaryCarrier);
-  const generation: Generation = { rows, pos, ...(carrier >= 0 ? { carried: carrier + 1 } : {}) };
+  // A snapshot written after a compaction or a fork starts with copies; nothing names the parent,
+  // so their timestamps tell them from new rows (docs/hermes-behaviour.md §5.5).
+  const copies = snapshotCopies(rows, sessionStartSeconds(doc.session_start, doc.last_updated, rows, id));
+  const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}) };
+  if (copies.evidence === 'none' && copies.carrier >= 0) {
+    findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },
+      message: `${path}: the list starts after a compaction (summary carrier, message ${copies.carrier}); the rows after it may be copies of the parent's tail, which this file cannot tell (no timestamp on the carrier, no session_start): they are counted as new turns` });
+  }
+  if (copies.carrier >= 0) {
+    findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },
+      message: `${path}: a snapshot after a compaction holds only the compacted list; upstream does not overwrite a snapshot that held more messages, so after a compaction in place it stays frozen at the old list until the new one outgrows it: state.db is the complete record` });
+  }
   return {
     path,
     format: 'hermes-session-json',
@@ -75,24 +76,4 @@ function fromDocument(path: string, doc: Record<string, unknown>, elements: unkn
 function sessionIdFromPath(path: string): string {
   const m = /session_([^/\\]+)\.json$/.exec(path);
   return m ? m[1] : path;
-}
-
-/**
- * The scalar header fields of a snapshot whose JSON is cut short, taken before "messages". The
- * string is found by a linear scan: a regex with an alternation inside a repetition backtracks
- * once per character and overflows the stack on a multi-megabyte prompt.
- */
-function salvageHeader(text: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of ['session_id', 'system_prompt']) {
-    const m = new RegExp(`"${key}"\\s*:\\s*"`).exec(text);
-    if (!m) continue;
-    const start = m.index + m[0].length - 1;
-    let i = start + 1;
-    while (i < text.length && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
-    if (i >= text.length) continue;
-    const p = parseJson(text.slice(start, i + 1));
-    if (p.ok) out[key] = p.value;
-  }
-  return out;
 }
