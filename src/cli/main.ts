@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
 import { renderHtmlReport } from './htmlReport';
+import { githubData, githubProperty, visible } from './terminalText';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
 
@@ -152,10 +153,6 @@ function where(d: Diagnostic): string {
   return bits.length ? ` (${bits.join(', ')})` : '';
 }
 
-function oneLine(s: string): string {
-  return s.replace(/[\r\n]+/g, ' ');
-}
-
 function textReport(r: Report, turn: number | null): string {
   const out: string[] = [];
   out.push(`${r.source.path} (${r.source.format}), profile ${r.profile}, tokenizer ${r.tokenizer}`);
@@ -180,18 +177,18 @@ function textReport(r: Report, turn: number | null): string {
   }
   const shown = r.diagnostics.filter((d) => turn === null || d.turn === null || d.turn === turn);
   out.push(shown.length ? 'findings:' : 'findings: none');
-  for (const d of shown) out.push(`  ${d.severity} ${d.code}: ${oneLine(d.message)}${where(d)}`);
-  return out.join('\n');
+  for (const d of shown) out.push(`  ${d.severity} ${d.code}: ${d.message}${where(d)}`);
+  // Paths, session ids and messages come from the input: no line may carry a control character.
+  return out.map(visible).join('\n');
 }
 
 function checkLine(path: string, d: Diagnostic, format: Options['format']): string {
   const line = d.line ?? 1;
   if (format === 'github') {
     const level = d.severity === 'error' ? 'error' : 'warning';
-    const msg = `${d.code} ${oneLine(d.message)}${where(d)}`.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-    return `::${level} file=${path},line=${line},title=${d.code}::${msg}`;
+    return `::${level} file=${githubProperty(path)},line=${line},title=${githubProperty(d.code)}::${githubData(`${d.code} ${d.message}${where(d)}`)}`;
   }
-  return `${path}:${line}: ${d.severity} ${d.code} ${oneLine(d.message)}${where(d)}`;
+  return visible(`${path}:${line}: ${d.severity} ${d.code} ${d.message}${where(d)}`);
 }
 
 export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
@@ -213,7 +210,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       const analysis = await analyzeFile(o.files[0], o);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
       writeFileSync(o.output, renderHtmlReport(new Inspection(analysis, title), title, o.theme));
-      out(`wrote ${o.output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`);
+      out(visible(`wrote ${o.output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`));
       return 0;
     }
     if (!o.files.length) throw new UsageError('check takes at least one file');
@@ -226,7 +223,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
         report = (await analyzeFile(file, o, true)).report;
       } catch (e) {
         if (!(e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof NotReadWhole)) throw e;
-        err(`prompt-inspector: ${e.message}`);
+        err(`prompt-inspector: ${visible(e.message)}`);
         unopenable = true;
         continue;
       }
@@ -239,9 +236,9 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     if (unopenable) return 2;
     return errors ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) { err(`prompt-inspector: ${e.message}\n\n${USAGE}`); return 2; }
-    if (e instanceof UnopenablePath || e instanceof UnknownSession) { err(`prompt-inspector: ${e.message}`); return 2; }
-    err(`prompt-inspector: internal error: ${(e as Error).message}`);
+    if (e instanceof UsageError) { err(`prompt-inspector: ${visible(e.message)}\n\n${USAGE}`); return 2; }
+    if (e instanceof UnopenablePath || e instanceof UnknownSession) { err(`prompt-inspector: ${visible(e.message)}`); return 2; }
+    err(`prompt-inspector: internal error: ${visible((e as Error).message)}`);
     return 3;
   }
 }

@@ -1,0 +1,33 @@
+// Text from a transcript or a path, made safe to print. A terminal acts on control characters (ESC
+// starts sequences that recolour, move the cursor or retitle the window; CR and LF forge lines) and
+// bidi controls reorder what it shows, so each such character is printed as a visible escape.
+
+/** C0, DEL and C1 controls, the bidi embeddings, overrides, isolates and marks, and U+2028/U+2029. */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escape(c: string): string {
+  const n = c.charCodeAt(0);
+  return NAMED[c] ?? (n <= 0xff ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`);
+}
+
+/** s with every control and bidi character shown as an escape (`\n`, `\x1b`, `\u202e`). */
+export function visible(s: string): string {
+  return s.replace(UNSAFE, escape);
+}
+
+const percent = (c: string): string => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+
+/**
+ * A GitHub workflow command's message: `%`, CR and LF percent-encoded as GitHub decodes them (so a
+ * value cannot end the command and start another), every other control made visible.
+ */
+export function githubData(s: string): string {
+  return s.replace(/[%\r\n]/g, percent).replace(UNSAFE, escape);
+}
+
+/** A workflow command's property value (`file=`, `title=`): also `:` and `,`, which end a property. */
+export function githubProperty(s: string): string {
+  return s.replace(/[%\r\n:,]/g, percent).replace(UNSAFE, escape);
+}
