@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
 import { renderHtmlReport } from './htmlReport';
+import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
@@ -63,6 +64,9 @@ VS Code), which opens offline in any browser and loads nothing from the network.
 };
 
 class UsageError extends Error {}
+
+/** `report -o` cannot or must not write where it was told: said in one line, exit 2. */
+class CannotWrite extends Error {}
 
 interface Options {
   files: string[];
@@ -207,9 +211,16 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     if (command === 'report') {
       if (o.files.length !== 1) throw new UsageError('report takes exactly one file');
       if (!o.output) throw new UsageError('report needs -o <out.html>');
+      const refusal = outputRefusal(o.output, o.files[0]);
+      if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
       const analysis = await analyzeFile(o.files[0], o);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
-      writeFileSync(o.output, renderHtmlReport(new Inspection(analysis, title), title, o.theme));
+      const html = renderHtmlReport(new Inspection(analysis, title), title, o.theme);
+      try {
+        writeFileSync(o.output, html);
+      } catch (e) {
+        throw new CannotWrite(`cannot write ${o.output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
       out(visible(`wrote ${o.output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`));
       return 0;
     }
@@ -237,7 +248,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     return errors ? 1 : 0;
   } catch (e) {
     if (e instanceof UsageError) { err(`prompt-inspector: ${visible(e.message)}\n\n${USAGE}`); return 2; }
-    if (e instanceof UnopenablePath || e instanceof UnknownSession) { err(`prompt-inspector: ${visible(e.message)}`); return 2; }
+    if (e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof CannotWrite) { err(`prompt-inspector: ${visible(e.message)}`); return 2; }
     err(`prompt-inspector: internal error: ${visible((e as Error).message)}`);
     return 3;
   }
