@@ -254,7 +254,20 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
   }
 }
 
+/**
+ * A line writer for a standard stream. A reader that goes away (`analyze … | head`) ends the
+ * output, not the run: later lines are dropped, and the exit code is the command's own.
+ */
+function lines(stream: NodeJS.WriteStream): (s: string) => void {
+  let open = true;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    open = false;
+  });
+  return (s) => { if (open) stream.write(`${s}\n`); };
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2), (s) => process.stdout.write(`${s}\n`), (s) => process.stderr.write(`${s}\n`))
+  main(process.argv.slice(2), lines(process.stdout), lines(process.stderr))
     .then((code) => { process.exitCode = code; });
 }
