@@ -42,7 +42,7 @@ function displayText(content: unknown): { text: string; partStarts: number[] } {
   content.forEach((part, i) => {
     if (i > 0) text += '\n';
     partStarts.push(text.length);
-    text += typeof part?.text === 'string' ? revealBidiControls(part.text) : `[${part?.type ?? 'part'}]`;
+    text += typeof part?.text === 'string' ? revealBidiControls(part.text) : `[${typeof part?.type === 'string' ? part.type : 'part'}]`;
   });
   return { text, partStarts };
 }
@@ -145,7 +145,7 @@ export class Inspection {
       injected,
       toolCalls: calls.map((c) => {
         const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
-        return { name: revealBidiControls(String(fn?.name ?? '')), arguments: revealBidiControls(typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null)) };
+        return { name: revealBidiControls(typeof fn?.name === 'string' ? fn.name : fn?.name == null ? '' : JSON.stringify(fn.name)), arguments: revealBidiControls(typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null)) };
       }),
       toolCallId: typeof m.message.tool_call_id === 'string' ? m.message.tool_call_id : null,
     };
