@@ -134,11 +134,16 @@ function lastGeneration(session: TranscriptSession | undefined): Generation | un
   return session?.generations[session.generations.length - 1];
 }
 
+/** Copies recognised here from the rows alone, kept beside the transcript (the replay never changes it). */
+const recognised = new WeakMap<StoredCompaction, CopyMatch>();
+
 /** The copies a reader recognised with its store's evidence, or recognised here from the rows alone. */
 function compactionCopies(gen: Generation): CopyMatch {
   const c = gen.compaction as StoredCompaction;
-  if (!c.copies) c.copies = matchCopies({ rows: c.before }, { rows: gen.rows });
-  return c.copies;
+  if (c.copies) return c.copies;
+  let m = recognised.get(c);
+  if (!m) { m = matchCopies({ rows: c.before }, { rows: gen.rows }); recognised.set(c, m); }
+  return m;
 }
 
 /** The index of the list's last user-originated row when no answer follows it, or -1. */
