@@ -2,74 +2,59 @@
 // of one provider call exactly as sent, system message first.
 
 import type { Row } from '../model/rows';
-import { linesAt, parseJson, topLevelArrayElements } from './jsonText';
+import { documentFindings, readJsonDocument } from './jsonText';
 import type { CapturedRequest, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 
 /**
- * A dump that cannot be parsed: a parse-error, and with `salvage` (a dump read on its own) the body
- * messages complete before the cut, like a truncated session snapshot. A cut dump is never
- * compared with a replay: its request is not known whole.
+ * A dump that cannot be read whole: its findings, and with `salvage` (a dump read on its own) the
+ * body messages that read, like a damaged session snapshot. A damaged dump is never compared with
+ * a replay: its request is not known whole. Of repeated keys the last counts, as in Python's json.
  */
 export function readCapturedRequest(path: string, text: string, findings: InputFinding[], salvage = false): (CapturedRequest & { truncated?: boolean }) | null {
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    const spans = salvage ? bodyMessageSpans(text) : [];
-    findings.push(parseError(`${path}:${parsed.pos.line}:${parsed.pos.column}: ${parsed.message}${salvage ? `; showing the ${spans.length} complete body messages before it` : ''}`,
-      { line: parsed.pos.line, column: parsed.pos.column }, parsed.pos.offset >= text.length));
-    if (!spans.length) return null;
-    const lines = linesAt(text, spans.map((s) => s.start));
-    const messages: Row[] = [];
-    spans.forEach((s, i) => {
-      const p = parseJson(text.slice(s.start, s.end));
-      const row = acceptRow(p.ok ? p.value : undefined, `${path}:${lines[i]}: body message ${i}`, { line: lines[i] }, findings);
-      if (row) messages.push(row);
-    });
-    const sessionId = /"session_id"\s*:\s*"([^"\\]*)"/.exec(text.slice(0, text.indexOf('"body"') >>> 0))?.[1]
-      ?? (/request_dump_(.+)_\d{8}_\d{6}/.exec(path)?.[1] ?? path);
-    return { sessionId, path, messages, pos: { line: 1, sessionId }, truncated: true };
-  }
-  const doc = parsed.value as { session_id?: unknown; timestamp?: unknown; reason?: unknown; request?: { body?: { messages?: unknown; tools?: unknown } } } | null;
-  const body = doc && typeof doc === 'object' ? doc.request?.body : undefined;
-  if (!body || !Array.isArray(body.messages)) {
+  return readDump(path, text, findings, salvage)?.captured ?? null;
+}
+
+/** The captured request and the position of each of its messages. */
+function readDump(path: string, text: string, findings: InputFinding[], salvage: boolean): { captured: CapturedRequest & { truncated?: boolean }; rowPos: SourcePos[] } | null {
+  const read = readJsonDocument(text, ['request', 'body', 'messages']);
+  const entries = read.list ?? [];
+  findings.push(...documentFindings(path, read, 'body message', salvage ? `showing the ${entries.length} complete body messages before it` : ''));
+  const doc = typeof read.value === 'object' && read.value !== null ? read.value as { session_id?: unknown; timestamp?: unknown; reason?: unknown; request?: { body?: { messages?: unknown; tools?: unknown } } } : null;
+  const damaged = read.errors.length > 0;
+  if (damaged && (!salvage || !entries.length)) return null;
+  const body = doc?.request?.body;
+  if (!damaged && (!body || !Array.isArray(body.messages))) {
     findings.push(parseError(`${path}: not a request dump (no request.body.messages list)`, { line: 1, column: 1 }));
     return null;
   }
-  const messageLines = linesAt(text, topLevelMessagesOffsets(text));
   const messages: Row[] = [];
-  body.messages.forEach((value, i) => {
-    const at: SourcePos = { line: messageLines[i] ?? 1 };
-    const row = acceptRow(value, `${path}:${at.line}: body message ${i}`, at, findings);
-    if (row) messages.push(row);
-  });
+  const rowPos: SourcePos[] = [];
+  for (const { value, line, index } of entries) {
+    const at: SourcePos = { line };
+    const row = acceptRow(value, `${path}:${line}: body message ${index}`, at, findings);
+    if (row) { messages.push(row); rowPos.push(at); }
+  }
   const sessionId = typeof doc?.session_id === 'string' ? doc.session_id : (/request_dump_(.+)_\d{8}_\d{6}/.exec(path)?.[1] ?? path);
+  if (damaged) return { captured: { sessionId, path, messages, pos: { line: 1, sessionId }, truncated: true }, rowPos };
   return {
-    sessionId, path, messages,
-    timestamp: typeof doc?.timestamp === 'string' ? doc.timestamp : undefined,
-    reason: typeof doc?.reason === 'string' ? doc.reason : undefined,
-    tools: Array.isArray(body.tools) ? body.tools : undefined,
-    pos: { line: 1, sessionId },
+    captured: {
+      sessionId, path, messages,
+      timestamp: typeof doc?.timestamp === 'string' ? doc.timestamp : undefined,
+      reason: typeof doc?.reason === 'string' ? doc.reason : undefined,
+      tools: Array.isArray(body?.tools) ? body.tools : undefined,
+      pos: { line: 1, sessionId },
+    },
+    rowPos,
   };
-}
-
-/** Body messages sit two levels down; find the "messages" array inside "body" by its own key. */
-function bodyMessageSpans(text: string): { start: number; end: number }[] {
-  const at = text.indexOf('"body"');
-  if (at < 0) return [];
-  const inner = text.indexOf('{', at);
-  if (inner < 0) return [];
-  return topLevelArrayElements(text.slice(inner), 'messages').map((s) => ({ start: s.start + inner, end: s.end + inner }));
-}
-
-function topLevelMessagesOffsets(text: string): number[] {
-  return bodyMessageSpans(text).map((s) => s.start);
 }
 
 /** A dump read on its own: one session whose only request is the captured one. */
 export function readHermesRequestDump(path: string, text: string): Transcript {
   const findings: InputFinding[] = [];
-  const captured = readCapturedRequest(path, text, findings, true);
-  if (!captured) return { path, format: 'hermes-request-dump', sessions: [], captured: [], findings };
+  const dump = readDump(path, text, findings, true);
+  if (!dump) return { path, format: 'hermes-request-dump', sessions: [], captured: [], findings };
+  const { captured, rowPos } = dump;
   const [first, ...rest] = captured.messages;
   const hasSystem = first?.role === 'system';
   const rows = hasSystem ? rest : captured.messages;
@@ -82,7 +67,7 @@ export function readHermesRequestDump(path: string, text: string): Transcript {
       endReason: null,
       systemPrompt: hasSystem && typeof first.content === 'string' ? first.content : null,
       tools: captured.tools,
-      generations: [{ rows, pos: rows.map(() => captured.pos), trailingRequest: !captured.truncated }],
+      generations: [{ rows, pos: hasSystem ? rowPos.slice(1) : rowPos, trailingRequest: !captured.truncated }],
       pos: captured.pos,
     }],
     captured: [],

@@ -1,99 +1,31 @@
-// JSON with positions: parse errors as line/column, and the spans of the elements of one top-level
-// array, so a truncated file still yields every complete element and each row knows its line; and
-// a well-formed file parsed element by element as it is read, without its whole text.
+// JSON with positions, read the way Hermes reads it (Python's json): errors at the offending
+// character as line/column, NaN/Infinity/-Infinity read as the numbers Python's json.dump writes
+// them for, the last of repeated keys kept, and an object document read member by member and its
+// list element by element, so one bad message costs that message and a cut file keeps every
+// complete one; and a well-formed file parsed element by element as it is read, without its whole text.
 
 import type { ByteSource } from '../model/byteSource';
+import type { InputFinding, SourcePos } from '../model/transcript';
 
 export interface TextPos { line: number; column: number; offset: number }
 
-export function positionAt(text: string, offset: number): TextPos {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    lineStart = i + 1;
-  }
-  return { line, column: offset - lineStart + 1, offset };
-}
+/** Positions of ascending offsets in one pass over the text (it starts over for an earlier one). */
+class LineCursor {
+  private offset = 0;
+  private line = 1;
+  private lineStart = 0;
 
-/** Maps many offsets to lines in one pass (offsets must be ascending). */
-export function linesAt(text: string, offsets: readonly number[]): number[] {
-  const out: number[] = [];
-  let line = 1;
-  let nl = text.indexOf('\n');
-  for (const offset of offsets) {
-    while (nl >= 0 && nl < offset) { line++; nl = text.indexOf('\n', nl + 1); }
-    out.push(line);
-  }
-  return out;
-}
+  constructor(private readonly text: string) {}
 
-export type JsonParse = { ok: true; value: unknown } | { ok: false; message: string; pos: TextPos };
-
-export function parseJson(text: string): JsonParse {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const m = /position (\d+)/.exec(message);
-    const offset = m ? Number(m[1]) : text.length;
-    return { ok: false, message: message.replace(/ in JSON at position \d+.*$/, ''), pos: positionAt(text, offset) };
-  }
-}
-
-export interface ElementSpan { start: number; end: number }
-
-/**
- * The spans of the complete elements of the array under `key` in the top-level object, found
- * with a linear scan that tracks strings and depth (no second parse). Incomplete trailing
- * elements are left out.
- */
-export function topLevelArrayElements(text: string, key: string): ElementSpan[] {
-  const spans: ElementSpan[] = [];
-  const needle = JSON.stringify(key);
-  let depth = 0;
-  let inArray = false;
-  let arrayDepth = -1;
-  let elementStart = -1;
-  let lastKeyAtDepth1 = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      const start = i;
-      // Jump from quote to quote (native search); a quote preceded by an odd run of backslashes is escaped.
-      for (;;) {
-        i = text.indexOf('"', i + 1);
-        if (i < 0) { i = text.length; break; }
-        let b = i - 1;
-        while (text.charCodeAt(b) === 92) b--;
-        if ((i - 1 - b) % 2 === 0) break;
-      }
-      if (depth === 1 && !inArray) lastKeyAtDepth1 = text.slice(start, i + 1);
-      if (inArray && depth === arrayDepth && elementStart < 0) elementStart = start;
-      continue;
+  at(offset: number): TextPos {
+    if (offset < this.offset) { this.offset = 0; this.line = 1; this.lineStart = 0; }
+    for (let nl = this.text.indexOf('\n', this.offset); nl >= 0 && nl < offset; nl = this.text.indexOf('\n', nl + 1)) {
+      this.line++;
+      this.lineStart = nl + 1;
     }
-    if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (inArray && depth === arrayDepth && elementStart < 0) elementStart = i;
-      depth++;
-      if (c === 91 && depth === 2 && !inArray && lastKeyAtDepth1 === needle) { inArray = true; arrayDepth = 2; }
-      continue;
-    }
-    if (c === 125 /* } */ || c === 93 /* ] */) {
-      if (inArray && depth === arrayDepth && c === 93) {
-        if (elementStart >= 0) spans.push({ start: elementStart, end: i });
-        return spans;
-      }
-      depth--;
-      if (inArray && depth === arrayDepth && elementStart >= 0) { spans.push({ start: elementStart, end: i + 1 }); elementStart = -1; }
-      continue;
-    }
-    if (inArray && depth === arrayDepth) {
-      if (c === 44 /* , */) {
-        if (elementStart >= 0) { spans.push({ start: elementStart, end: i }); elementStart = -1; }
-      } else if (elementStart < 0 && c > 32) elementStart = i;
-    }
+    this.offset = offset;
+    return { line: this.line, column: offset - this.lineStart + 1, offset };
   }
-  return spans;
 }
 
 const QUOTE = 34;
@@ -107,6 +39,386 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 
 const isSpace = (c: number): boolean => c === 32 || c === NEWLINE || c === 13 || c === 9;
+
+function skipSpaceText(s: string, i: number): number {
+  while (i < s.length && isSpace(s.charCodeAt(i))) i++;
+  return i;
+}
+
+/** A JSON object member named `key`, own even when it is "__proto__" (as JSON.parse makes it). */
+function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/** The bare tokens Python's json.dump writes for float('nan'), float('inf') and float('-inf') (allow_nan=True, its default). */
+export type NonFiniteToken = 'NaN' | 'Infinity' | '-Infinity';
+const LITERALS: [string, unknown][] = [['true', true], ['false', false], ['null', null], ['NaN', NaN], ['Infinity', Infinity]];
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const NUMBERISH = /[-+.eE\d]*/y;
+
+type Parsed = { ok: true; value: unknown; nonFinite: { token: NonFiniteToken; offset: number }[] } | { ok: false; message: string; offset: number };
+type Step<T> = { ok: true; value: T; end: number } | { ok: false; message: string; offset: number };
+
+function describeAt(s: string, i: number): string {
+  const c = s.codePointAt(i) as number;
+  return c < 0x20 || c === 0x7f || (c >= 0x80 && c <= 0x9f) ? `U+${c.toString(16).toUpperCase().padStart(4, '0')}` : `'${String.fromCodePoint(c)}'`;
+}
+
+function unexpected(s: string, i: number, expected: string): { ok: false; message: string; offset: number } {
+  return i >= s.length
+    ? { ok: false, message: `unexpected end of input (expected ${expected})`, offset: s.length }
+    : { ok: false, message: `unexpected ${describeAt(s, i)} (expected ${expected})`, offset: i };
+}
+
+function trailing(s: string, i: number): { ok: false; message: string; offset: number } {
+  return { ok: false, message: `unexpected ${describeAt(s, i)} after the end of the JSON value`, offset: i };
+}
+
+function readString(s: string, i: number): Step<string> {
+  const n = s.length;
+  let j = i + 1;
+  for (; j < n; j++) {
+    const c = s.charCodeAt(j);
+    if (c === QUOTE) return { ok: true, value: JSON.parse(s.slice(i, j + 1)) as string, end: j + 1 };
+    if (c === BACKSLASH) {
+      const e = s.charCodeAt(j + 1);
+      if (e === 117 /* u */) {
+        let k = 0;
+        while (k < 4 && isHex(s.charCodeAt(j + 2 + k))) k++;
+        if (k < 4) return j + 2 + k >= n ? endInString(n) : { ok: false, message: `invalid escape \\${s.slice(j + 1, j + 3 + k)} in a string`, offset: j };
+        j += 5;
+      } else if (ESCAPES.has(e)) j++;
+      else return j + 1 >= n ? endInString(n) : { ok: false, message: `invalid escape \\${s[j + 1]} in a string`, offset: j };
+    } else if (c < 0x20) {
+      // JSON and Python's json (strict, its default) refuse raw control characters inside strings.
+      return { ok: false, message: `raw control character ${describeAt(s, j)} inside a string (JSON requires it escaped)`, offset: j };
+    }
+  }
+  return endInString(n);
+}
+
+const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
+const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+const endInString = (n: number): { ok: false; message: string; offset: number } => ({ ok: false, message: 'unexpected end of input inside a string', offset: n });
+
+function readKey(s: string, i: number): Step<string> {
+  if (s.charCodeAt(i) !== QUOTE) return unexpected(s, i, 'a double-quoted key');
+  const key = readString(s, i);
+  if (!key.ok) return key;
+  const colon = skipSpaceText(s, key.end);
+  if (s.charCodeAt(colon) !== COLON) return unexpected(s, colon, "':' after a key");
+  return { ok: true, value: key.value, end: colon + 1 };
+}
+
+function readScalar(s: string, i: number, nonFinite: { token: NonFiniteToken; offset: number }[]): Step<unknown> {
+  const c = s.charCodeAt(i);
+  if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+    if (s.startsWith('-Infinity', i)) {
+      nonFinite.push({ token: '-Infinity', offset: i });
+      return { ok: true, value: -Infinity, end: i + 9 };
+    }
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(s);
+    NUMBERISH.lastIndex = i;
+    const run = (NUMBERISH.exec(s) as RegExpExecArray)[0].length;
+    // A number the input ends inside is a cut, not a wrong character.
+    if (i + run >= s.length && (!m || m[0].length < run)) return { ok: false, message: 'unexpected end of input inside a number', offset: s.length };
+    if (m) return { ok: true, value: Number(m[0]), end: i + m[0].length };
+    return s[i + 1] === 'I' ? mismatch(s, i, '-Infinity') : unexpected(s, i + 1, 'a digit');
+  }
+  let best = '';
+  for (const [token, value] of LITERALS) {
+    if (s.startsWith(token, i)) {
+      if (typeof value === 'number') nonFinite.push({ token: token as NonFiniteToken, offset: i });
+      return { ok: true, value, end: i + token.length };
+    }
+    if (s[i] === token[0]) best = token;
+  }
+  return best ? mismatch(s, i, best) : unexpected(s, i, 'a value');
+}
+
+/** The literal `token` expected at `i`: the error is at its first character that differs. */
+function mismatch(s: string, i: number, token: string): { ok: false; message: string; offset: number } {
+  let n = 0;
+  while (n < token.length && s.charCodeAt(i + n) === token.charCodeAt(n)) n++;
+  return unexpected(s, i + n, `'${token}'`);
+}
+
+/**
+ * Parses JSON as Python's json.loads does by default: standard JSON plus NaN, Infinity and
+ * -Infinity. Iterative (any nesting depth); the first error is the offset of the offending
+ * character, or the length of `s` when the input ends too soon.
+ */
+function parsePython(s: string): Parsed {
+  const nonFinite: { token: NonFiniteToken; offset: number }[] = [];
+  const stack: (unknown[] | { obj: Record<string, unknown>; key: string })[] = [];
+  let i = 0;
+  for (;;) {
+    i = skipSpaceText(s, i);
+    let value: unknown;
+    const c = s.charCodeAt(i);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const close = c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+      i = skipSpaceText(s, i + 1);
+      if (s.charCodeAt(i) === close) {
+        value = c === OPEN_BRACE ? {} : [];
+        i++;
+      } else if (c === OPEN_BRACKET) {
+        stack.push([]);
+        continue;
+      } else {
+        const key = readKey(s, i);
+        if (!key.ok) return key;
+        stack.push({ obj: {}, key: key.value });
+        i = key.end;
+        continue;
+      }
+    } else if (c === QUOTE) {
+      const str = readString(s, i);
+      if (!str.ok) return str;
+      value = str.value;
+      i = str.end;
+    } else {
+      if (i >= s.length) return unexpected(s, i, 'a value');
+      const scalar = readScalar(s, i, nonFinite);
+      if (!scalar.ok) return scalar;
+      value = scalar.value;
+      i = scalar.end;
+    }
+    // The value is complete: add it to its container, and close every container it completes.
+    for (;;) {
+      i = skipSpaceText(s, i);
+      const top = stack[stack.length - 1];
+      if (top === undefined) return i < s.length ? trailing(s, i) : { ok: true, value, nonFinite };
+      const d = s.charCodeAt(i);
+      if (Array.isArray(top)) {
+        top.push(value);
+        if (d === COMMA) { i++; break; }
+        if (d !== CLOSE_BRACKET) return unexpected(s, i, "',' or ']' after a list element");
+        value = top;
+      } else {
+        setMember(top.obj, top.key, value);
+        if (d === COMMA) {
+          const key = readKey(s, skipSpaceText(s, i + 1));
+          if (!key.ok) return key;
+          top.key = key.value;
+          i = key.end;
+          break;
+        }
+        if (d !== CLOSE_BRACE) return unexpected(s, i, "',' or '}' after a member");
+        value = top.obj;
+      }
+      stack.pop();
+      i++;
+    }
+  }
+}
+
+/** Where Python's non-standard number tokens were read. */
+export interface NonFinite { tokens: NonFiniteToken[]; pos: TextPos }
+
+export type JsonParse =
+  | { ok: true; value: unknown; nonFinite?: NonFinite }
+  | { ok: false; message: string; pos: TextPos; atEnd: boolean };
+
+function nonFiniteOf(found: { token: NonFiniteToken; offset: number }[], lines: LineCursor, base: number): NonFinite | undefined {
+  if (!found.length) return undefined;
+  return { tokens: [...new Set(found.map((f) => f.token))], pos: lines.at(base + found[0].offset) };
+}
+
+/** One JSON text, as Python's json.loads reads it; atEnd when the input ends inside the error. */
+export function parseJson(text: string): JsonParse {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    // The native parser gives no position for most errors: ours does, and reads NaN and Infinity.
+  }
+  const p = parsePython(text);
+  const lines = new LineCursor(text);
+  if (!p.ok) return { ok: false, message: p.message, pos: lines.at(p.offset), atEnd: p.offset >= text.length };
+  const nonFinite = nonFiniteOf(p.nonFinite, lines, 0);
+  return nonFinite ? { ok: true, value: p.value, nonFinite } : { ok: true, value: p.value };
+}
+
+/** Index just past the string whose opening quote is at `i`; -1 when it runs past the end. */
+function stringEndText(s: string, i: number): number {
+  for (;;) {
+    i = s.indexOf('"', i + 1);
+    if (i < 0) return -1;
+    let b = i - 1;
+    while (s.charCodeAt(b) === BACKSLASH) b--;
+    if ((i - 1 - b) % 2 === 0) return i + 1;
+  }
+}
+
+/**
+ * Index just past the value starting at `i`, found by quotes and bracket depth only (its parse
+ * checks the rest): -1 when it runs past the end of `s`, `i` when no value starts there.
+ */
+function valueEndText(s: string, i: number): number {
+  if (i >= s.length) return -1;
+  const c = s.charCodeAt(i);
+  if (c === QUOTE) return stringEndText(s, i);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    let depth = 0;
+    for (; i < s.length; i++) {
+      const d = s.charCodeAt(i);
+      if (d === QUOTE) {
+        i = stringEndText(s, i) - 1;
+        if (i < 0) return -1;
+      } else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+      else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return i + 1;
+    }
+    return -1;
+  }
+  let j = i;
+  for (let d = c; j < s.length && !isSpace(d) && d !== COMMA && d !== CLOSE_BRACKET && d !== CLOSE_BRACE && d !== COLON; d = s.charCodeAt(++j));
+  return j < s.length ? j : -1;
+}
+
+/** Something in the input that could not be read, at the offending character. */
+export interface DocumentError {
+  message: string;
+  pos: TextPos;
+  /** The input ends inside the problem (a writer may still be writing). */
+  atEnd: boolean;
+  /** The structure is broken here: nothing after it was read. Otherwise only `where` was left out. */
+  stopped: boolean;
+  /** The index of the element of the list, or the member's key (dotted below the top level). */
+  where?: number | string;
+}
+
+export interface ListEntry { value: unknown; line: number; index: number }
+
+export interface DocumentRead {
+  /**
+   * The document's value. For an object: every member that read, the last of repeated keys
+   * winning (as in Python's json and JSON.parse), and at `path` the elements that read.
+   */
+  value: unknown;
+  /** The elements of the list at `path` that read, with their lines and indices; undefined when there is none. */
+  list?: ListEntry[];
+  errors: DocumentError[];
+  /** Members and elements holding NaN or Infinity. */
+  nonFinite: (NonFinite & { where?: number | string })[];
+}
+
+/**
+ * Reads a JSON document whose top level should be an object holding a list at `path` (keys
+ * from the top): each member and each element of that list is parsed on its own, so an error in
+ * one (a raw control character, a bad escape) leaves only it out, and a break in the structure
+ * (a cut, a missing comma) keeps everything complete before it. For a well-formed document the
+ * value is what JSON.parse gives, and the list is the one it keeps when keys repeat: the last.
+ */
+export function readJsonDocument(text: string, path: readonly string[]): DocumentRead {
+  const lines = new LineCursor(text);
+  const out: DocumentRead = { value: undefined, errors: [], nonFinite: [] };
+  const start = skipSpaceText(text, 0);
+  if (text.charCodeAt(start) !== OPEN_BRACE) {
+    const p = parseJson(text);
+    if (p.ok) {
+      out.value = p.value;
+      if (p.nonFinite) out.nonFinite.push(p.nonFinite);
+    } else out.errors.push({ message: p.message, pos: p.pos, atEnd: p.atEnd, stopped: true });
+    return out;
+  }
+  const stop = (e: { message: string; offset: number }, where?: number | string): -1 => {
+    out.errors.push({ message: e.message, pos: lines.at(e.offset), atEnd: e.offset >= text.length, stopped: true, ...(where === undefined ? {} : { where }) });
+    return -1;
+  };
+  /** The value in [from, to), or undefined after recording why it does not parse. */
+  const take = (from: number, to: number, where: number | string): { value: unknown } | undefined => {
+    const slice = text.slice(from, to);
+    try {
+      return { value: JSON.parse(slice) };
+    } catch {
+      // positioned below
+    }
+    const p = parsePython(slice);
+    if (!p.ok) {
+      out.errors.push({ message: p.message, pos: lines.at(from + p.offset), atEnd: false, stopped: false, where });
+      return undefined;
+    }
+    const nonFinite = nonFiniteOf(p.nonFinite, lines, from);
+    if (nonFinite) out.nonFinite.push({ ...nonFinite, where });
+    return { value: p.value };
+  };
+  /** A value that runs past the end of the input: the first error in it is where its parse fails. */
+  const cut = (from: number, where?: number | string): -1 => {
+    const p = parsePython(text.slice(from));
+    return stop(p.ok ? { message: 'unexpected end of input', offset: text.length } : { message: p.message, offset: from + p.offset }, where);
+  };
+
+  const readList = (at: number, entries: ListEntry[]): number => {
+    let i = skipSpaceText(text, at + 1);
+    if (text.charCodeAt(i) === CLOSE_BRACKET) return i + 1;
+    for (let index = 0; ; index++) {
+      const end = valueEndText(text, i);
+      if (end < 0) return cut(i, index);
+      if (end === i) return stop(unexpected(text, i, 'a list element'));
+      const line = lines.at(i).line;
+      const got = take(i, end, index);
+      if (got) entries.push({ value: got.value, line, index });
+      i = skipSpaceText(text, end);
+      const c = text.charCodeAt(i);
+      if (c === CLOSE_BRACKET) return i + 1;
+      if (c !== COMMA) return stop(unexpected(text, i, "',' or ']' after a list element"));
+      i = skipSpaceText(text, i + 1);
+    }
+  };
+
+  const readObject = (at: number, rest: readonly string[], prefix: string, obj: Record<string, unknown>): number => {
+    let i = skipSpaceText(text, at + 1);
+    if (text.charCodeAt(i) === CLOSE_BRACE) return i + 1;
+    for (;;) {
+      if (text.charCodeAt(i) !== QUOTE) return stop(unexpected(text, i, 'a double-quoted key'));
+      const keyEnd = stringEndText(text, i);
+      if (keyEnd < 0) return cut(i);
+      const key = readString(text.slice(0, keyEnd), i);
+      if (!key.ok) return stop(key);
+      let j = skipSpaceText(text, keyEnd);
+      if (text.charCodeAt(j) !== COLON) return stop(unexpected(text, j, "':' after a key"));
+      j = skipSpaceText(text, j + 1);
+      const where = prefix + key.value;
+      const onPath = rest.length > 0 && key.value === rest[0];
+      // A repeated key replaces the earlier member, and with it any list read below it.
+      if (onPath) out.list = undefined;
+      let end: number;
+      if (onPath && rest.length === 1 && text.charCodeAt(j) === OPEN_BRACKET) {
+        const entries: ListEntry[] = [];
+        end = readList(j, entries);
+        out.list = entries;
+        setMember(obj, key.value, entries.map((e) => e.value));
+      } else if (onPath && rest.length > 1 && text.charCodeAt(j) === OPEN_BRACE) {
+        const inner: Record<string, unknown> = {};
+        end = readObject(j, rest.slice(1), `${where}.`, inner);
+        setMember(obj, key.value, inner);
+      } else {
+        end = valueEndText(text, j);
+        if (end < 0) return cut(j, where);
+        if (end === j) return stop(unexpected(text, j, 'a value'));
+        const got = take(j, end, where);
+        if (got) setMember(obj, key.value, got.value);
+      }
+      if (end < 0) return -1;
+      i = skipSpaceText(text, end);
+      const c = text.charCodeAt(i);
+      if (c === CLOSE_BRACE) return i + 1;
+      if (c !== COMMA) return stop(unexpected(text, i, "',' or '}' after a member"));
+      i = skipSpaceText(text, i + 1);
+    }
+  };
+
+  const doc: Record<string, unknown> = {};
+  out.value = doc;
+  const end = readObject(start, path, '', doc);
+  if (end >= 0) {
+    const after = skipSpaceText(text, end);
+    if (after < text.length) stop(trailing(text, after));
+  }
+  return out;
+}
 
 function skipSpace(bytes: Uint8Array, i: number): number {
   while (i < bytes.length && isSpace(bytes[i])) i++;
@@ -148,17 +460,28 @@ function valueEnd(bytes: Uint8Array, i: number): number {
   return j < bytes.length ? j : -1;
 }
 
-/** Index of the `[` opening the value of `needle` (a quoted key) in the top-level object; -1 when not within `bytes`. */
-function arrayAfterKey(bytes: Uint8Array, needle: Uint8Array): number {
-  for (let i = 0, depth = 0; i < bytes.length;) {
+/**
+ * The next list that is the value of `key` in the top-level object, scanning `bytes` from `from`
+ * at bracket depth `depth`: `open` is the index of its `[`, or -1 when the bytes end first (or may
+ * end inside the member). `shadowed`: a member of `key` that is not a list was passed, which a
+ * later list of `key` replaces in turn (the last of repeated keys wins).
+ */
+function nextList(bytes: Uint8Array, from: number, depth: number, needle: Uint8Array, key: string): { open: number; shadowed: boolean } {
+  let shadowed = false;
+  for (let i = from; i < bytes.length;) {
     const c = bytes[i];
     if (c === QUOTE) {
       const end = stringEnd(bytes, i);
-      if (end < 0) return -1;
-      if (depth === 1 && end - i === needle.length && needle.every((b, k) => bytes[i + k] === b)) {
+      if (end < 0) break;
+      if (depth === 1) {
         const colon = skipSpace(bytes, end);
-        const bracket = bytes[colon] === COLON ? skipSpace(bytes, colon + 1) : -1;
-        if (bytes[bracket] === OPEN_BRACKET) return bracket;
+        if (colon === bytes.length) break;
+        if (bytes[colon] === COLON && isKey(bytes, i, end, needle, key)) {
+          const value = skipSpace(bytes, colon + 1);
+          if (value === bytes.length) break;
+          if (bytes[value] === OPEN_BRACKET) return { open: value, shadowed };
+          shadowed = true;
+        }
       }
       i = end;
       continue;
@@ -167,7 +490,14 @@ function arrayAfterKey(bytes: Uint8Array, needle: Uint8Array): number {
     else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
     i++;
   }
-  return -1;
+  return { open: -1, shadowed };
+}
+
+/** Whether the string in [start, end) is `key`: its bytes, or once decoded when it holds an escape. */
+function isKey(bytes: Uint8Array, start: number, end: number, needle: Uint8Array, key: string): boolean {
+  const s = bytes.subarray(start, end);
+  if (s.length === needle.length && needle.every((b, k) => s[k] === b)) return true;
+  return s.includes(BACKSLASH) && JSON.parse(pieceDecoder.decode(s)) === key;
 }
 
 function newlines(bytes: Uint8Array, from: number, to: number): number {
@@ -207,7 +537,7 @@ class Window {
 export interface SplitDocument {
   /** The top-level object, as JSON.parse of the whole text gives it. */
   value: Record<string, unknown>;
-  /** The line each element of the array starts on. */
+  /** The line each element of the array starts on: of the last array of the key, the one JSON.parse keeps. */
   lines: number[];
 }
 
@@ -221,7 +551,8 @@ const pieceDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * file is a 76 MB string as soon as one character is outside Latin-1), and each element's text is
  * garbage as soon as it is parsed. Every piece is cut at an ASCII byte, so decoding piecewise
  * gives the text that decoding whole would. Returns null unless the document is well-formed JSON
- * of that shape and valid UTF-8; the caller then reads the whole text, which also positions the error.
+ * (strict: no NaN) of that shape, its last member of `key` a list, and valid UTF-8; the caller then
+ * reads the whole text, which also positions the error.
  * `chunk` is how much is read at a time (tests cut documents everywhere with tiny ones).
  */
 export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUNK): SplitDocument | null {
@@ -233,12 +564,12 @@ export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUN
   if (last[k] !== CLOSE_BRACE) return null;
   const needle = new TextEncoder().encode(JSON.stringify(key));
   const w = new Window(source, chunk);
-  let open: number;
-  // The head is decoded whole, so it is kept, and scanned again from its start after each read.
-  while ((open = arrayAfterKey(w.bytes, needle)) < 0) if (!w.more(0)) return null;
   let b = w.bytes;
-  const elements: unknown[] = [];
-  const lines: number[] = [];
+  // The text around the lists of `key`, each written as [] (so JSON.parse of it gives every other
+  // member, the last of repeated keys winning), and the elements and lines of the last list.
+  const kept: string[] = [];
+  let elements: unknown[] | null = null;
+  let lines: number[] = [];
   let line = 1;
   let counted = 0;
   const more = (keep: number): boolean => {
@@ -249,48 +580,92 @@ export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUN
     return true;
   };
   try {
-    const head = headDecoder.decode(b.subarray(0, open + 1));
-    let p = open + 1;
-    let afterValue = false;
+    // Only the first piece can start with a byte-order mark.
+    const decode = (bytes: Uint8Array): string => (kept.length ? pieceDecoder : headDecoder).decode(bytes);
+    let from = 0;
+    let depth = 0;
     for (;;) {
-      p = skipSpace(b, p);
-      if (p === b.length) {
-        if (!more(p)) return null;
-        p = 0;
-        continue;
+      // The text before each list is kept whole, and scanned again from its start after each read.
+      let next = nextList(b, from, depth, needle, key);
+      while (next.open < 0 && more(from)) {
+        from = 0;
+        next = nextList(b, from, depth, needle, key);
       }
-      if (b[p] === CLOSE_BRACKET && (afterValue || elements.length === 0)) break;
-      if (afterValue) {
-        if (b[p] !== COMMA) return null;
-        afterValue = false;
-        p++;
-        continue;
+      if (next.open < 0) {
+        // The end, unless no list was found or a later member of `key` that is not a list replaces it.
+        if (elements === null || next.shadowed) return null;
+        kept.push(decode(b.subarray(from)));
+        break;
       }
-      const end = valueEnd(b, p);
-      if (end === p) return null;
-      if (end < 0) {
-        if (!more(p)) return null;
-        p = 0;
-        continue;
+      kept.push(decode(b.subarray(from, next.open + 1)));
+      depth = 1;
+      elements = [];
+      lines = [];
+      let p = next.open + 1;
+      let afterValue = false;
+      for (;;) {
+        p = skipSpace(b, p);
+        if (p === b.length) {
+          if (!more(p)) return null;
+          p = 0;
+          continue;
+        }
+        if (b[p] === CLOSE_BRACKET && (afterValue || elements.length === 0)) break;
+        if (afterValue) {
+          if (b[p] !== COMMA) return null;
+          afterValue = false;
+          p++;
+          continue;
+        }
+        const end = valueEnd(b, p);
+        if (end === p) return null;
+        if (end < 0) {
+          if (!more(p)) return null;
+          p = 0;
+          continue;
+        }
+        line += newlines(b, counted, p);
+        counted = p;
+        lines.push(line);
+        elements.push(JSON.parse(pieceDecoder.decode(b.subarray(p, end))));
+        p = end;
+        afterValue = true;
       }
-      line += newlines(b, counted, p);
-      counted = p;
-      lines.push(line);
-      elements.push(JSON.parse(pieceDecoder.decode(b.subarray(p, end))));
-      p = end;
-      afterValue = true;
+      kept.push(']');
+      from = p + 1;
     }
-    let keep = p;
-    while (w.more(keep)) keep = 0;
-    const tail = pieceDecoder.decode(w.bytes.subarray(keep));
-    // JSON.parse keeps the last of duplicate keys: the members after the array must not name it
-    // again, which takes its bytes or an escape.
-    if (tail.includes(key) || tail.includes('\\')) return null;
-    const value: unknown = JSON.parse(head + tail);
+    const value: unknown = JSON.parse(kept.join(''));
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
     (value as Record<string, unknown>)[key] = elements;
     return { value: value as Record<string, unknown>, lines };
   } catch {
     return null; // not JSON, or not UTF-8
   }
+}
+
+/** What NaN or Infinity read from a transcript means for the replay, for the readers' warnings. */
+export function nonFiniteNote(tokens: readonly NonFiniteToken[]): string {
+  return `holds ${tokens.join(', ')} (not JSON, but what Python's json.dump writes for a float that is not finite): read as ${tokens.length > 1 ? 'those numbers' : 'that number'}, as Python reads it; written as JSON (a wire copy, --json) it becomes null, so those bytes and their token counts may not be what Hermes sent`;
+}
+
+/**
+ * The findings of a document read, in input order, each at its line and column: an error per
+ * element or member left out and for the break that ended the reading (`kept` says what was
+ * read before it), a warning per element or member holding NaN or Infinity. `element` names the
+ * list's elements ("message").
+ */
+export function documentFindings(path: string, read: DocumentRead, element: string, kept: string): InputFinding[] {
+  const what = (where: number | string | undefined, fallback: string): string =>
+    typeof where === 'number' ? `${element} ${where}` : where === undefined ? fallback : JSON.stringify(where);
+  const at = (pos: TextPos): SourcePos => ({ line: pos.line, column: pos.column });
+  return [
+    ...read.errors.map((e) => ({ offset: e.pos.offset, finding: {
+      severity: 'error', code: 'parse-error', pos: at(e.pos), ...(e.atEnd ? { atEnd: true } : {}),
+      message: `${path}:${e.pos.line}:${e.pos.column}: ${e.where === undefined ? '' : `${what(e.where, '')}: `}${e.message}${e.stopped ? (kept && `; ${kept}`) : '; left out'}`,
+    } satisfies InputFinding })),
+    ...read.nonFinite.map((n) => ({ offset: n.pos.offset, finding: {
+      severity: 'warning', code: 'parse-error', pos: at(n.pos),
+      message: `${path}:${n.pos.line}:${n.pos.column}: ${what(n.where, 'the document')} ${nonFiniteNote(n.tokens)}`,
+    } satisfies InputFinding })),
+  ].sort((x, y) => x.offset - y.offset).map((x) => x.finding);
 }

@@ -3,7 +3,7 @@
 
 import type { Row } from '../model/rows';
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
-import { parseJson } from './jsonText';
+import { nonFiniteNote, parseJson } from './jsonText';
 import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 
@@ -38,9 +38,14 @@ export function readTurnTrace(path: string, text: string): Transcript {
     const at: SourcePos = { line };
     const parsed = parseJson(raw);
     if (!parsed.ok) {
-      const partial = n === lastLine - 1 && !text.endsWith('\n');
+      // Only an error where the last line ends can be a writer still writing it.
+      const partial = parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n');
       findings.push(parseError(`${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`, { line, column: parsed.pos.column }, partial));
       continue;
+    }
+    if (parsed.nonFinite) {
+      const { column } = parsed.nonFinite.pos;
+      findings.push({ severity: 'warning', code: 'parse-error', pos: { line, column }, message: `${path}:${line}:${column}: the line ${nonFiniteNote(parsed.nonFinite.tokens)}` });
     }
     const t = parsed.value as TraceLine;
     const problem = validate(t);

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { synthesizeLongSession, toSessionJson } from '../../scripts/synthesize';
 import { readHermesSessionJson, readSplitSessionJson } from '../../src/transcripts/hermesSessionJson';
-import { linesAt, parseSplitDocument, topLevelArrayElements } from '../../src/transcripts/jsonText';
+import { parseSplitDocument, readJsonDocument } from '../../src/transcripts/jsonText';
 import { loadTranscript } from '../../src/transcripts/load';
 import { readTranscript } from '../../src/transcripts/read';
 import { bytesSource } from '../../src/model/byteSource';
@@ -22,7 +22,7 @@ const CHUNKS = [1, 2, 3, 7, 64, undefined];
 /** What reading the whole text gives: JSON.parse's value and the line of each message. */
 function whole(text: string): { value: unknown; lines: number[] } {
   const body = text.replace(/^\uFEFF/, '');
-  return { value: JSON.parse(body), lines: linesAt(body, topLevelArrayElements(body, 'messages').map((s) => s.start)) };
+  return { value: JSON.parse(body), lines: (readJsonDocument(body, ['messages']).list ?? []).map((e) => e.line) };
 }
 
 function split(bytes: Uint8Array, chunk?: number): ReturnType<typeof parseSplitDocument> {
@@ -44,6 +44,10 @@ const wellFormed: Record<string, string> = {
   'quotes, backslashes and brackets in strings': JSON.stringify({ ...header, messages: [{ role: 'user', content: 'a\\"b"c\\\\ [{' }, { role: 'assistant', content: '}]"\\' }] }, null, 2),
   'non-ASCII and astral text': JSON.stringify({ ...header, session_id: 'ü→', messages: [{ role: 'user', content: 'héllo → 😀 \u2028 \uFEFF' }] }, null, 2),
   'an earlier "messages" (the last one counts)': base.replace('{\n', '{\n  "messages": 5,\n'),
+  'an earlier list of "messages" (the last one counts)': base.replace('{\n', '{\n  "messages": [\n    {"role": "user", "content": "discarded"},\n    {"role": "assistant", "content": "[{\\"messages\\": []}]"}\n  ],\n'),
+  'a later "messages"': base.replace(/\n\}\s*$/, ',\n  "messages": []\n}\n'),
+  'a later escaped "messages"': base.replace(/\n\}\s*$/, ',\n  "messag\\u0065s": []\n}\n'),
+  'a later list of "messages" and repeated header keys': base.replace(/\n\}\s*$/, ',\n  "session_id": "later",\n  "system_prompt": "LATER",\n  "messages": [\n    {"role": "user", "content": "kept"},\n\n    {"role": "assistant", "content": "also kept"}\n  ],\n  "tools": []\n}\n'),
   '"messages" nested deeper': JSON.stringify({ x: { messages: [1] }, messages: [{ role: 'user', content: 'q' }] }),
   'whitespace after the end': `${base}  \n\n`,
 };
@@ -56,8 +60,11 @@ const notSplit: Record<string, string | Uint8Array> = {
   'two commas': base.replace(/\},\n(\s*)\{/, '},,\n$1{'),
   'a stray character between messages': base.replace(/\},\n(\s*)\{/, '}, x\n$1{'),
   'an extra closing brace': base.replace(/\},\n(\s*)\{/, '}},\n$1{'),
-  'a later "messages"': base.replace(/\n\}\s*$/, ',\n  "messages": []\n}\n'),
-  'a later escaped "messages"': base.replace(/\n\}\s*$/, ',\n  "messag\\u0065s": []\n}\n'),
+  'a later "messages" that is not a list': base.replace(/\n\}\s*$/, ',\n  "messages": 5\n}\n'),
+  'a later escaped "messages" that is not a list': base.replace(/\n\}\s*$/, ',\n  "messag\\u0065s": {}\n}\n'),
+  'NaN in a message (Python writes it)': base.replace('"content": "', '"score": NaN, "content": "'),
+  'Infinity after the list': base.replace(/\n\}\s*$/, ',\n  "cost": -Infinity\n}\n'),
+  'a NUL byte in a string': base.replace('"content": "', '"content": "\u0000'),
   'a byte-order mark inside': base.replace('"messages": [', '"messages": [\uFEFF'),
   'a raw newline in a string': base.replace('"content": "', '"content": "a\nb'),
   'text after the end': `${base}x`,
@@ -88,12 +95,40 @@ describe('session JSON parsed message by message', () => {
       (before, list, after, chunk, pretty) => {
         const value = Object.fromEntries([...before.filter(([k]) => k !== 'messages'), ['messages', list], ...after.filter(([k]) => k !== 'messages')]);
         const text = JSON.stringify(value, null, pretty ? 2 : undefined);
-        const got = split(enc(text), chunk);
-        const keys = Object.keys(value);
-        const tail = JSON.stringify(keys.slice(keys.indexOf('messages') + 1).map((k) => [k, value[k]]));
-        if (got) assert.deepEqual(got, whole(text));
-        else assert.match(tail, /messages|\\/, 'refused only when the members after the list could name it again');
+        assert.deepEqual(split(enc(text), chunk), whole(text), 'never refused: escapes after the list are read, not feared');
       }), { seed: 4, numRuns: 300 });
+  });
+
+  it('repeated keys: the list read is the last member of "messages", with its own lines, or none when that member is not a list', () => {
+    const key = fc.constantFrom('"messages"', '"messag\\u0065s"', '"session_id"', '"system_prompt"', '"x"');
+    const member = fc.tuple(key, fc.oneof(fc.array(fc.jsonValue(), { maxLength: 4 }), fc.jsonValue()));
+    fc.assert(fc.property(fc.array(member, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 40 }), (members, chunk) => {
+      // One element per line, so the lines of the last list are known without any parser.
+      const out = ['{'];
+      let lines: number[] | null = null;
+      for (const [m, [k, v]] of members.entries()) {
+        const comma = m < members.length - 1 ? ',' : '';
+        const messages = JSON.parse(k) === 'messages';
+        if (Array.isArray(v)) {
+          out.push(`${k}: [`);
+          const at: number[] = [];
+          v.forEach((e, i) => { out.push(`${JSON.stringify(e)}${i < v.length - 1 ? ',' : ''}`); at.push(out.length); });
+          out.push(`]${comma}`);
+          if (messages) lines = at;
+        } else {
+          out.push(`${k}: ${JSON.stringify(v)}${comma}`);
+          if (messages) lines = null;
+        }
+      }
+      out.push('}');
+      const text = out.join('\n');
+      const value = JSON.parse(text) as Record<string, unknown>;
+      const read = readJsonDocument(text, ['messages']);
+      assert.deepEqual(read.value, value);
+      assert.deepEqual(read.errors, []);
+      assert.deepEqual(read.list?.map((e) => e.line), lines ?? undefined);
+      assert.deepEqual(split(enc(text), chunk), lines ? { value, lines } : null);
+    }), { seed: 5, numRuns: 300 });
   });
 
   it('the transcript equals the whole-text reader\'s, through readTranscript and through a file', async () => {
