@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../../src/analysis/tokenizer';
+import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type TokenizerName } from '../../src/analysis/tokenizer';
+import { utf8Length } from '../../src/model/utf8';
+import { bombArb } from './tokenBombs';
 
 const gptTokenizerLoaded = (): boolean =>
   Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));
@@ -198,4 +201,92 @@ test('counts are cached per distinct text and stable', () => {
   // An equal string built separately hits the same entry (keyed by value).
   assert.equal(counter.count([KNOWN[0].text.repeat(25), KNOWN[0].text.repeat(25)].join('')), first);
   assert.equal(first, referenceCount('o200k_base', text));
+});
+
+// Beyond PARTS: the characters the two pre-tokenizers classify differently or oddly (combining
+// marks are letters to o200k_base and symbols to cl100k_base; Lt and Lm letters; Unicode spaces;
+// format characters; lone surrogates, encoded as U+FFFD).
+const HOSTILE_PARTS = [
+  'a', 'Z', 'é', 'e\u0301', '\u0301', '\u0301\u0302', '!', '!\u0301', '\n', '\r', '\r\n', '\n/', ' ', '\t', '/', "'",
+  "'s", "'LL", "'Re", "x's", '1', '234', '٣', 'Ⅻ', '中', '한', 'ｶ', 'Ａ', 'ǅ', 'ʰ', 'ß', 'ﬁ', 'Ω', '😀', '👍🏽', '\ud800',
+  '\udc00', '\u00a0', '\u2003', '\u3000', '\u2028', '\u200d', '\ufeff', '\u0000', '\u007f', '<|endoftext|>',
+];
+
+test('hostile alphabets count exactly as tiktoken (marks, Lt/Lm letters, Unicode spaces, BOM, lone surrogates)', () => {
+  for (const name of TOKENIZER_NAMES) {
+    const rand = prng(name === 'o200k_base' ? 12 : 13);
+    const counter = createTokenCounter(name);
+    for (let i = 0; i < 300; i++) {
+      const length = 1 + Math.floor(rand() * 120);
+      const text = Array.from({ length }, () => HOSTILE_PARTS[Math.floor(rand() * HOSTILE_PARTS.length)]).join('');
+      assert.equal(counter.count(text), referenceCount(name, text), JSON.stringify(text));
+      assert.equal(counter.isApproximate(text), false);
+    }
+    // gpt-tokenizer's own countTokens gives one more here: its TextDecoder drops a leading BOM
+    // from the candidate pair it looks up.
+    const bom = `\ufeff${'a'.repeat(61)}`;
+    assert.equal(counter.count(bom), referenceCount(name, bom));
+  }
+});
+
+test('short token bombs count exactly as tiktoken (150 per encoding)', () => {
+  for (const name of TOKENIZER_NAMES) {
+    const counter = createTokenCounter(name);
+    fc.assert(fc.property(bombArb, fc.integer({ min: 1, max: 300 }), (bomb, length) => {
+      const text = bomb.make(length);
+      assert.equal(counter.count(text), referenceCount(name, text), `${bomb.shape}: ${JSON.stringify(text)}`);
+    }), { numRuns: 150, seed: name === 'o200k_base' ? 21 : 22 });
+  }
+});
+
+test(`pieces of up to MAX_PIECE (${MAX_PIECE}) code units are exact; a longer piece is cut and marked approximate`, () => {
+  const raw = (name: TokenizerName): { countTokens(text: string, options: { disallowedSpecial: Set<string> }): number } =>
+    name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
+  const rand = prng(5);
+  const letters = Array.from({ length: MAX_PIECE + 1 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
+  for (const name of TOKENIZER_NAMES) {
+    // The reference is gpt-tokenizer unguarded (equal to tiktoken on these, and fast enough at this length).
+    const reference = (text: string): number => raw(name).countTokens(text, { disallowedSpecial: new Set() });
+    for (const piece of [letters.slice(0, MAX_PIECE), 'x'.repeat(MAX_PIECE), ' '.repeat(MAX_PIECE), '-'.repeat(MAX_PIECE)]) {
+      const counter = createTokenCounter(name);
+      assert.equal(counter.count(piece), reference(piece), `${name}: ${piece.slice(0, 8)}…`);
+      assert.equal(counter.isApproximate(piece), false);
+      assert.ok(counter.work.longest <= MAX_PIECE, `${name}: ${counter.work.longest} bytes merged at once`);
+      const longer = `${piece}${piece[0]}`;
+      const cut = createTokenCounter(name);
+      assert.equal(cut.isApproximate(longer), true);
+      assert.ok(Math.abs(cut.count(longer) - reference(longer)) <= 0.01 * reference(longer) + 1);
+      assert.ok(cut.work.longest <= PIECE_CHUNK, `${name}: ${cut.work.longest} bytes merged at once`);
+    }
+  }
+});
+
+test("issue 12's bombs: no piece longer than MAX_PIECE code units reaches the merge, and no byte twice", () => {
+  const rand = prng(3);
+  const bombs: { text: string; long: TokenizerName[] }[] = [
+    // One 600,001-char piece under o200k_base (162 s before): a symbol takes any run of \r, \n and /.
+    { text: `!${'\n/'.repeat(300_000)}`, long: ['o200k_base'] },
+    // Combining marks after punctuation are one symbol piece under cl100k_base.
+    { text: '!\u0301'.repeat(300_000), long: ['cl100k_base'] },
+    // A base64 or minified blob without digits: one letter piece under both.
+    { text: Array.from({ length: 1_000_000 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join(''), long: ['o200k_base', 'cl100k_base'] },
+    { text: ' !'.repeat(300_000), long: [] },
+    { text: ' \n'.repeat(300_000), long: ['o200k_base', 'cl100k_base'] },
+  ];
+  for (const { text, long } of bombs) {
+    for (const name of TOKENIZER_NAMES) {
+      const counter = createTokenCounter(name);
+      const n = counter.count(text);
+      const label = `${name} ${JSON.stringify(text.slice(0, 6))}…`;
+      assert.ok(n > 0 && n <= utf8Length(text), label);
+      assert.equal(counter.isApproximate(text), long.includes(name), label);
+      assert.ok(counter.work.longest <= 3 * MAX_PIECE, `${label}: ${counter.work.longest} bytes merged at once`);
+      assert.ok(counter.work.bytes <= utf8Length(text), `${label}: ${counter.work.bytes} bytes merged`);
+    }
+  }
+  // Cut or not, the count stays at the exact short-run ratio for a repeated pair.
+  const counter = createTokenCounter('o200k_base');
+  const short = `!${'\n/'.repeat(512)}`;
+  const ratio = referenceCount('o200k_base', short) / short.length;
+  assert.ok(Math.abs(counter.count(bombs[0].text) - ratio * bombs[0].text.length) <= 0.01 * ratio * bombs[0].text.length);
 });
