@@ -9,7 +9,10 @@
 // - reanchorCurrentTurnUserIdx returns -1 or a user row that userOriginatedTurnView accepts under
 //   hermes-current (a valid typed index of a user row is returned as is, reference §1.3, 0041c5c);
 // - one-shot notes are consumed once;
-// - every parse-error has a position.
+// - every parse-error has a position;
+// - token bombs (test/analysis/tokenBombs.ts): no piece longer than MAX_PIECE code units reaches
+//   the byte-pair merge and no byte reaches it twice, so counting costs O(bytes × log MAX_PIECE)
+//   (test/analysis/tokenizer.test.ts checks short ones against tiktoken).
 // Deterministic by default (fixed seeds); FUZZ_SEED=<n> explores other inputs.
 
 import assert from 'node:assert/strict';
@@ -18,7 +21,7 @@ import fc from 'fast-check';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { analyze } from '../../src/analysis/report';
-import { createTokenCounter } from '../../src/analysis/tokenizer';
+import { createTokenCounter, MAX_PIECE, TOKENIZER_NAMES } from '../../src/analysis/tokenizer';
 import { buildApiMessages, wireCopy } from '../../src/engine/apiMessages';
 import {
   COMPRESSION_CONTINUATION_USER_CONTENT, LEGACY_SUMMARY_PREFIX, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER,
@@ -34,6 +37,8 @@ import { substituteApiContent } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
 import type { Transcript } from '../../src/model/transcript';
 import { readTranscript } from '../../src/transcripts/read';
+import { utf8Length } from '../../src/model/utf8';
+import { bombArb } from '../analysis/tokenBombs';
 import { HERMES_SCHEMA } from '../../scripts/make-bad-fixtures';
 import { assertReportInvariants, assertSchemaValid, snapshot } from './invariants';
 import { reportCounts } from './tally';
@@ -458,5 +463,26 @@ describe('fuzz: the engine rules called directly', () => {
         wire.slice(1).forEach((m, i) => assert.equal(m.source, i));
       }
     }, 1000, 8, false);
+  });
+});
+
+describe('fuzz: token bombs through the counter, both encodings', () => {
+  it('no piece longer than MAX_PIECE reaches the merge, and no byte twice (300)', () => {
+    const caseArb = fc.record({
+      bomb: bombArb,
+      length: fc.oneof(fc.integer({ min: 1, max: 600 }), fc.integer({ min: MAX_PIECE - 8, max: MAX_PIECE + 8 }), fc.integer({ min: 5_000, max: 20_000 })),
+    });
+    runProperty(caseArb, ({ bomb, length }) => {
+      const text = bomb.make(length);
+      for (const name of TOKENIZER_NAMES) {
+        const counter = createTokenCounter(name);
+        const n = counter.count(text);
+        const label = `${name}, ${bomb.shape} × ${text.length}`;
+        assert.ok(n >= 1 && n <= utf8Length(text), `${label}: ${n} tokens`);
+        assert.ok(counter.work.longest <= 3 * MAX_PIECE, `${label}: ${counter.work.longest} bytes merged at once`);
+        assert.ok(counter.work.bytes <= utf8Length(text), `${label}: ${counter.work.bytes} bytes merged`);
+        if (text.length <= MAX_PIECE) assert.equal(counter.isApproximate(text), false, label);
+      }
+    }, 300, 9, false);
   });
 });
