@@ -3,7 +3,7 @@
 
 import { isPartList, type Row } from '../model/rows';
 import type { Profile } from './profile';
-import { pythonLen, pythonRepr } from './pythonRepr';
+import { pythonLen, pythonReprMeasured } from './pythonRepr';
 import { utf8Length } from '../model/utf8';
 
 export const DEFAULT_IMAGE_TOKEN_COST = 1500;
@@ -17,12 +17,13 @@ export const PERSISTENCE_ONLY_MESSAGE_FIELDS: readonly string[] = [
 
 const CJK = /[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u318f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[\u{20000}-\u{2fa1f}]/gu;
 
-/** V3: ASCII is (len+3)//4; each CJK/Hangul/fullwidth code point is a token of its own. */
-export function estimateTokensRough(text: string, profile: Profile): number {
-  if (profile.estimator === 'v1') return Math.floor((pythonLen(text) + 3) / 4);
+/** V3: ASCII is (len+3)//4; each CJK/Hangul/fullwidth code point is a token of its own.
+ * `ascii` more ASCII characters count as if they were in text (the repr of bytes, measured). */
+export function estimateTokensRough(text: string, profile: Profile, ascii = 0): number {
+  if (profile.estimator === 'v1') return Math.floor((pythonLen(text) + ascii + 3) / 4);
   let cjk = 0;
   const rest = text.replace(CJK, () => { cjk++; return ''; });
-  return cjk + Math.floor((utf8Length(rest) + 3) / 4);
+  return cjk + Math.floor((utf8Length(rest) + ascii + 3) / 4);
 }
 
 function countImages(content: unknown): number {
@@ -50,20 +51,23 @@ function estimatorShadow(row: Row, profile: Profile): Row {
   return shadow;
 }
 
-/** estimate_messages_tokens_rough: the repr lengths over 4, plus a flat cost per image. */
+/** estimate_messages_tokens_rough: the repr lengths over 4, plus a flat cost per image. Bytes
+ * values (BLOB columns) are measured, not written out: their repr is ASCII of a known length. */
 export function estimateMessagesTokensRough(rows: readonly Row[], profile: Profile): number {
   let images = 0;
   if (profile.estimator === 'v1') {
     let chars = 0;
     for (const row of rows) {
-      chars += pythonLen(pythonRepr(estimatorShadow(row, profile)));
+      const { text, bytesLength } = pythonReprMeasured(estimatorShadow(row, profile));
+      chars += pythonLen(text) + bytesLength;
       images += countImages(row.content);
     }
     return Math.floor((chars + 3) / 4) + DEFAULT_IMAGE_TOKEN_COST * images;
   }
   let tokens = 0;
   for (const row of rows) {
-    tokens += estimateTokensRough(pythonRepr(estimatorShadow(row, profile)), profile);
+    const { text, bytesLength } = pythonReprMeasured(estimatorShadow(row, profile));
+    tokens += estimateTokensRough(text, profile, bytesLength);
     images += countImages(row.content);
   }
   return tokens + DEFAULT_IMAGE_TOKEN_COST * images;

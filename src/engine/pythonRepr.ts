@@ -1,18 +1,56 @@
-// Python's str() of JSON-like values. The agent's rough estimator measures len(str(message_dict)),
-// so matching its numbers needs Python's quoting, separators and literals, counted in code points.
+// Python's str() of JSON-like values, and of the bytes a state.db BLOB column holds. The agent's
+// rough estimator measures len(str(message_dict)), so matching its numbers needs Python's quoting,
+// separators and literals, counted in code points.
+
+/** Where a repr goes: its text, and each bytes value whole (its repr is ASCII and can be long: a
+ * 16 MB BLOB is up to 64 MB of repr, so a caller that only measures it need not write it out). */
+export interface ReprSink {
+  text(s: string): void;
+  bytes(b: Uint8Array): void;
+}
 
 export function pythonRepr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'number') return pythonNumber(value);
-  if (typeof value === 'string') return pythonStr(value);
-  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(', ')}]`;
-  if (typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.map(([k, v]) => `${pythonStr(k)}: ${pythonRepr(v)}`).join(', ')}}`;
-  }
-  return pythonStr(String(value));
+  const out: string[] = [];
+  writeRepr(value, { text: (s) => { out.push(s); }, bytes: (b) => { out.push(pythonBytes(b)); } });
+  return out.join('');
+}
+
+/** str() of value with its bytes values measured rather than written: text + bytesLength chars. */
+export function pythonReprMeasured(value: unknown): { text: string; bytesLength: number } {
+  const out: string[] = [];
+  let bytesLength = 0;
+  writeRepr(value, { text: (s) => { out.push(s); }, bytes: (b) => { bytesLength += pythonBytesLength(b); } });
+  return { text: out.join(''), bytesLength };
+}
+
+export function writeRepr(value: unknown, sink: ReprSink): void {
+  if (value === null || value === undefined) sink.text('None');
+  else if (value === true) sink.text('True');
+  else if (value === false) sink.text('False');
+  else if (typeof value === 'number') sink.text(pythonNumber(value));
+  else if (typeof value === 'bigint') sink.text(String(value)); // an INTEGER beyond 2^53: a Python int
+  else if (typeof value === 'string') sink.text(pythonStr(value));
+  else if (value instanceof Uint8Array) sink.bytes(value); // a BLOB: Python's sqlite3 gives bytes
+  else if (Array.isArray(value)) {
+    sink.text('[');
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) sink.text(', ');
+      writeRepr(value[i], sink);
+    }
+    sink.text(']');
+  } else if (typeof value === 'object') {
+    sink.text('{');
+    let first = true;
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === undefined) continue;
+      if (!first) sink.text(', ');
+      first = false;
+      sink.text(pythonStr(k));
+      sink.text(': ');
+      writeRepr(v, sink);
+    }
+    sink.text('}');
+  } else sink.text(pythonStr(String(value)));
 }
 
 function pythonNumber(n: number): string {
@@ -39,6 +77,41 @@ export function pythonStr(s: string): string {
     else out += ch;
   }
   return out + quote;
+}
+
+// repr() of bytes (Objects/bytesobject.c): b'…', or b"…" when there is a ' and no "; backslash,
+// the quote, tab, newline and carriage return escaped with a backslash; other bytes outside
+// 0x20-0x7e as \xNN; the rest as is.
+const BYTE_REPR: string[] = Array.from({ length: 256 }, (_, c) =>
+  c === 0x5c ? '\\\\' : c === 0x09 ? '\\t' : c === 0x0a ? '\\n' : c === 0x0d ? '\\r'
+    : c < 0x20 || c >= 0x7f ? `\\x${hex(c, 2)}` : String.fromCharCode(c));
+const BYTE_WIDTH = Uint8Array.from(BYTE_REPR, (r) => r.length);
+
+function bytesQuote(b: Uint8Array): "'" | '"' {
+  return b.includes(0x27) && !b.includes(0x22) ? '"' : "'";
+}
+
+/** repr() of bytes, written out. */
+export function pythonBytes(b: Uint8Array): string {
+  const quote = bytesQuote(b);
+  let out = `b${quote}`;
+  for (let i = 0; i < b.length; i++) out += b[i] === 0x27 && quote === "'" ? "\\'" : BYTE_REPR[b[i]];
+  return out + quote;
+}
+
+/** len(repr(b)) without writing it: one pass, no allocation. */
+export function pythonBytesLength(b: Uint8Array): number {
+  let n = 3; // b and the two quotes
+  let single = 0;
+  let double = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    n += BYTE_WIDTH[c];
+    if (c === 0x27) single++;
+    else if (c === 0x22) double++;
+  }
+  // Each ' is escaped unless the repr is double-quoted (a ' and no ").
+  return single > 0 && double === 0 ? n : n + single;
 }
 
 function hex(n: number, width: number): string {

@@ -1,0 +1,78 @@
+// Bytes (state.db BLOB columns) as Python sees them: repr() written out and measured, checked
+// against python3 itself, and the rough estimator on a 16 MB BLOB without writing its repr out.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { estimateMessagesTokensRough } from '../../src/engine/estimator';
+import { PROFILES } from '../../src/engine/profile';
+import { pythonBytes, pythonBytesLength, pythonRepr, pythonReprMeasured } from '../../src/engine/pythonRepr';
+import type { Row } from '../../src/model/rows';
+
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+/** mulberry32: small seeded PRNG so failures reproduce. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A sample of byte strings: random bytes, and random picks from the bytes repr treats apart. */
+function sample(): Uint8Array[] {
+  const rand = prng(2026);
+  const special = [0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x22, 0x27, 0x5c, 0x7e, 0x7f, 0x80, 0xff, 0x61];
+  const out: Uint8Array[] = [new Uint8Array(0), Uint8Array.of(0x27), Uint8Array.of(0x22), Uint8Array.of(0x27, 0x22), Uint8Array.from({ length: 256 }, (_, i) => i)];
+  for (let i = 0; i < 60; i++) {
+    const length = Math.floor(rand() * 200);
+    out.push(Uint8Array.from({ length }, () => (i % 2 ? Math.floor(rand() * 256) : special[Math.floor(rand() * special.length)])));
+  }
+  return out;
+}
+
+describe('Python repr of bytes', () => {
+  it('verified literals', () => {
+    // Each checked with python3: repr(b'') and so on.
+    assert.equal(pythonBytes(new Uint8Array(0)), "b''");
+    assert.equal(pythonBytes(Uint8Array.of(0x27)), `b"'"`);
+    assert.equal(pythonBytes(Uint8Array.of(0x27, 0x22)), `b'\\'"'`);
+    assert.equal(pythonBytes(Uint8Array.of(0x00, 0x5c, 0x09, 0x0a, 0x0d, 0x7f, 0x80, 0xff, 0x20, 0x61, 0x7e)), "b'\\x00\\\\\\t\\n\\r\\x7f\\x80\\xff a~'");
+    assert.equal(pythonBytesLength(Uint8Array.from({ length: 256 }, (_, i) => i)), 738);
+    const row = { role: 'tool', content: Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a), id: 2n ** 63n - 1n };
+    assert.equal(pythonRepr(row), "{'role': 'tool', 'content': b'\\x89PNG\\r\\n\\x1a\\n', 'id': 9223372036854775807}");
+  });
+
+  it('equals python3 repr() and len(repr()) on a random sample', { skip: !hasPython && 'python3 not found' }, () => {
+    const bytes = sample();
+    const script = 'import json, sys\nfor h in json.load(sys.stdin): b = bytes.fromhex(h); print(json.dumps([repr(b), len(repr(b))]))';
+    const input = JSON.stringify(bytes.map((b) => Buffer.from(b).toString('hex')));
+    const run = spawnSync('python3', ['-c', script], { input, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const expected = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as [string, number]);
+    assert.equal(expected.length, bytes.length);
+    bytes.forEach((b, i) => {
+      assert.equal(pythonBytes(b), expected[i][0], `bytes ${i}`);
+      assert.equal(pythonBytesLength(b), expected[i][1], `bytes ${i}`);
+    });
+  });
+
+  it('the rough estimator measures a 16 MB BLOB without writing its repr out', () => {
+    const rand = prng(16);
+    const blob = Uint8Array.from({ length: 16 * 1024 * 1024 }, () => Math.floor(rand() * 256));
+    const row: Row = { role: 'user', content: blob };
+    const measured = pythonReprMeasured(row);
+    assert.equal(measured.text, "{'role': 'user', 'content': }");
+    assert.equal(measured.bytesLength, pythonBytesLength(blob));
+    const chars = measured.text.length + measured.bytesLength;
+    // The repr is ASCII (no CJK), so both estimators give (len(str(row)) + 3) // 4.
+    for (const profile of [PROFILES['hermes-v0'], PROFILES['hermes-current']]) {
+      assert.equal(estimateMessagesTokensRough([row], profile), Math.floor((chars + 3) / 4), profile.name);
+    }
+    // And the same as the repr written out, on a small one.
+    const small: Row = { role: 'user', content: blob.subarray(0, 4096) };
+    assert.equal(estimateMessagesTokensRough([small], PROFILES['hermes-v0']), Math.floor((pythonRepr(small).length + 3) / 4));
+  });
+});
