@@ -11,7 +11,7 @@
 // overflow chains), record.ts (varints, serial types), schema.ts (CREATE TABLE, defaults), row.ts.
 
 import type { ByteSource } from '../model/byteSource';
-import { treeCells } from './sqlite/btree';
+import { TreeWalk } from './sqlite/btree';
 import { SqliteFormatError } from './sqlite/errors';
 import { Pager, type PagerOptions, type TextEncoding } from './sqlite/pager';
 import type { SqlValue } from './sqlite/record';
@@ -107,7 +107,8 @@ export class SqliteFile {
 
   private *scan(table: SqliteTable): Generator<TableRow> {
     const row = new TableRow(this.pager, table);
-    for (const cell of treeCells(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid)) {
+    const walk = new TreeWalk(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid);
+    for (let cell = walk.next(); cell; cell = walk.next()) {
       row.load(cell);
       yield row;
     }

@@ -17,71 +17,89 @@ export interface CellRef {
   interior: boolean;
 }
 
+interface Frame { n: number; page: Uint8Array; hdr: number; cells: number; next: number; right: number; leaf: boolean }
+
 /**
- * Every row cell of the b-tree rooted at `root`, in key order; `what` names the tree in errors.
- * A table b-tree (`index` false) keeps its rows in leaf cells; an index b-tree (a WITHOUT ROWID
- * table) in every cell, an interior one coming after the subtree to its left.
+ * A walk over every row cell of the b-tree rooted at `root`, in key order; `what` names the tree
+ * in errors. A table b-tree (`index` false) keeps its rows in leaf cells; an index b-tree (a
+ * WITHOUT ROWID table) in every cell, an interior one coming after the subtree to its left.
+ * A class, not a generator: a scan resumes one generator per row, not two.
  */
-export function* treeCells(pager: Pager, root: number, what: string, index: boolean): Generator<CellRef> {
-  const cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false };
-  const [interiorType, leafType] = index ? [0x02, 0x0a] : [0x05, 0x0d];
-  const visited = new Set<number>();
-  interface Frame { n: number; page: Uint8Array; hdr: number; cells: number; next: number; right: number; leaf: boolean }
-  const stack: Frame[] = [];
-  const push = (n: number, parent: number | null): void => {
-    if (visited.has(n)) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} is reached twice (a cycle in the b-tree)`);
-    if (stack.length >= MAX_DEPTH) throw new SqliteFormatError(`database disk image is malformed: ${what}: the b-tree is deeper than ${MAX_DEPTH} levels`);
-    visited.add(n);
-    const page = pager.page(n);
+export class TreeWalk {
+  private readonly cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false };
+  private readonly interiorType: number;
+  private readonly leafType: number;
+  private readonly visited = new Set<number>();
+  private readonly stack: Frame[] = [];
+
+  constructor(private readonly pager: Pager, root: number, private readonly what: string, private readonly index: boolean) {
+    [this.interiorType, this.leafType] = index ? [0x02, 0x0a] : [0x05, 0x0d];
+    this.push(root, null);
+  }
+
+  /** The next row cell (the same object each time), or null after the last. */
+  next(): CellRef | null {
+    const stack = this.stack;
+    while (stack.length) {
+      const f = stack[stack.length - 1];
+      if (f.leaf) {
+        if (f.next < f.cells) return this.at(f, this.cellAt(f, f.next++));
+        stack.pop();
+        continue;
+      }
+      if (!this.index) {
+        // Table interior: each cell's left child, then the right-most child.
+        if (f.next < f.cells) this.push(u32(f.page, this.cellAt(f, f.next++)), f.n);
+        else if (f.next++ === f.cells) this.push(f.right, f.n);
+        else stack.pop();
+        continue;
+      }
+      // Index interior: each cell's left child, then the cell itself; then the right-most child.
+      const step = f.next++;
+      if (step < 2 * f.cells) {
+        const p = this.cellAt(f, step >> 1);
+        if (step % 2 === 1) return this.at(f, p);
+        this.push(u32(f.page, p), f.n);
+      } else if (step === 2 * f.cells) {
+        this.push(f.right, f.n);
+      } else {
+        stack.pop();
+      }
+    }
+    return null;
+  }
+
+  private push(n: number, parent: number | null): void {
+    const what = this.what;
+    if (this.visited.has(n)) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} is reached twice (a cycle in the b-tree)`);
+    if (this.stack.length >= MAX_DEPTH) throw new SqliteFormatError(`database disk image is malformed: ${what}: the b-tree is deeper than ${MAX_DEPTH} levels`);
+    this.visited.add(n);
+    const page = this.pager.page(n);
     const hdr = n === 1 ? 100 : 0;
     const type = page[hdr];
-    if (type !== interiorType && type !== leafType) {
-      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not ${index ? 'an index' : 'a table'} b-tree page`);
+    if (type !== this.interiorType && type !== this.leafType) {
+      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not ${this.index ? 'an index' : 'a table'} b-tree page`);
     }
-    const leaf = type === leafType;
+    const leaf = type === this.leafType;
     const cells = (page[hdr + 3] << 8) | page[hdr + 4];
     const pointers = hdr + (leaf ? 8 : 12);
-    if (pointers + 2 * cells > pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} claims ${cells} cells, more than fit`);
-    stack.push({ n, page, hdr: pointers, cells, next: 0, right: leaf ? 0 : u32(page, hdr + 8), leaf });
-  };
-  const cellAt = (f: Frame, i: number): number => {
+    if (pointers + 2 * cells > this.pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} claims ${cells} cells, more than fit`);
+    this.stack.push({ n, page, hdr: pointers, cells, next: 0, right: leaf ? 0 : u32(page, hdr + 8), leaf });
+  }
+
+  private cellAt(f: Frame, i: number): number {
     const p = (f.page[f.hdr + 2 * i] << 8) | f.page[f.hdr + 2 * i + 1];
-    if (p < f.hdr + 2 * f.cells || p >= pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: a cell pointer of page ${f.n} points outside the page`);
+    if (p < f.hdr + 2 * f.cells || p >= this.pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${this.what}: a cell pointer of page ${f.n} points outside the page`);
     return p;
-  };
-  const at = (f: Frame, offset: number): CellRef => {
+  }
+
+  private at(f: Frame, offset: number): CellRef {
+    const cell = this.cell;
     cell.page = f.page;
     cell.offset = offset;
     cell.pageNumber = f.n;
     cell.interior = !f.leaf;
     return cell;
-  };
-  push(root, null);
-  while (stack.length) {
-    const f = stack[stack.length - 1];
-    if (f.leaf) {
-      if (f.next < f.cells) yield at(f, cellAt(f, f.next++));
-      else stack.pop();
-      continue;
-    }
-    if (!index) {
-      // Table interior: each cell's left child, then the right-most child.
-      if (f.next < f.cells) push(u32(f.page, cellAt(f, f.next++)), f.n);
-      else if (f.next++ === f.cells) push(f.right, f.n);
-      else stack.pop();
-      continue;
-    }
-    // Index interior: each cell's left child, then the cell itself; then the right-most child.
-    const step = f.next++;
-    if (step < 2 * f.cells) {
-      const p = cellAt(f, step >> 1);
-      if (step % 2 === 0) push(u32(f.page, p), f.n);
-      else yield at(f, p);
-    } else if (step === 2 * f.cells) {
-      push(f.right, f.n);
-    } else {
-      stack.pop();
-    }
   }
 }
 

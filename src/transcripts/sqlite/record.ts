@@ -65,15 +65,13 @@ function readInt(b: Uint8Array): number | bigint {
   return b[0] >= 0x80 ? v - 256 ** b.length : v;
 }
 
-/** Fills `types` and `offsets` with each value's serial type and where its bytes start. */
+/** Fills `types` and `offsets` (empty) with each value's serial type and where its bytes start. */
 export function readRecordHeader(record: RecordBytes, types: number[], offsets: number[]): void {
   if (record.size === 0) throw record.corrupt('an empty record');
   const first = record.bytes(0, Math.min(9, record.size));
   const headerSize = varint(first, 0, first.length);
   if (typeof headerSize !== 'number' || headerSize < varintLength || headerSize > record.size) throw record.corrupt(`a record header of ${headerSize} bytes`);
   const header = record.bytes(0, headerSize);
-  types.length = 0;
-  offsets.length = 0;
   let offset = headerSize;
   for (let p = varintLength; p < headerSize;) {
     const type = varint(header, p, headerSize);
@@ -87,7 +85,7 @@ export function readRecordHeader(record: RecordBytes, types: number[], offsets: 
 }
 
 /** The value of serial type `type` whose bytes start at `at`. */
-export function decodeValue(record: RecordBytes, type: number, at: number, decodeText: (bytes: Uint8Array) => string): SqlValue {
+export function decodeValue(record: RecordBytes, type: number, at: number, text: { decodeText(bytes: Uint8Array): string }): SqlValue {
   switch (type) {
     case 0: return null;
     case 8: return 0;
@@ -100,5 +98,5 @@ export function decodeValue(record: RecordBytes, type: number, at: number, decod
   if (type <= 6) return readInt(record.bytes(at, at + serialSize(type)));
   const b = record.bytes(at, at + serialSize(type));
   // A copy, and a plain Uint8Array (Buffer.slice would be a view that pins the block).
-  return type % 2 === 0 ? new Uint8Array(b) : decodeText(b);
+  return type % 2 === 0 ? new Uint8Array(b) : text.decodeText(b);
 }

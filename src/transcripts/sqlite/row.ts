@@ -12,14 +12,16 @@ export class TableRow {
   rowid: number | bigint | null = 0;
   private readonly index = new Map<string, number>();
   private readonly payload: Payload;
-  private readonly decodeText: (bytes: Uint8Array) => string;
-  private readonly types: number[] = [];
-  private readonly offsets: number[] = [];
+  private readonly columns: SqliteTable['columns'];
+  private readonly recordIndex: number[];
+  private readonly withoutRowid: boolean;
+  private types: number[] = [];
+  private offsets: number[] = [];
   private headerRead = false;
 
-  constructor(pager: Pager, private readonly table: SqliteTable) {
+  constructor(private readonly pager: Pager, private readonly table: SqliteTable) {
     this.payload = new Payload(pager, `table ${table.name}`);
-    this.decodeText = (b) => pager.decodeText(b);
+    ({ columns: this.columns, recordIndex: this.recordIndex, withoutRowid: this.withoutRowid } = table);
     table.columns.forEach((c, i) => {
       // Names match as SQLite matches them (foldName); the name as declared is the common lookup, found directly.
       for (const key of [c.name, foldName(c.name)]) if (!this.index.has(key)) this.index.set(key, i);
@@ -28,7 +30,7 @@ export class TableRow {
 
   /** Points the row at the cell holding it: a table leaf cell, or any cell of a WITHOUT ROWID table's index b-tree. */
   load(cell: CellRef): void {
-    if (this.table.withoutRowid) {
+    if (this.withoutRowid) {
       this.payload.loadIndexCell(cell);
       this.rowid = null;
     } else {
@@ -49,16 +51,19 @@ export class TableRow {
   }
 
   private value(i: number): SqlValue {
-    const col = this.table.columns[i];
+    const col = this.columns[i];
     if (col.rowidAlias) return this.rowid;
     // Computed from an expression this reader does not evaluate: no value to read.
     if (col.generated === 'virtual') return null;
     if (!this.headerRead) {
+      // Fresh arrays: emptying the old ones costs more.
+      this.types = [];
+      this.offsets = [];
       readRecordHeader(this.payload, this.types, this.offsets);
       this.headerRead = true;
     }
-    const r = this.table.recordIndex[i];
-    const v = r >= this.types.length ? defaultValue(col) : decodeValue(this.payload, this.types[r], this.offsets[r], this.decodeText);
+    const r = this.recordIndex[i];
+    const v = r >= this.types.length ? defaultValue(col) : decodeValue(this.payload, this.types[r], this.offsets[r], this.pager);
     // A REAL column reads an integer as a real (OP_RealAffinity); as numbers, only those beyond 2^53 differ.
     return typeof v === 'bigint' && col.affinity === 'real' ? Number(v) : v;
   }
