@@ -211,6 +211,35 @@ export async function badCorpus(): Promise<CorpusFile[]> {
   ]));
   add('session_carriers_only.json', sessionJson('carriers_only', [U(CARRIER, { _compressed_summary: true }), U('[Your active task list was preserved across context compression]\n- [ ] x'), A('continuing'), U('hidden handoff', { display_kind: 'hidden' }), A('ok')]));
 
+  // --- NUL bytes: each costs its line or message, never the file ---------------------------------
+  const SIX = [...FOUR, U('q3'), A('a3')];
+  /** The first `marker` in `text` becomes one NUL byte. */
+  const withNul = (text: string, marker: string): Uint8Array => {
+    const at = text.indexOf(marker);
+    return concat(text.slice(0, at), [0x00], text.slice(at + marker.length));
+  };
+  const sixLines = [1, 2, 3, 4, 5, 6].map((n) => traceLine('tz', n === 3 ? 'q3 NUL' : `q${n}`, [U(n === 3 ? 'q3 NUL' : `q${n}`), A(`a${n}`)]));
+  add('trace_nul_byte.trace.jsonl', withNul(`${sixLines.join('\n')}\n`, 'NUL'));
+  add('trace_nul_padding.trace.jsonl', concat(`${t('tp0', 1)}\n${t('tp0', 2)}\n${t('tp0', 3)}\n`, new Uint8Array(2048)));
+  add('session_nul_in_string.json', withNul(sessionJson('nul_in_string', SIX.map((m) => (m.content === 'Three open items, the oldest from June.' ? { ...m, content: 'Three NUL open items.' } : m))), 'NUL'));
+  add('request_dump_dumpnul_20260918_102255_523000.json', withNul(requestDump('dumpnul', SIX_WIRE.map((m) => (m.content === 'a1 ship on Friday' ? { ...m, content: 'a1 ship NUL on Friday' } : m))), 'NUL'));
+
+  // --- NaN, Infinity, -Infinity as Python's json.dump writes them (allow_nan=True, its default) ----
+  // JSON.stringify cannot write them: a placeholder string is replaced by the bare token.
+  const bare = (text: string): string => text.replace(/"@(NaN|Infinity|-Infinity)@"/g, '$1');
+  add('session_python_nan.json', bare(sessionJson('python_nan', [
+    U('read notes.md', { timestamp: '@NaN@' }), A('Your notes say: ship on Friday.', { timestamp: 1789726502.4, cost: '@Infinity@' }), FOUR[2], FOUR[3],
+  ], { estimated_cost_usd: '@-Infinity@' })));
+  add('trace_python_nan.trace.jsonl', bare(`${t('tq', 1)}\n${traceLine('tq', 'q2', [U('q2', { timestamp: '@NaN@' }), A('a2')])}\n${t('tq', 3)}\n`));
+  add('request_dump_dumpnan_20260918_102255_523000.json', bare(requestDump('dumpnan', SIX_WIRE.map((m, i) => (i === 2 ? { ...m, score: '@NaN@' } : m)))));
+
+  // --- Repeated keys: Python's json keeps the last ---------------------------------------------------
+  const stale = '  "messages": [\n    {\n      "role": "user",\n      "content": "stale ask from a list that is replaced"\n    }\n  ],\n';
+  add('session_dup_messages.json', sessionJson('dup_messages', FOUR).replace('{\n', `{\n${stale}`));
+  add('session_dup_header_keys.json', sessionJson('dup_header_keys', FOUR).replace('{\n', '{\n  "session_id": "dup_header_keys_stale",\n  "system_prompt": "a stale prompt",\n  "tools": [],\n'));
+  add('request_dump_dumpdup_20260918_102255_523000.json', requestDump('dumpdup', SIX_WIRE).replace('"stream": true,\n', `"stream": true,\n${stale.replace(/^ {2}/gm, '      ')}`));
+  add('trace_dup_keys.trace.jsonl', `${t('tk', 1)}\n${traceLine('tk', 'q2', [U('q2'), A('a2')]).replace('{"kind"', '{"sessionId":"tk-stale","messages":[{"role":"user","content":"stale"}],"kind"')}\n`);
+
   // --- Empty and binary ----------------------------------------------------------------------------
   add('empty.json', '');
   add('empty.trace.jsonl', '');

@@ -73,6 +73,31 @@ const shapeOf = (r: Report): { turns: number; requests: number } => ({ turns: r.
 const sha256 = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
 const HEX64 = /^[0-9a-f]{64}$/;
 
+/** [line, column] (1-based) of the character `skip` past the `nth` occurrence of `marker`. */
+function posOf(text: string, marker: string, skip = 0, nth = 1): [number, number] {
+  let offset = -1;
+  for (let k = 0; k < nth; k++) offset = text.indexOf(marker, offset + 1);
+  assert.ok(offset >= 0, `marker ${JSON.stringify(marker)} not found`);
+  const before = text.slice(0, offset + skip).split('\n');
+  return [before.length, before[before.length - 1].length + 1];
+}
+
+/** The only parse-error of the report, with its line and column. */
+function onlyParseError(r: Report): Diagnostic {
+  const found = r.diagnostics.filter((d) => d.code === 'parse-error');
+  assert.equal(found.length, 1, `one parse-error: ${JSON.stringify(found.map((d) => d.message))}`);
+  return found[0];
+}
+
+/** Every turn starts at a message (a line holding `{`) after `line`: in the list that is read, not an earlier one. */
+function turnsInListAfter(r: Report, text: string, line: number): void {
+  const lines = text.split('\n');
+  for (const t of r.turns) {
+    assert.ok((t.line as number) > line, `turn ${t.index} is at line ${t.line}, in the list before line ${line} that Python discards`);
+    assert.equal(lines[(t.line as number) - 1].trim(), '{', `turn ${t.index} starts at a message`);
+  }
+}
+
 function positioned(d: Diagnostic, at: Position | undefined): boolean {
   switch (at) {
     case 'line': return Number.isInteger(d.line) && (d.line as number) >= 1;
@@ -281,6 +306,109 @@ const EXPECT: Record<string, Expect> = {
   'session_bom.json': {
     why: 'a UTF-8 byte-order mark before the JSON', bad: false,
     valid: (r) => { assert.equal(r.sessions[0]?.id, 'bom'); assert.deepEqual(shapeOf(r), { turns: 2, requests: 2 }); },
+  },
+
+  // --- NUL bytes: each costs its line or message, never the file ----------------------------------------
+  'trace_nul_byte.trace.jsonl': {
+    why: 'a NUL byte inside a string on line 3 of 6', bad: true, at: 'line', message: /raw control character U\+0000/,
+    valid: (r, text) => {
+      assert.equal(r.source.format, 'turn-trace', 'not "binary"');
+      assert.deepEqual(shapeOf(r), { turns: 5, requests: 5 }, 'the five other lines replay');
+      assert.deepEqual(r.turns.map((t) => t.line), [1, 2, 4, 5, 6]);
+      const d = onlyParseError(r);
+      assert.deepEqual([d.line, d.column], posOf(text, '\u0000'), 'at the NUL');
+      assert.equal(d.atEnd, undefined);
+    },
+  },
+  'trace_nul_padding.trace.jsonl': {
+    why: 'three good lines, then 2,048 NUL bytes (what a crash can leave)', bad: true, at: 'line',
+    valid: (r) => {
+      assert.deepEqual(shapeOf(r), { turns: 3, requests: 3 });
+      const d = onlyParseError(r);
+      assert.deepEqual([d.line, d.column, d.atEnd], [4, 1, undefined], 'the padding is no line being written');
+    },
+  },
+  'session_nul_in_string.json': {
+    why: 'a NUL byte inside the 4th of 6 messages', bad: true, at: 'line', message: /message 3: raw control character U\+0000/,
+    valid: (r, text) => {
+      assert.equal(r.source.format, 'hermes-session-json');
+      assert.deepEqual(shapeOf(r), { turns: 3, requests: 2 }, 'q1, a1, q2, q3 and a3 read');
+      assert.equal(r.requests[1].messageCount, 5, 'the messages after the bad one are read');
+      const d = onlyParseError(r);
+      assert.deepEqual([d.line, d.column], posOf(text, '\u0000'));
+      assert.equal(d.atEnd, undefined);
+    },
+  },
+  'request_dump_dumpnul_20260918_102255_523000.json': {
+    why: 'a NUL byte inside body message 2 of 6', bad: true, at: 'line', message: /body message 2: raw control character U\+0000/,
+    valid: (r, text) => {
+      assert.equal(r.source.format, 'hermes-request-dump');
+      assert.deepEqual(shapeOf(r), { turns: 3, requests: 1 }, 'the five other body messages read (a damaged dump has no trailing request)');
+      turnsInListAfter(r, text, 1);
+      const d = onlyParseError(r);
+      assert.deepEqual([d.line, d.column], posOf(text, '\u0000'));
+    },
+  },
+
+  // --- NaN, Infinity, -Infinity: Python's json.dump writes them (allow_nan=True, its default) -------------
+  'session_python_nan.json': {
+    why: 'NaN in a message, Infinity in another, -Infinity in the header', bad: true, at: 'line', findings: 3, message: /holds (NaN|Infinity|-Infinity) \(not JSON/,
+    valid: (r, text) => {
+      assert.deepEqual(shapeOf(r), { turns: 2, requests: 2 }, 'all four messages read');
+      const found = r.diagnostics.filter((d) => d.code === 'parse-error');
+      assert.deepEqual(found.map((d) => d.severity), ['warning', 'warning', 'warning'], 'read as Python reads them: warnings, no error');
+      assert.deepEqual(found.map((d) => [d.line, d.column]), [posOf(text, ': -Infinity', 2), posOf(text, ': NaN', 2), posOf(text, ': Infinity', 2)], 'each at its token');
+      assert.ok(found.every((d) => d.atEnd === undefined));
+    },
+  },
+  'trace_python_nan.trace.jsonl': {
+    why: 'NaN in a message of line 2', bad: true, at: 'line', message: /the line holds NaN/,
+    valid: (r, text) => {
+      assert.deepEqual(shapeOf(r), { turns: 3, requests: 3 });
+      const d = onlyParseError(r);
+      assert.deepEqual([d.severity, d.line, d.column], ['warning', ...posOf(text, 'NaN')]);
+    },
+  },
+  'request_dump_dumpnan_20260918_102255_523000.json': {
+    why: 'NaN in body message 2', bad: true, at: 'line', message: /body message 2 holds NaN/,
+    valid: (r, text) => {
+      assert.deepEqual(shapeOf(r), { turns: 3, requests: 3 }, 'read whole: the trailing request is known');
+      const d = onlyParseError(r);
+      assert.deepEqual([d.severity, d.line, d.column], ['warning', ...posOf(text, 'NaN')]);
+    },
+  },
+
+  // --- repeated keys: Python's json keeps the last --------------------------------------------------------
+  'session_dup_messages.json': {
+    why: 'two "messages" lists: the turns and their lines come from the last', bad: false,
+    valid: (r, text) => {
+      assert.deepEqual(shapeOf(r), { turns: 2, requests: 2 });
+      turnsInListAfter(r, text, posOf(text, '"messages": [', 0, 2)[0]);
+      assert.equal(r.requests[1].messageCount, 4, 'no stale row');
+    },
+  },
+  'session_dup_header_keys.json': {
+    why: 'session_id, system_prompt and tools repeated: the last wins', bad: false,
+    valid: (r) => {
+      assert.equal(r.sessions[0].id, 'dup_header_keys');
+      assert.equal(r.sessions[0].systemPromptSha256, sha256('You are Hermes, an AI agent built by Nous Research.\n\nConversation started: Friday, September 18, 2026'));
+      assert.deepEqual(shapeOf(r), { turns: 2, requests: 2 });
+    },
+  },
+  'request_dump_dumpdup_20260918_102255_523000.json': {
+    why: 'two body "messages" lists: the last is the request', bad: false,
+    valid: (r, text) => {
+      assert.deepEqual(shapeOf(r), { turns: 3, requests: 3 });
+      turnsInListAfter(r, text, posOf(text, '"messages": [', 0, 2)[0]);
+    },
+  },
+  'trace_dup_keys.trace.jsonl': {
+    why: 'a line with "sessionId" and "messages" twice: the last of each', bad: false,
+    valid: (r) => {
+      assert.deepEqual(r.sessions.map((s) => s.id), ['tk']);
+      assert.deepEqual(shapeOf(r), { turns: 2, requests: 2 });
+      assert.equal(r.requests[1].messageCount, 4, 'system, q1, a1 and q2: nothing stale');
+    },
   },
 
   // --- wrong shapes ------------------------------------------------------------------------------------
