@@ -2,7 +2,7 @@
 
 import { Inspection } from '../protocol/inspection';
 import { analyze, type Analysis } from '../analysis/report';
-import type { Diagnostic, Report } from '../analysis/reportTypes';
+import type { Diagnostic, Report, ReportCompression } from '../analysis/reportTypes';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
@@ -165,25 +165,33 @@ function textReport(r: Report, turn: number | null): string {
     if (turn !== null && t.index !== turn) continue;
     const injected = t.injected.length ? `; injected: ${t.injected.map((s) => s.kind).join(', ')}` : '';
     out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}`);
-    if (t.compression) {
-      const c = t.compression;
-      out.push(`  compaction (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), ${c.madeProgress ? 'progress' : 'NO progress'}, gate: ${c.gateBranch}; user row re-anchored ${c.reanchor.before} -> ${c.reanchor.after} (${c.reanchor.rule})`);
-    }
+    if (t.compression) out.push(`  ${compactionLine(t.compression, 'compaction')}`);
+    // Compactions inside the turn, each before the first request it broke (its re-billing).
+    const later = [...t.laterCompressions];
     for (const q of t.requests) {
       const req = r.requests[q];
       const p = req.prefix;
+      if (later.length && q !== t.requests[0] && p.breakAt?.cause === 'compression') out.push(`  ${compactionLine(later.shift() as ReportCompression, 'compaction inside the turn')}`);
       const status = p.previousRequest === null ? 'first request'
         : p.stable ? `extends #${p.previousRequest}`
           : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
       const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
       out.push(`  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`);
     }
+    for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);
   }
   const shown = r.diagnostics.filter((d) => turn === null || d.turn === null || d.turn === turn);
   out.push(shown.length ? 'findings:' : 'findings: none');
   for (const d of shown) out.push(`  ${d.severity} ${d.code}: ${d.message}${where(d)}`);
   // Paths, session ids and messages come from the input: no line may carry a control character.
   return out.map(visible).join('\n');
+}
+
+function compactionLine(c: ReportCompression, label: string): string {
+  const change = c.userRowChange ? `; user row ${c.userRowChange}${c.sidecarDropped ? ', its sidecar dropped' : ''}` : '';
+  return `${label} (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), `
+    + `${c.madeProgress ? 'progress' : 'NO progress'}, gate: ${c.gateBranch ?? 'not recorded'}; user row re-anchored ${c.reanchor.before} -> ${c.reanchor.after} `
+    + `(${c.reanchor.rule}${c.reanchor.confirmed ? ', its own row' : ''})${change}`;
 }
 
 function checkLine(path: string, d: Diagnostic, format: Options['format']): string {
