@@ -1,4 +1,4 @@
-// Prefix-cache stability between consecutive requests of one lineage (REPORT.md, requests[].prefix).
+// Prefix-cache stability between consecutive requests of one lineage (docs/report.md, requests[].prefix).
 
 import { wireKey, type WireMessage } from '../engine/apiMessages';
 import type { ReplayRequest } from '../engine/replay';

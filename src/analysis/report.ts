@@ -1,4 +1,4 @@
-// The analysis report (REPORT.md): the CLI's public JSON contract, and the model the views read.
+// The analysis report (docs/report.md): the CLI's public JSON contract, and the model the views read.
 
 import { wireCopy, wireKey } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';

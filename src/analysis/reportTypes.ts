@@ -1,4 +1,4 @@
-// The analysis report's public types (REPORT.md): the CLI's JSON contract, read by scripts and CI.
+// The analysis report's public types (docs/report.md): the CLI's JSON contract, read by scripts and CI.
 // Types only, with imports from the model alone, so the protocol and the webview can name them
 // without pulling in the engine.
 
@@ -20,7 +20,7 @@ export interface PrefixResult {
   reusedTokens: number;
 }
 
-/** A compaction as the report states it (REPORT.md `compression`). */
+/** A compaction as the report states it (docs/report.md `compression`). */
 export interface ReportCompression {
   mode: 'rotation' | 'in-place';
   beforeMessages: number;

@@ -1,5 +1,5 @@
 // What of a wire message is counted as tokens: its string content or text parts, and each tool
-// call's name and arguments (REPORT.md, requests[].messages[].tokens).
+// call's name and arguments (docs/report.md, requests[].messages[].tokens).
 
 import { contentText, type Row } from '../model/rows';
 

@@ -30,7 +30,7 @@ const HELP: Record<string, string> = {
 Replays every request of the transcript and prints one line per request: tokens sent, tokens
 reused from the previous request's prefix, and what broke it.
 
-  --json          the full report as JSON (contract: REPORT.md, schema: schemas/report.schema.json)
+  --json          the full report as JSON (contract: docs/report.md, schema: schemas/report.schema.json)
   --messages      with --json: every wire message of every request (quadratic in size)
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)

@@ -1,4 +1,4 @@
-// The wire build (reference §1.7, build_api_messages): what one provider request really carried.
+// The wire build (docs/hermes-behaviour.md §1.7, build_api_messages): what one provider request really carried.
 
 import { injectedSpansOfSidecar, multimodalNoteSpans, type InjectedSpan } from './injection';
 import { hasToolCalls, isEmptyContent, isPartList, type Row } from '../model/rows';

@@ -1,4 +1,4 @@
-// The agent's own rough token estimator (reference §2.3). It decides compaction, so the inspector
+// The agent's own rough token estimator (docs/hermes-behaviour.md §2.3). It decides compaction, so the inspector
 // shows it beside the exact tokenizer count.
 
 import { isPartList, type Row } from '../model/rows';

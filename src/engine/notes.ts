@@ -1,4 +1,4 @@
-// One-shot notes that ride the user message instead of the system prompt (reference §1.2), so the
+// One-shot notes that ride the user message instead of the system prompt (docs/hermes-behaviour.md §1.2), so the
 // system prompt stays byte-stable (#67403).
 
 import type { ContentPart } from '../model/rows';

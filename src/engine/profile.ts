@@ -1,5 +1,5 @@
 // Every rule that differs between versions of the reference agent lives here, so "what would each
-// version have sent for this conversation" is one argument away (hermes-reference.md §1.8).
+// version have sent for this conversation" is one argument away (docs/hermes-behaviour.md §1.8).
 
 export type ProfileName = 'hermes-v0' | 'hermes-v1' | 'hermes-current';
 

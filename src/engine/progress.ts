@@ -1,4 +1,4 @@
-// The compaction thresholds of the reference (§1.4), at their exact boundaries.
+// The compaction thresholds of docs/hermes-behaviour.md (§1.4), at their exact boundaries.
 
 /** Fewer rows always counts; with as many rows, rough tokens must fall strictly below 95 %. */
 export function compressionMadeProgress(origLen: number, newLen: number, origTokens: number, newTokens: number): boolean {

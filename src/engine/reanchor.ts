@@ -1,4 +1,4 @@
-// Finding the current turn's user row again after compaction replaced the list (reference §1.3).
+// Finding the current turn's user row again after compaction replaced the list (docs/hermes-behaviour.md §1.3).
 
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import type { Row } from '../model/rows';

@@ -1,5 +1,5 @@
 // The api_content sidecar: the exact bytes sent for a row, stored beside its clean content
-// (reference §1.1, introduced upstream in #67274).
+// (docs/hermes-behaviour.md §1.1, introduced upstream in #67274).
 
 import { buildMemoryContextBlock } from '../hermes/memoryContext';
 import type { Row } from '../model/rows';

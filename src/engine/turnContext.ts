@@ -1,4 +1,4 @@
-// The prologue of a turn (reference §1.6 steps 9-12, build_turn_context): from the inbound message
+// The prologue of a turn (docs/hermes-behaviour.md §1.6 steps 9-12, build_turn_context): from the inbound message
 // and the turn's recorded inputs to the user row the agent stores, under one profile's rules.
 
 import type { InjectionKind, TurnInjectionInputs } from '../model/injection';

@@ -1,4 +1,4 @@
-// How a compaction shows up inside rows (reference §2.2), and which user rows are real human asks.
+// How a compaction shows up inside rows (docs/hermes-behaviour.md §2.2), and which user rows are real human asks.
 
 import { contentText, type Row } from '../model/rows';
 

@@ -72,7 +72,7 @@ export const REQUEST_STABLE = 1;
 export const REQUEST_SYSTEM_CHANGED = 2;
 /**
  * The prefix broke because a compaction replaced the history: re-billed by design, not a break to
- * fix (a `prefix-break` of cause `compression` is info in REPORT.md).
+ * fix (a `prefix-break` of cause `compression` is info in docs/report.md).
  */
 export const REQUEST_COMPACTION = 4;
 

@@ -1,4 +1,4 @@
-// Hermes request dumps, sessions/request_dump_<id>_<ts>.json (hermes-reference.md §3.3): the body
+// Hermes request dumps, sessions/request_dump_<id>_<ts>.json (docs/hermes-behaviour.md §3.3): the body
 // of one provider call exactly as sent, system message first.
 
 import type { Row } from '../model/rows';

@@ -1,4 +1,4 @@
-// Hermes session snapshots, sessions/session_<id>.json (hermes-reference.md §3.1). A truncated
+// Hermes session snapshots, sessions/session_<id>.json (docs/hermes-behaviour.md §3.1). A truncated
 // snapshot still yields every complete message, and a message that does not parse costs only itself.
 
 import { sessionStartSeconds, snapshotCopies } from '../hermes/snapshot';

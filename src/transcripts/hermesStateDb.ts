@@ -1,4 +1,4 @@
-// Hermes state.db (hermes-reference.md §3.2, §3.5). The logic below reads rows from a RowSource;
+// Hermes state.db (docs/hermes-behaviour.md §3.2, §3.5). The logic below reads rows from a RowSource;
 // at run time that source is the page reader (sqliteFile.ts) for every size of file, not sql.js:
 // it reads the same rows as sql.js in the differential tests (test/transcripts/sqliteFile.test.ts:
 // real SQLite and sql.js files, every page size and text encoding, overflow chains, WAL overlays,
