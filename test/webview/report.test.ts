@@ -42,7 +42,7 @@ describe('standalone HTML report', () => {
     await page.locator('turn-stepper #turn-5').click();
     const panel = page.locator('compaction-panel');
     await panel.waitFor({ state: 'visible', timeout: 15_000 });
-    assert.match(await panel.locator('table').innerText(), /1,292 → 703/);
+    assert.match(await panel.locator('table').innerText(), /1,189 → 703/);
     // Bodies come from the embedded data: the turn's user row with its memory fence.
     await page.locator('message-view mark[data-kind=memory]').first().waitFor({ state: 'visible', timeout: 15_000 });
     await page.screenshot({ path: join(SHOTS, 'report-rotation-light.png') });
