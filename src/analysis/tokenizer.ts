@@ -70,6 +70,9 @@ interface Vocabulary {
   readonly table: Int32Array;
   /** Rank of each single byte (all 256 are tokens in both encodings). */
   readonly byteRank: Int32Array;
+  /** Rank of each two-byte token by its bytes (b0 << 8 | b1), -1 when not a token: a piece's
+   * first candidates come from this small table instead of the large one. */
+  readonly bytePair: Int32Array;
   /** Bytes of the longest token: no longer span can be one token. */
   readonly longest: number;
   /** BASE^k mod 2^32 for k <= longest. */
@@ -102,6 +105,7 @@ function loadVocabulary(name: TokenizerName): Vocabulary {
   const start = new Int32Array(count);
   const table = new Int32Array(2 << TABLE_BITS).fill(-1);
   const byteRank = new Int32Array(256).fill(-1);
+  const bytePair = new Int32Array(1 << 16).fill(-1);
   const encoder = new TextEncoder();
   let tokenBytes = new Uint8Array(8 * count);
   let used = 0;
@@ -124,6 +128,7 @@ function loadVocabulary(name: TokenizerName): Vocabulary {
     table[2 * slot] = h;
     table[2 * slot + 1] = rank | (n << 18);
     if (n === 1) byteRank[tokenBytes[used]] = rank;
+    if (n === 2) bytePair[(tokenBytes[used] << 8) | tokenBytes[used + 1]] = rank;
     used += n;
     longest = Math.max(longest, n);
   });
@@ -131,7 +136,7 @@ function loadVocabulary(name: TokenizerName): Vocabulary {
   const power = new Int32Array(longest + 1);
   power[0] = 1;
   for (let k = 1; k <= longest; k++) power[k] = Math.imul(power[k - 1], BASE);
-  vocabulary = { split: new RegExp(split.source, 'uy'), tokenBytes: tokenBytes.slice(0, used), start, table, byteRank, longest, power };
+  vocabulary = { split: new RegExp(split.source, 'uy'), tokenBytes: tokenBytes.slice(0, used), start, table, byteRank, bytePair, longest, power };
   vocabularies.set(name, vocabulary);
   return vocabulary;
 }
@@ -185,7 +190,11 @@ class Merger {
       prev[i] = i - 1;
       hash[i] = bytes[i];
     }
-    for (let i = 0; i + 1 < n; i++) this.pair(i, i + 1);
+    for (let i = 0; i + 1 < n; i++) {
+      const rank = v.bytePair[(bytes[i] << 8) | bytes[i + 1]];
+      pairRank[i] = rank;
+      if (rank >= 0) this.push(((rank << POSITION_BITS) | i) >>> 0);
+    }
     pairRank[n - 1] = -1;
     let parts = n;
     while (this.size > 0) {
