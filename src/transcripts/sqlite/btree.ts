@@ -106,7 +106,7 @@ export class TreeWalk {
 /** The payload of the cell a row is on. Overflow pages are read only when requested bytes lie on them. */
 export class Payload implements RecordBytes {
   size = 0;
-  /** The row's rowid (a table b-tree), for errors. */
+  /** The rowid of a table b-tree's row. */
   rowid: number | bigint = 0;
   /** The row's place in key order (an index b-tree, where there is no rowid), for errors. */
   private ordinal = 0;
