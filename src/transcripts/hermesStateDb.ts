@@ -15,7 +15,7 @@ import type { Row } from '../model/rows';
 import type { Generation, InputFinding, RecordedCounters, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
-import { SqliteFile, type SqlValue } from './sqliteFile';
+import { foldName, SqliteFile, type SqlValue } from './sqliteFile';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const JSON_CONTENT_PREFIX = '\u0000json:';
@@ -85,13 +85,13 @@ export function lineageOf(sessions: readonly TranscriptSession[], id: string): S
  * each name a query asks for.
  */
 class Names {
-  private readonly byLower = new Map<string, string>();
+  private readonly byFolded = new Map<string, string>();
   constructor(names: Iterable<string>) {
-    for (const n of names) if (!this.byLower.has(n.toLowerCase())) this.byLower.set(n.toLowerCase(), n);
+    for (const n of names) if (!this.byFolded.has(foldName(n))) this.byFolded.set(foldName(n), n);
   }
-  has(name: string): boolean { return this.byLower.has(name.toLowerCase()); }
+  has(name: string): boolean { return this.byFolded.has(foldName(name)); }
   /** The stored spelling of `name`, or `name` itself when absent. */
-  of(name: string): string { return this.byLower.get(name.toLowerCase()) ?? name; }
+  of(name: string): string { return this.byFolded.get(foldName(name)) ?? name; }
 }
 
 /** One stored row with what the store says about it beyond the dict. */
@@ -117,13 +117,21 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
       return transcript;
     }
     listed = readSessions(db, tables, findings, path, options);
-    mCols = new Names(db.columns(tables.of('messages')));
   } catch (e) {
     unreadable(e);
     return transcript;
   }
   transcript.catalog = listed.catalog;
   const { sessions, byId, keep } = listed;
+  try {
+    mCols = new Names(db.columns(tables.of('messages')));
+  } catch (e) {
+    // The messages table fails alone: the sessions are still listed, without rows.
+    unreadable(e);
+    for (const s of sessions) s.generations = [{ rows: [], pos: [] }];
+    transcript.sessions = new Lineages(sessions).ordered();
+    return transcript;
+  }
   const unknown = options.session !== undefined && !byId.has(options.session);
   if (options.listOnly || unknown) {
     if (!unknown) for (const s of sessions) s.generations = [{ rows: [], pos: [] }];
