@@ -10,7 +10,7 @@ import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
-import type { Diagnostic, Report, ReportCompression, SessionCounts } from './reportTypes';
+import type { Diagnostic, Report, ReportCapture, ReportCompression, SessionCounts } from './reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
@@ -138,7 +138,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     return out;
   });
 
-  for (const captured of transcript.captured) compareCaptured(captured, replay.requests, wire, diagnostics);
+  const captures = transcript.captured.map((captured) => compareCaptured(captured, replay.requests, wire, diagnostics));
 
   const counts = sessionCounts(transcript, replay, { input: requests.map((r) => r.inputTokens), reused: requests.map((r) => r.prefix.reusedTokens) });
   const report: Report = {
@@ -154,6 +154,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     turns,
     requests,
     diagnostics,
+    ...(captures.length ? { captures } : {}),
   };
   diagnostics.push(...compareCallCounts(transcript, report.sessions));
   return { transcript, report, replay, wire };
@@ -164,10 +165,11 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
  * request of its session with as many wire messages (a failed request has no stored answer, so the
  * replay is rebuilt for that prefix when no answered request matches).
  */
-function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], wire: RequestWire, diagnostics: Diagnostic[]): void {
+function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], wire: RequestWire, diagnostics: Diagnostic[]): ReportCapture {
+  const out: ReportCapture = { path: captured.path, sessionId: captured.sessionId, apiMode: captured.apiMode ?? null, request: null, breakpoints: captured.breakpoints ?? [] };
   const rowsNeeded = captured.messages.length - 1;
   const candidates = requests.filter((r) => r.session.id === captured.sessionId);
-  if (!candidates.length) return;
+  if (!candidates.length) return out;
   const match = candidates.find((r) => r.end === rowsNeeded)
     ?? (() => {
       const last = candidates[candidates.length - 1];
@@ -177,17 +179,43 @@ function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], w
   if (!match) {
     diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: null, request: null, ...fileAt,
       message: `${captured.path}: the dump holds ${captured.messages.length} wire messages; the replay of session ${captured.sessionId} has no request that long` });
-    return;
+    return out;
   }
+  if (requests.includes(match)) out.request = match.index;
   const replayed = wire.messages(match);
   for (let i = 0; i < Math.max(replayed.length, captured.messages.length); i++) {
     const real = captured.messages[i];
     const ours = replayed[i]?.message;
-    if (!real || !ours || wireKey(real) !== wireKey(ours)) {
+    if (!real || !ours || dumpKey(real) !== dumpKey(ours)) {
       const byte = typeof real?.content === 'string' && typeof ours?.content === 'string' ? firstDifferingByte(ours.content, real.content) : null;
       diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: match.turn, request: requests.includes(match) ? match.index : null, ...fileAt,
         message: `${captured.path}: the replay differs from the captured request at wire message ${i}${byte === null ? '' : `, byte ${byte}`}` });
-      return;
+      return out;
     }
   }
+  return out;
+}
+
+/**
+ * A wire message as a dump comparison sees it: tool-call arguments by their JSON value, since an
+ * API mode that sends them as an object (Anthropic `input`) has no argument string to keep.
+ */
+function dumpKey(message: Row): string {
+  if (!Array.isArray(message.tool_calls)) return wireKey(message);
+  const calls = message.tool_calls.map((c) => {
+    const fn = c && typeof c === 'object' ? (c as { function?: { arguments?: unknown } }).function : undefined;
+    if (!fn || typeof fn.arguments !== 'string') return c;
+    try {
+      return { ...c, function: { ...fn, arguments: canonicalJson(JSON.parse(fn.arguments)) } };
+    } catch {
+      return c;
+    }
+  });
+  return wireKey({ ...message, tool_calls: calls });
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v);
 }

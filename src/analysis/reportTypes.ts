@@ -102,6 +102,18 @@ export interface RecordedCounts {
   cacheWriteTokens?: number;
 }
 
+/** A request dump beside the transcript, matched with the request it captured. */
+export interface ReportCapture {
+  path: string;
+  sessionId: string;
+  /** chat-completions, anthropic-messages or responses; null when the dump could not be read whole. */
+  apiMode: string | null;
+  /** The replayed request the dump holds, or null when none matches. */
+  request: number | null;
+  /** Wire message indices that carried an Anthropic cache_control breakpoint. */
+  breakpoints: number[];
+}
+
 export interface Report {
   schemaVersion: 1;
   source: { path: string; format: string };
@@ -130,5 +142,7 @@ export interface Report {
     line?: number;
   }[];
   diagnostics: Diagnostic[];
+  /** Request dumps compared with the replay (only when there were any). */
+  captures?: ReportCapture[];
 }
 

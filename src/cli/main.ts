@@ -180,6 +180,10 @@ function textReport(r: Report, turn: number | null): string {
     }
     for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);
   }
+  for (const c of r.captures ?? []) {
+    const marks = c.breakpoints.length ? `; cache breakpoints at wire messages ${c.breakpoints.join(', ')}` : '';
+    out.push(`dump ${c.path} (${c.apiMode ?? 'unread'}): ${c.request === null ? 'matches no replayed request' : `request ${c.request}`}${marks}`);
+  }
   const shown = r.diagnostics.filter((d) => turn === null || d.turn === null || d.turn === turn);
   out.push(shown.length ? 'findings:' : 'findings: none');
   for (const d of shown) out.push(`  ${d.severity} ${d.code}: ${d.message}${where(d)}`);

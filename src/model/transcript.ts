@@ -130,6 +130,10 @@ export interface CapturedRequest {
   reason?: string;
   messages: Row[];
   tools?: unknown[];
+  /** The API mode the body was built for (chat-completions, anthropic-messages, responses). */
+  apiMode?: string;
+  /** Wire messages that carried a cache_control breakpoint. */
+  breakpoints?: number[];
   pos: SourcePos;
 }
 

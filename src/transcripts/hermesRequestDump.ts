@@ -5,6 +5,7 @@ import type { Row } from '../model/rows';
 import { documentFindings, readJsonDocument } from './jsonText';
 import type { CapturedRequest, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
+import { wireOfRequestBody, type WireBody } from './requestBody';
 
 /**
  * A dump that cannot be read whole: its findings, and with `salvage` (a dump read on its own) the
@@ -23,17 +24,31 @@ function readDump(path: string, text: string, findings: InputFinding[], salvage:
   const doc = typeof read.value === 'object' && read.value !== null ? read.value as { session_id?: unknown; timestamp?: unknown; reason?: unknown; request?: { body?: { messages?: unknown; tools?: unknown } } } : null;
   const damaged = read.errors.length > 0;
   if (damaged && (!salvage || !entries.length)) return null;
-  const body = doc?.request?.body;
-  if (!damaged && (!body || !Array.isArray(body.messages))) {
-    findings.push(parseError(`${path}: not a request dump (no request.body.messages list)`, { line: 1, column: 1 }));
+  const body = doc?.request?.body as Record<string, unknown> | undefined;
+  const responses = body !== undefined && Array.isArray(body.input);
+  if (!damaged && (!body || (!Array.isArray(body.messages) && !responses))) {
+    findings.push(parseError(`${path}: not a request dump (no request.body.messages or request.body.input list)`, { line: 1, column: 1 }));
     return null;
   }
   const messages: Row[] = [];
   const rowPos: SourcePos[] = [];
-  for (const { value, line, index } of entries) {
-    const at: SourcePos = { line };
-    const row = acceptRow(value, `${path}:${line}: body message ${index}`, at, findings);
-    if (row) { messages.push(row); rowPos.push(at); }
+  let wire: WireBody | undefined;
+  if (!damaged && body) {
+    // Every API mode read into the chat wire model; each message keeps the line of its body entry.
+    wire = wireOfRequestBody(body);
+    const lines = responses ? (readJsonDocument(text, ['request', 'body', 'input']).list ?? []) : entries;
+    wire.messages.forEach((value, i) => {
+      const entry = wire?.entry[i] ?? -1;
+      const at: SourcePos = { line: entry >= 0 ? lines[entry]?.line ?? 1 : 1 };
+      const row = acceptRow(value, `${path}:${at.line}: body ${responses ? 'input item' : 'message'} ${entry}`, at, findings);
+      if (row) { messages.push(row); rowPos.push(at); }
+    });
+  } else {
+    for (const { value, line, index } of entries) {
+      const at: SourcePos = { line };
+      const row = acceptRow(value, `${path}:${line}: body message ${index}`, at, findings);
+      if (row) { messages.push(row); rowPos.push(at); }
+    }
   }
   const sessionId = typeof doc?.session_id === 'string' ? doc.session_id : (/request_dump_(.+)_\d{8}_\d{6}/.exec(path)?.[1] ?? path);
   if (damaged) return { captured: { sessionId, path, messages, pos: { line: 1, sessionId }, truncated: true }, rowPos };
@@ -42,7 +57,9 @@ function readDump(path: string, text: string, findings: InputFinding[], salvage:
       sessionId, path, messages,
       timestamp: typeof doc?.timestamp === 'string' ? doc.timestamp : undefined,
       reason: typeof doc?.reason === 'string' ? doc.reason : undefined,
-      tools: Array.isArray(body?.tools) ? body.tools : undefined,
+      tools: wire?.tools,
+      apiMode: wire?.apiMode,
+      breakpoints: wire?.breakpoints,
       pos: { line: 1, sessionId },
     },
     rowPos,
