@@ -102,7 +102,98 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
     if (!state) { state = { lastRequest: null, lastTurn: null }; states.set(lineage, state); }
     for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1);
   }
+  inTimeOrder(replay);
   return replay;
+}
+
+/**
+ * Turns numbered in the order they began, across sessions (a delegate runs inside its parent's
+ * turn), and requests turn by turn, so each turn's requests stay consecutive. Sessions are replayed
+ * one after another, so this is the only place their turns interleave; without a time on every
+ * turn the replay order stands.
+ */
+function inTimeOrder(replay: Replay): void {
+  const times = replay.turns.map((t) => turnTime(replay, t));
+  if (times.some((x) => x === null)) return;
+  if (times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return;
+  // A merge of each session's turns by their first time: a session's own order is never changed.
+  const queues = new Map<TranscriptSession, number[]>();
+  replay.turns.forEach((t, i) => { const q = queues.get(t.session); if (q) q.push(i); else queues.set(t.session, [i]); });
+  const before = (i: number, j: number): boolean => (times[i] as number) < (times[j] as number) || ((times[i] as number) === (times[j] as number) && i < j);
+  const heap = new TurnHeap(before);
+  // Each turn's queue and its place in it, so the next one is found without a search.
+  const place = new Map<number, [number[], number]>();
+  for (const q of queues.values()) { place.set(q[0], [q, 0]); heap.push(q[0]); }
+  const order: number[] = [];
+  while (heap.size) {
+    const i = heap.pop();
+    order.push(i);
+    const [q, k] = place.get(i) as [number[], number];
+    if (k + 1 < q.length) { place.set(q[k + 1], [q, k + 1]); heap.push(q[k + 1]); }
+  }
+  if (order.every((v, i) => v === i)) return;
+  const turns = order.map((i) => replay.turns[i]);
+  const requests: ReplayRequest[] = [];
+  const renumbered = new Map<number, number>();
+  turns.forEach((t, i) => {
+    t.index = i;
+    t.requests = t.requests.map((r) => {
+      renumbered.set(r, requests.length);
+      requests.push(replay.requests[r]);
+      return requests.length - 1;
+    });
+  });
+  requests.forEach((r, i) => {
+    r.index = i;
+    r.turn = replay.turns[r.turn] === undefined ? r.turn : replay.turns[r.turn].index;
+    if (r.previous !== null) r.previous = renumbered.get(r.previous) ?? null;
+  });
+  replay.turns = turns;
+  replay.requests = requests;
+}
+
+/** A binary min-heap of turn indices. */
+class TurnHeap {
+  private readonly items: number[] = [];
+  constructor(private readonly before: (a: number, b: number) => boolean) {}
+  get size(): number { return this.items.length; }
+  push(v: number): void {
+    const a = this.items;
+    a.push(v);
+    for (let i = a.length - 1; i > 0;) {
+      const p = (i - 1) >> 1;
+      if (!this.before(a[i], a[p])) break;
+      [a[i], a[p]] = [a[p], a[i]];
+      i = p;
+    }
+  }
+  pop(): number {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop() as number;
+    if (a.length) {
+      a[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < a.length && this.before(a[l], a[m])) m = l;
+        if (r < a.length && this.before(a[r], a[m])) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m], a[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/** When a turn began: its user row's time, else the time of the row answering its first request. */
+function turnTime(replay: Replay, t: ReplayTurn): number | null {
+  const own = t.rows[t.userRow]?.timestamp;
+  if (typeof own === 'number' && Number.isFinite(own)) return own;
+  const first = t.requests.length ? replay.requests[t.requests[0]] : undefined;
+  const answer = first ? first.rows[Math.min(first.end, first.rows.length - 1)]?.timestamp : undefined;
+  return typeof answer === 'number' && Number.isFinite(answer) ? answer : null;
 }
 
 /**

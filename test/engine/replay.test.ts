@@ -164,5 +164,14 @@ describe('replay', () => {
     assert.equal(r.requests[2].prefix.breakAt?.cause, 'history-rewritten');
     assert.equal(r.requests[2].prefix.breakAt?.messageIndex, 3);
   });
+
+  it('turns are numbered in the order they began across sessions, each session\'s own order kept, requests turn by turn', () => {
+    const parent: Row[] = [{ role: 'user', content: 'p1', timestamp: 1 }, { role: 'assistant', content: 'a', timestamp: 2 },
+      { role: 'user', content: 'p2', timestamp: 10 }, { role: 'assistant', content: 'b', timestamp: 11 }];
+    const delegate: Row[] = [{ role: 'user', content: 'task', timestamp: 5 }, { role: 'assistant', content: 'x', timestamp: 6 }, { role: 'assistant', content: 'y', timestamp: 7 }];
+    const r = analyze(transcript(sess('p', [gen(parent)]), sess('d', [gen(delegate)], { parentId: 'p', forkKind: 'delegate' })));
+    assert.deepEqual(r.turns.map((t) => [t.sessionId, t.requests]), [['p', [0]], ['d', [1, 2]], ['p', [3]]]);
+    assert.deepEqual(r.requests.map((q) => [q.turn, q.prefix.previousRequest]), [[0, null], [1, null], [1, 1], [2, 0]]);
+  });
 });
 
