@@ -99,33 +99,19 @@ const KNOWN_GAPS: Record<string, Record<string, string>> = {
     'sees the mid-turn compaction': 'same: the compaction is placed before the first request instead of between the first two',
     'compares each request': 'same',
   },
-  todo: { 'reads sessions/session_': 'snapshot: the todo-merged copy of the flushed ask is not told apart by timestamps alone' },
+  todo: { 'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot: the todo-merged copy of the flushed ask is not told apart by timestamps alone' },
   'todo-loop': {
     'shows the context injected': 'the todo fold after the stamp drops the sidecar; the dropped context is not recovered from the archived original',
     'compares each request': 'same: the next turn\'s real sidecar-dropped break is reported stable',
-    'reads sessions/session_': 'snapshot of the same',
+    'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot of the same',
   },
   multimodal: {
     'compares each request': 'the compaction break after a re-projected (text vs part list) copy is reported one wire message early',
-    'reads sessions/session_': 'snapshot of the same',
+    'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot of the same',
   },
-  delegate: {
-    'counts every turn': 'turns are numbered session by session, not chronologically across a delegate that ran inside its parent\'s turn',
-    'replays each request': 'same ordering',
-    'compares each request': 'same ordering',
-  },
-  older: { 'reads sessions/session_': 'a re-stamped child snapshot: copies not told apart' },
-  dumps: {
-    'reports no warning or error': 'request dumps of the Anthropic and responses modes are not yet read through src/transcripts/requestBody.ts',
-    'reads sessions/session_': 'snapshot beside the dumps: copies not told apart',
-    'reads sessions/request_dump': 'same: the Anthropic and responses bodies are not yet read as wire messages',
-  },
-  'rotation-in-place': { 'reads sessions/session_': 'snapshot after a rotation then a compaction in place: copies not told apart' },
-  home: {
-    'counts every turn': 'the delegate ordering above',
-    'replays each request': 'the delegate ordering above',
-    'compares each request': 'the delegate ordering above',
-  },
+  older: { 'reads sessions/session_20260918_101701_269e0d.json': 'a re-stamped rotation child\'s snapshot: copies not told apart' },
+  dumps: { 'reads sessions/request_dump_20260918_101919_128b2f': 'a responses-mode dump read on its own: its captured request is not replayed with all its wire messages' },
+  'rotation-in-place': { 'reads sessions/session_20260918_101701_269e0d.json': 'snapshot after a rotation then a compaction in place: copies not told apart' },
 };
 
 function gapOf(scenario: string, title: string): string | undefined {
