@@ -215,10 +215,49 @@ function findHandovers(transcript: Transcript, lineages: Lineages<TranscriptSess
       const original = trailingUnansweredUserRow(before);
       if (original < 0 || !previous || previous.rows !== before) return;
       const source = gen.compaction ? compactionCopies(gen).source : matchCopies({ rows: before }, { rows: gen.rows }).source;
-      for (let j = source.length - 1; j >= 0; j--) if (source[j] === original) { out.set(gen, { copy: j, original, before }); return; }
+      for (let j = source.length - 1; j >= 0; j--) {
+        if (source[j] !== original) continue;
+        if (!gen.compaction || !continuesBeforeCompaction(gen, j)) out.set(gen, { copy: j, original, before });
+        return;
+      }
     });
   }
   return out;
+}
+
+/**
+ * Rows the old list had when it was compacted that only its compacted copy stores: the turn went
+ * on (answered, called tools) after its user row was flushed, and the compaction came mid-turn.
+ * They follow the user row's copy and are older than the summary carrier (stamped when the
+ * compaction committed). Recorded as the old list's continuation; the copies map onto them.
+ */
+const continuations = new WeakMap<Row[], Row[]>();
+const continuedCopies = new WeakMap<StoredCompaction, CopyMatch>();
+
+function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
+  const c = gen.compaction as StoredCompaction;
+  const rows = gen.rows;
+  const carrier = rows.findIndex((r) => isSummaryCarrier(r));
+  const committed = carrier >= 0 ? rows[carrier].timestamp : undefined;
+  if (typeof committed !== 'number') return false;
+  const copies = compactionCopies(gen);
+  let k = userCopy + 1;
+  while (k < rows.length && copies.source[k] < 0 && !isSummaryCarrier(rows[k])
+    && typeof rows[k].timestamp === 'number' && (rows[k].timestamp as number) < committed) k++;
+  const extra = rows.slice(userCopy + 1, k);
+  if (!extra.some(isAnswer)) return false;
+  continuations.set(c.before, extra);
+  const source = Int32Array.from(copies.source);
+  const relation = copies.relation.slice();
+  extra.forEach((_, t) => { source[userCopy + 1 + t] = c.before.length + t; relation[userCopy + 1 + t] = 'equal'; });
+  continuedCopies.set(c, { source, relation });
+  return true;
+}
+
+/** The list the agent held when it compacted: the stored old list and its continuation. */
+function listBefore(c: StoredCompaction): Row[] {
+  const extra = continuations.get(c.before);
+  return extra ? [...c.before, ...extra] : c.before;
 }
 
 function lastGeneration(session: TranscriptSession | undefined): Generation | undefined {
@@ -231,6 +270,8 @@ const recognised = new WeakMap<StoredCompaction, CopyMatch>();
 /** The copies a reader recognised with its store's evidence, or recognised here from the rows alone. */
 function compactionCopies(gen: Generation): CopyMatch {
   const c = gen.compaction as StoredCompaction;
+  const continued = continuedCopies.get(c);
+  if (continued) return continued;
   if (c.copies) return c.copies;
   let m = recognised.get(c);
   if (!m) { m = matchCopies({ rows: c.before }, { rows: gen.rows }); recognised.set(c, m); }
@@ -253,7 +294,8 @@ function isAnswer(row: Row): boolean {
 /** `handedOn`: the row of this list whose turn a later list answers (see Handover), or -1. */
 function replayGeneration(replay: Replay, profile: Profile, session: TranscriptSession, lineage: string, gen: Generation,
   state: LineageState, handover: Handover | undefined, handedOn: number): void {
-  const rows = gen.rows.slice();
+  const extra = continuations.get(gen.rows);
+  const rows = extra ? [...gen.rows, ...extra] : gen.rows.slice();
   let { start, turn, pending } = beginGeneration(profile, gen, rows, state, handover);
   let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
 
@@ -287,7 +329,7 @@ function replayGeneration(replay: Replay, profile: Profile, session: TranscriptS
 function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: LineageState, handover: Handover | undefined): GenerationStart {
   if (!gen.compaction) return { start: handover ? Math.min(handover.copy, gen.carried ?? 0) : gen.carried ?? 0, turn: null, pending: null };
   const copies = compactionCopies(gen);
-  const before = gen.compaction.before;
+  const before = listBefore(gen.compaction);
   if (handover) {
     const userMessage = before[handover.original].content;
     const inputs = gen.turnInputs?.get(handover.copy);

@@ -94,11 +94,6 @@ function unexpectedFindings(ds: ReportDiagnostic[], truth: Truth, matchTurn: boo
  * the closing note of the session that left it; remove an entry when its test passes.
  */
 const KNOWN_GAPS: Record<string, Record<string, string>> = {
-  'mid-turn': {
-    'replays each request': 'the first answer reaches state.db only in the compacted list; its request is replayed from that list, not from the old list plus the rows after the flush',
-    'sees the mid-turn compaction': 'same: the compaction is placed before the first request instead of between the first two',
-    'compares each request': 'same',
-  },
   todo: { 'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot: the todo-merged copy of the flushed ask is not told apart by timestamps alone' },
   'todo-loop': {
     'shows the context injected': 'the todo fold after the stamp drops the sidecar; the dropped context is not recovered from the archived original',
