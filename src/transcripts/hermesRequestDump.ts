@@ -27,7 +27,7 @@ function readDump(path: string, text: string, findings: InputFinding[], salvage:
   const body = doc?.request?.body as Record<string, unknown> | undefined;
   const responses = body !== undefined && Array.isArray(body.input);
   if (!damaged && (!body || (!Array.isArray(body.messages) && !responses))) {
-    findings.push(parseError(`${path}: not a request dump (no request.body.messages or request.body.input list)`, { line: 1, column: 1 }));
+    findings.push(parseError(`${path}: not a request dump (no request.body.messages list, nor request.body.input for the responses API)`, { line: 1, column: 1 }));
     return null;
   }
   const messages: Row[] = [];
