@@ -173,7 +173,8 @@ async function lazyRanks(tiny: string): Promise<string[]> {
   const map = JSON.parse(readFileSync(join(ROOT, 'dist', 'extension.js.map'), 'utf8')) as { sources: string[] };
   const inExtension = map.sources.filter((s) => s.includes('gpt-tokenizer'));
   const [empty] = await workerHeaps('');
-  const [ranks] = await workerHeaps(`require(${JSON.stringify(require.resolve('gpt-tokenizer/encoding/o200k_base'))}).countTokens('x')`);
+  // The rank table the counter reads (src/analysis/tokenizer.ts), not gpt-tokenizer's own encoder.
+  const [ranks] = await workerHeaps(`require(${JSON.stringify(require.resolve('gpt-tokenizer/bpeRanks/o200k_base'))})`);
   const [loaded, counted] = await workerHeaps(`require(${JSON.stringify(ENGINE)})`, [
     { id: 1, op: 'analyze', params: { key: tiny, path: tiny, title: 'tiny', profile: 'hermes-current', tokenizer: 'o200k_base' } },
   ]);

@@ -26,12 +26,22 @@ export class SummaryHeader extends LitElement {
     .summary { margin-top: 3px; display: flex; flex-wrap: wrap; gap: 2px 14px; color: var(--pi-muted); }
     .summary b { color: var(--pi-fg); font-weight: 600; }
     .summary .breaks b { color: var(--pi-error); }
+    .summary .counters.differ b { color: var(--pi-warning); }
     .sev { display: inline-flex; align-items: center; gap: 3px; }
     .sev vscode-icon { vertical-align: middle; }
     .sev.error { --vscode-icon-foreground: var(--pi-error); }
     .sev.warning { --vscode-icon-foreground: var(--pi-warning); }
     .sev.info { --vscode-icon-foreground: var(--pi-info); }
   `];
+
+  /** The agent's own call count beside the replay's, for the sessions whose store keeps one. */
+  private counters() {
+    const kept = (this.model?.index.sessions ?? []).filter((s) => s.recordedApiCalls !== null);
+    if (!kept.length) return html`<span class="counters" title="The transcript does not record the agent's own call count">API calls recorded: not recorded</span>`;
+    const recorded = kept.reduce((n, s) => n + (s.recordedApiCalls as number), 0);
+    const replayed = kept.reduce((n, s) => n + s.replayedRequests, 0);
+    return html`<span class="counters ${recorded === replayed ? '' : 'differ'}" title="sessions.api_call_count beside the requests the replay found in the same sessions">API calls recorded by the agent <b>${recorded}</b>, replayed <b>${replayed}</b></span>`;
+  }
 
   render() {
     const m = this.model;
@@ -56,6 +66,7 @@ export class SummaryHeader extends LitElement {
         <span><b>${plural(x.requestCount, 'request')}</b></span>
         <span class="breaks">${breaks ? html`<b>${plural(breaks, 'cache break')}</b>` : 'no cache breaks'}</span>
         <span>${plural(compactions, 'compaction')}</span>
+        ${this.counters()}
         <span class="findings" aria-label="Findings by severity">
           ${(['error', 'warning', 'info'] as const).map((s) => html`
             <span class="sev ${s}" title=${`${s} findings`}><vscode-icon name=${s}></vscode-icon>${plural(count(s), s, s === 'info' ? 'info' : `${s}s`)}</span>`)}

@@ -107,7 +107,7 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
 }
 
 /**
- * Turns numbered in the order they began, across sessions (a delegate runs inside its parent's
+ * Turns numbered in the order they began, across lineages (a delegate runs inside its parent's
  * turn), and requests turn by turn, so each turn's requests stay consecutive. Sessions are replayed
  * one after another, so this is the only place their turns interleave; without a time on every
  * turn the replay order stands.
@@ -116,9 +116,10 @@ function inTimeOrder(replay: Replay): void {
   const times = replay.turns.map((t) => turnTime(replay, t));
   if (times.some((x) => x === null)) return;
   if (times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return;
-  // A merge of each session's turns by their first time: a session's own order is never changed.
-  const queues = new Map<TranscriptSession, number[]>();
-  replay.turns.forEach((t, i) => { const q = queues.get(t.session); if (q) q.push(i); else queues.set(t.session, [i]); });
+  // A merge of each lineage's turns by their first time: a lineage's own order (and so every
+  // request's previous one) is never changed.
+  const queues = new Map<string, number[]>();
+  replay.turns.forEach((t, i) => { const q = queues.get(t.lineage); if (q) q.push(i); else queues.set(t.lineage, [i]); });
   const before = (i: number, j: number): boolean => (times[i] as number) < (times[j] as number) || ((times[i] as number) === (times[j] as number) && i < j);
   const heap = new TurnHeap(before);
   // Each turn's queue and its place in it, so the next one is found without a search.

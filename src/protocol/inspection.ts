@@ -95,7 +95,10 @@ export class Inspection {
     this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
     this.index = buildIndex({
       title, source: report.source, profile: report.profile, tokenizer: report.tokenizer,
-      sessions: report.sessions.map((s) => ({ id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPromptSha256 })),
+      sessions: report.sessions.map((s) => ({
+        id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPromptSha256,
+        replayedRequests: s.replayed.requests, recordedApiCalls: s.recorded?.apiCalls ?? null,
+      })),
     }, this.turns, this.requests, this.findings);
   }
 

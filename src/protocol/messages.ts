@@ -87,7 +87,8 @@ export interface InspectorIndex {
   source: { path: string; format: string };
   profile: string;
   tokenizer: string;
-  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null }[];
+  /** `recordedApiCalls`: the agent's own sessions.api_call_count, null where the store keeps none. */
+  sessions: { id: string; parentId: string | null; systemPromptSha256: string | null; replayedRequests: number; recordedApiCalls: number | null }[];
   turnCount: number;
   requestCount: number;
   turns: { requestCount: PackedInts; flags: PackedInts };

@@ -299,7 +299,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     const requests: RequestView[] = [{ index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: N, inputTokens: 80_000, reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1 }];
     const header = {
       title: 'synthetic', source: { path: 'synthetic.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base',
-      sessions: [{ id: 's', parentId: null, systemPromptSha256: 'a'.repeat(64) }],
+      sessions: [{ id: 's', parentId: null, systemPromptSha256: 'a'.repeat(64), replayedRequests: requests.length, recordedApiCalls: null }],
     };
     const host: HostData = {
       index: buildIndex(header, turns, requests, []),
