@@ -1,4 +1,4 @@
-// The one summary line of the robustness run. bad-input.test.ts and fuzz.test.ts run in separate
+// The one summary line of the robustness run. bad-input.test.ts, fuzz.test.ts and cli/hostile.test.ts run in separate
 // processes under one `node --test` runner; each records its counts in a part file keyed by the
 // runner's pid, and whichever finishes last prints the combined line (a file run alone prints its
 // own counts).
@@ -9,8 +9,10 @@ import { join } from 'node:path';
 
 export interface Counts { bad: number; fuzz: number; failures: number }
 
-const PARTS = ['bad-input', 'fuzz'] as const;
-type Part = typeof PARTS[number];
+/** Each part and the test file that reports it. */
+const FILES = { 'bad-input': 'robustness/bad-input.test.ts', fuzz: 'robustness/fuzz.test.ts', 'hostile-cli': 'cli/hostile.test.ts' } as const;
+type Part = keyof typeof FILES;
+const PARTS = Object.keys(FILES) as Part[];
 
 function runnerKey(): string {
   let started = '';
@@ -22,7 +24,7 @@ function runnerKey(): string {
 function expectedParts(own: Part): Part[] {
   try {
     const argv = readFileSync(`/proc/${process.ppid}/cmdline`, 'utf8');
-    const wanted = PARTS.filter((p) => argv.includes(`robustness/${p}.test.ts`));
+    const wanted = PARTS.filter((p) => argv.includes(FILES[p]));
     return wanted.includes(own) ? wanted : [own];
   } catch {
     return [own];
