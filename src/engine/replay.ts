@@ -93,6 +93,7 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
   const lineages = new Lineages(transcript.sessions);
   const states = new Map<string, LineageState>();
   const handovers = findHandovers(transcript, lineages);
+  const sent = partListsSent(transcript);
   // The old list's row each handover takes away, by the list it sits in.
   const handedOn = new Map([...handovers.values()].map((h) => [h.before, h.original]));
 
@@ -100,7 +101,7 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
     const lineage = lineages.root(session).id;
     let state = states.get(lineage);
     if (!state) { state = { lastRequest: null, lastTurn: null }; states.set(lineage, state); }
-    for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1);
+    for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
   }
   inTimeOrder(replay);
   return replay;
@@ -255,6 +256,29 @@ function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
   return true;
 }
 
+/**
+ * Rows stored as the text projection of a part list (upstream's flush writes images as
+ * placeholders) whose compacted copy keeps the list: the agent held, and sent, the list. The
+ * replay sends the copy's parts for the original's requests too.
+ */
+function partListsSent(transcript: Transcript): Map<Row, Row> {
+  const out = new Map<Row, Row>();
+  for (const session of transcript.sessions) {
+    for (const gen of session.generations) {
+      if (!gen.compaction) continue;
+      const copies = compactionCopies(gen);
+      copies.source.forEach((i, j) => {
+        const original = gen.compaction?.before[i];
+        const copy = gen.rows[j];
+        if (i >= 0 && original && copies.relation[j] === 'projected' && typeof original.content === 'string' && Array.isArray(copy.content)) {
+          out.set(original, { ...original, content: copy.content });
+        }
+      });
+    }
+  }
+  return out;
+}
+
 /** The list the agent held when it compacted: the stored old list and its continuation. */
 function listBefore(c: StoredCompaction): Row[] {
   const extra = continuations.get(c.before);
@@ -294,9 +318,9 @@ function isAnswer(row: Row): boolean {
 
 /** `handedOn`: the row of this list whose turn a later list answers (see Handover), or -1. */
 function replayGeneration(replay: Replay, profile: Profile, session: TranscriptSession, lineage: string, gen: Generation,
-  state: LineageState, handover: Handover | undefined, handedOn: number): void {
+  state: LineageState, handover: Handover | undefined, handedOn: number, sent: Map<Row, Row>): void {
   const extra = continuations.get(gen.rows);
-  const rows = extra ? [...gen.rows, ...extra] : gen.rows.slice();
+  const rows = (extra ? [...gen.rows, ...extra] : gen.rows.slice()).map((r) => sent.get(r) ?? r);
   let { start, turn, pending } = beginGeneration(profile, gen, rows, state, handover);
   let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
 

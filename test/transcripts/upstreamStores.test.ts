@@ -100,10 +100,7 @@ const KNOWN_GAPS: Record<string, Record<string, string>> = {
     'compares each request': 'same: the next turn\'s real sidecar-dropped break is reported stable',
     'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot of the same',
   },
-  multimodal: {
-    'compares each request': 'the compaction break after a re-projected (text vs part list) copy is reported one wire message early',
-    'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot of the same',
-  },
+  multimodal: { 'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot: the re-projected copy is not told apart by timestamps alone' },
   older: { 'reads sessions/session_20260918_101701_269e0d.json': 'a re-stamped rotation child\'s snapshot: copies not told apart' },
   dumps: { 'reads sessions/request_dump_20260918_101919_128b2f': 'a responses-mode dump read on its own: its captured request is not replayed with all its wire messages' },
   'rotation-in-place': { 'reads sessions/session_20260918_101701_269e0d.json': 'snapshot after a rotation then a compaction in place: copies not told apart' },
