@@ -23,9 +23,15 @@ export function snapshotCopies(rows: readonly Row[], sessionStart: number | null
   const carrier = rows.findIndex((r) => isSummaryCarrier(r));
   const carrierTime = carrier >= 0 ? seconds(rows[carrier].timestamp) : null;
   const bound = carrierTime ?? sessionStart;
-  if (bound === null) return { carried: carrier + 1, evidence: 'none', carrier };
+  // Rows right after the carrier that no human ask drives are copies in any case: since #80622 a
+  // handoff alone never drives a provider call.
+  let driven = carrier + 1;
+  while (carrier >= 0 && driven < rows.length && userOriginatedTurnView(rows[driven]) === null && !isSummaryCarrier(rows[driven])) driven++;
+  if (bound === null) return { carried: driven, evidence: 'none', carrier };
   let k = 0;
-  while (k < rows.length && (k <= carrier || isCopyTime(rows[k], bound))) k++;
+  while (k < rows.length && (k < driven || isCopyTime(rows[k], bound))) k++;
+  // A session start older than every row after the carrier tells nothing about its tail.
+  if (carrierTime === null && carrier >= 0 && k === driven && driven < rows.length) return { carried: driven, evidence: 'none', carrier };
   // The last copy may be the turn the compaction ran for: flushed unanswered, answered here.
   if (k > carrier + 1 && k < rows.length && userOriginatedTurnView(rows[k - 1]) !== null && rows[k].role === 'assistant') k--;
   return { carried: k, evidence: carrierTime !== null ? 'carrier-timestamp' : 'session-start', carrier };

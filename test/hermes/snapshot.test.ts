@@ -39,4 +39,12 @@ describe('snapshot copies', () => {
     assert.equal(start, Date.UTC(2026, 8, 18, 8, 15, 0) / 1000 + 0.5);
     assert.equal(sessionStartSeconds('yesterday', '2026-09-18T10:20:05', [u('q', newest)]), null);
   });
+
+  it('rows after the carrier that no ask drives are copies; a session start older than the tail says nothing', () => {
+    const rows = [u('q1', 10), carrier(), a('tail reply', 40), u('ask', 50), a('answer', 60)];
+    assert.deepEqual(snapshotCopies(rows, null), { carried: 3, evidence: 'none', carrier: 1 });
+    assert.deepEqual(snapshotCopies(rows, 5), { carried: 3, evidence: 'none', carrier: 1 }, 'the session began before every row: no evidence about the tail');
+    assert.deepEqual(snapshotCopies(rows, 55), { carried: 3, evidence: 'session-start', carrier: 1 }, 'the ask older than the session is the flushed turn');
+  });
 });
+
