@@ -100,7 +100,7 @@ const KNOWN_GAPS: Record<string, Record<string, string>> = {
   },
   multimodal: { 'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot: the re-projected copy is not told apart by timestamps alone' },
   older: { 'reads sessions/session_20260918_101701_269e0d.json': 'a re-stamped rotation child\'s snapshot: copies not told apart' },
-  dumps: { 'reads sessions/request_dump_20260918_101919_128b2f': 'a responses-mode dump read on its own: its captured request is not replayed with all its wire messages' },
+  dumps: { 'reads sessions/request_dump_20260918_101919_128b2f': 'the truth counts the responses body\'s items (10); the replay counts chat wire messages, a function_call joined to its assistant message (8): which unit the report uses for this mode is not settled' },
   'rotation-in-place': { 'reads sessions/session_20260918_101701_269e0d.json': 'snapshot after a rotation then a compaction in place: copies not told apart' },
 };
 
