@@ -1,0 +1,24 @@
+// The examples' state.db files keep the agent's own counters as upstream does (each session's
+// responses, a rotation child from 0): the replay agrees with every one, so no replay-count-mismatch.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyzeTranscript } from '../../src/analysis/report';
+import { createTokenCounter } from '../../src/analysis/tokenizer';
+import { PROFILES } from '../../src/engine/profile';
+import { loadTranscript } from '../../src/transcripts/load';
+import { example } from '../cli/support';
+
+const counter = createTokenCounter('o200k_base');
+
+describe('the examples\' recorded counters', () => {
+  for (const name of ['rotation/state.db', 'rotation-prompt-changed/state.db', 'in-place/state.db']) {
+    it(`${name}: every session's api_call_count equals the requests replayed in it`, async () => {
+      const r = analyzeTranscript(await loadTranscript(example(name)), { profile: PROFILES['hermes-current'], counter, messages: false });
+      for (const s of r.sessions) {
+        assert.equal(typeof s.recorded?.apiCalls, 'number', `${s.id} records its calls`);
+        assert.equal(s.recorded?.apiCalls, s.replayed.requests, s.id);
+      }
+      assert.ok(!r.diagnostics.some((d) => d.code === 'replay-count-mismatch'));
+    });
+  }
+});
