@@ -78,7 +78,7 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
   const turns: TurnView[] = [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'long', requests: [0], injectedKinds: [], compression: null }];
   const requests: RequestView[] = [{
     index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: LONG_REQUEST, inputTokens: LONG_REQUEST * 10,
-    reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1,
+    reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1, captured: null,
   }];
   const header = { title: 'long', source: { path: 'long.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [] };
   return {

@@ -221,6 +221,11 @@ export class CachePanel extends LitElement {
                 <dd data-first-difference>message <b>#${r.breakMessage}</b>${byteOffset === undefined ? nothing : byteOffset === null
                   ? html`, <span class="muted">no byte offset (the message is missing or not plain text)</span>`
                   : html`, byte <b>${num(byteOffset)}</b> <span class="muted">(UTF-8)</span>`}</dd>` : nothing}
+              ${this.detail?.captured ? html`
+                <dt>request dump</dt>
+                <dd data-captured title=${this.detail.captured.path}>${this.detail.captured.apiMode ?? 'unread'} · ${this.detail.captured.breakpoints.length
+                  ? html`cache breakpoints on messages ${this.detail.captured.breakpoints.map((b, i) => html`${i ? ', ' : ''}<b>#${b}</b>`)}`
+                  : html`<span class="muted">no cache breakpoints</span>`}</dd>` : nothing}
             </dl>
             ${this.breakContext(r)}` : html`<p class="explain">No request selected.</p>`}
           ${this.strip(x)}

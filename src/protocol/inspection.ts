@@ -86,11 +86,14 @@ export class Inspection {
         compression: t.compression && rt.compaction ? compressionView(t.compression, rt.compaction) : null,
       };
     });
+    const captured = new Map((report.captures ?? []).filter((c) => c.request !== null)
+      .map((c) => [c.request as number, { path: c.path, apiMode: c.apiMode, breakpoints: c.breakpoints }]));
     this.requests = report.requests.map((r) => ({
       index: r.index, turn: r.turn, sessionId: r.sessionId, systemPromptSha256: r.systemPromptSha256,
       messageCount: r.messageCount, inputTokens: r.inputTokens, reusedTokens: r.prefix.reusedTokens,
       previousRequest: r.prefix.previousRequest, stable: r.prefix.stable, breakAt: r.prefix.breakAt,
       userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
+      captured: captured.get(r.index) ?? null,
     }));
     this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
     this.index = buildIndex({

@@ -52,6 +52,8 @@ export interface RequestView {
   breakAt: BreakView | null;
   /** Wire index of the turn's user message in this request (re-anchored); null when there is none. */
   userWireIndex: number | null;
+  /** A request dump that captured this request: its API mode and the wire messages carrying a cache breakpoint. */
+  captured: { path: string; apiMode: string | null; breakpoints: number[] } | null;
 }
 
 export interface DiagnosticView {

@@ -28,6 +28,14 @@ function pageFromExport(data: ReturnType<Inspection['exportAll']>, request: numb
 }
 
 describe('inspection model', () => {
+  it('the request a dump captured carries the dump\'s API mode and cache breakpoints; the others none', async () => {
+    const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
+    const captured = ins.requests.filter((r) => r.captured !== null);
+    assert.equal(captured.length, 1);
+    assert.equal(captured[0].index, 9);
+    assert.deepEqual({ ...captured[0].captured, path: undefined }, { path: undefined, apiMode: 'chat-completions', breakpoints: [] });
+  });
+
   it('pages bodies with tokens that add up to the request and spans that point into the text', async () => {
     const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
     for (const r of ins.requests) {

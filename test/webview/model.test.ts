@@ -22,7 +22,7 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
         previousRequest: id === 0 ? null : id - 1, stable: !broken.includes(id) && !compacted.includes(id),
         breakAt: broken.includes(id) ? { messageIndex: 1, byteOffset: 0, cause: 'history-rewritten' }
           : compacted.includes(id) ? { messageIndex: 1, byteOffset: null, cause: 'compression' } : null,
-        userWireIndex: 2 * t + 1,
+        userWireIndex: 2 * t + 1, captured: null,
       });
     }
     turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });

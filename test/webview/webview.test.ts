@@ -296,7 +296,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       substitution: null, storedText: null, injected: [], toolCalls: [], toolCallId: null,
     });
     const turns: TurnView[] = [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'a long one', requests: [0], injectedKinds: [], compression: null }];
-    const requests: RequestView[] = [{ index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: N, inputTokens: 80_000, reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1 }];
+    const requests: RequestView[] = [{ index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: N, inputTokens: 80_000, reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1, captured: null }];
     const header = {
       title: 'synthetic', source: { path: 'synthetic.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base',
       sessions: [{ id: 's', parentId: null, systemPromptSha256: 'a'.repeat(64), replayedRequests: requests.length, recordedApiCalls: null }],
