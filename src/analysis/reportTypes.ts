@@ -3,7 +3,7 @@
 // without pulling in the engine.
 
 import type { InjectionKind } from '../model/injection';
-import type { Severity } from '../model/transcript';
+import type { RecordedCounters, Severity } from '../model/transcript';
 
 export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'compression' | 'system-changed' | 'tools-changed';
 
@@ -79,7 +79,7 @@ export interface ReportSession {
   /** What the replay found in this session, beside what the agent recorded (`recorded`). */
   replayed: SessionCounts;
   /** The agent's own counters (sessions table), where the store keeps them; absent: not recorded. */
-  recorded?: RecordedCounts;
+  recorded?: RecordedCounters;
 }
 
 export interface SessionCounts {
@@ -91,15 +91,6 @@ export interface SessionCounts {
   inputTokens: number;
   /** Of those, tokens a prefix cache could have served: the sum of reusedTokens. */
   reusedTokens: number;
-}
-
-export interface RecordedCounts {
-  apiCalls?: number;
-  messages?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
 }
 
 /** A request dump beside the transcript, matched with the request it captured. */
