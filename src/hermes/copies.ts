@@ -97,11 +97,6 @@ export function carriedPrefix(after: readonly Row[], source: ArrayLike<number>):
   return k;
 }
 
-/** How many leading rows of a compacted list are carried-over copies or summary carriers. */
-export function countCarriedRows(rows: readonly Row[], before: readonly Row[]): number {
-  return carriedPrefix(rows, matchCopies({ rows: before }, { rows }).source);
-}
-
 /**
  * Finds where the head copies before a summary carrier begin, in one stored sequence that holds an
  * old list followed by its compacted set (a compaction in place): the rows right before the
