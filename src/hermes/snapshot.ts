@@ -25,8 +25,11 @@ export function snapshotCopies(rows: readonly Row[], sessionStart: number | null
   const bound = carrierTime ?? sessionStart;
   // Rows right after the carrier that no human ask drives are copies in any case: since #80622 a
   // handoff alone never drives a provider call.
+  // Only where a human ask follows them: a list with no ask at all is the #80622 failure itself,
+  // reported as such.
   let driven = carrier + 1;
   while (carrier >= 0 && driven < rows.length && userOriginatedTurnView(rows[driven]) === null && !isSummaryCarrier(rows[driven])) driven++;
+  if (driven >= rows.length || isSummaryCarrier(rows[driven])) driven = carrier + 1;
   if (bound === null) return { carried: driven, evidence: 'none', carrier };
   let k = 0;
   while (k < rows.length && (k < driven || isCopyTime(rows[k], bound))) k++;

@@ -45,6 +45,8 @@ describe('snapshot copies', () => {
     assert.deepEqual(snapshotCopies(rows, null), { carried: 3, evidence: 'none', carrier: 1 });
     assert.deepEqual(snapshotCopies(rows, 5), { carried: 3, evidence: 'none', carrier: 1 }, 'the session began before every row: no evidence about the tail');
     assert.deepEqual(snapshotCopies(rows, 55), { carried: 3, evidence: 'session-start', carrier: 1 }, 'the ask older than the session is the flushed turn');
+    const noAsk = [carrier(), a('continuing', 40), a('ok', 41)];
+    assert.equal(snapshotCopies(noAsk, null).carried, 1, 'with no human ask at all the answers are replayed (and reported, #80622)');
   });
 });
 
