@@ -1,6 +1,6 @@
 // Numbers and labels as the panels print them.
 
-import type { InjectionKind } from '../src/protocol/messages';
+import type { InjectionKind } from '../src/model/injection';
 
 /** "12,345": by hand, as Intl.NumberFormat costs tens of microseconds a call and charts make thousands. */
 export function num(n: number): string {

@@ -4,8 +4,9 @@
 
 import {
   INJECTION_KINDS, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED, unpackInts,
-  type InjectionKind, type InspectorIndex,
+  type InspectorIndex,
 } from '../src/protocol/messages';
+import type { InjectionKind } from '../src/model/injection';
 
 /** How a request's prefix relates to the previous request's: extended, broken, or replaced by a compaction. */
 export type PrefixStatus = 'stable' | 'break' | 'compaction';

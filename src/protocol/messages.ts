@@ -3,10 +3,10 @@
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
 import type { ReportCompression } from '../analysis/reportTypes';
+import type { InjectionKind } from '../model/injection';
 
 export const PROTOCOL_VERSION = 2;
 
-export type InjectionKind = 'memory' | 'plugin' | 'gateway-note' | 'surface-note' | 'multimodal-note';
 
 export interface SpanView {
   kind: InjectionKind;
