@@ -362,8 +362,10 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
       // The palette writes its own '>' once ready: typing before that gets overwritten.
       await page.waitForFunction(`document.querySelector('.quick-input-widget .quick-input-box input')?.value === '>'`,
         undefined, { timeout: 3000, polling: 100 }).catch(() => undefined);
-      await input.fill(wanted);
-      const found = await entry.waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false);
+      // A short fill: a modal dialog makes the workbench inert, and one long fill would wait it out.
+      const filled = await input.fill(wanted, { timeout: 3000 }).then(() => true, () => false);
+      if (!filled) await dismissDialog(page);
+      const found = filled && await entry.waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false);
       if (found && (await input.inputValue()) === wanted) break;
     }
     if (Date.now() > deadline) {
@@ -383,6 +385,18 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
     const box = document.querySelector('.quick-input-widget .quick-input-box input');
     return !box || box.offsetParent === null || box.getAttribute('aria-label') !== 'Type the name of a command to run.';
   })()`, undefined, { timeout: 10_000, polling: 100 });
+}
+
+/**
+ * Closes a modal dialog the workbench shows (it makes everything behind it inert), printing its
+ * text so a run's log says what asked.
+ */
+async function dismissDialog(page: Page): Promise<void> {
+  const dialog = page.locator('.monaco-dialog-box');
+  if (!(await dialog.isVisible().catch(() => false))) return;
+  process.stderr.write(`[e2e] dismissing a dialog: ${JSON.stringify(await dialog.innerText().catch(() => ''))}\n`);
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
 }
 
 /** Runs in the frame: the first element matching `selector` in the document or any open shadow root. */
