@@ -19,7 +19,6 @@ export interface PersistedPanel {
 }
 
 export class InspectorView implements vscode.Disposable {
-  private static readonly views = new Set<InspectorView>();
   private static activeView: InspectorView | undefined;
   private static readonly activeChanged = new vscode.EventEmitter<InspectorView | undefined>();
   static readonly onDidChangeActive = InspectorView.activeChanged.event;
@@ -47,7 +46,6 @@ export class InspectorView implements vscode.Disposable {
       cache.onDidChange((changed) => { if (changed.toString() === uri.toString()) void this.refresh(); }),
       panel.onDidDispose(() => this.dispose()),
     );
-    InspectorView.views.add(this);
     this.trackActive();
   }
 
@@ -72,10 +70,6 @@ export class InspectorView implements vscode.Disposable {
 
   navigate(to: Navigation): void {
     this.post({ type: 'navigate', to });
-  }
-
-  reveal(): void {
-    this.panel.reveal();
   }
 
   private trackActive(): void {
@@ -158,7 +152,6 @@ export class InspectorView implements vscode.Disposable {
   }
 
   dispose(): void {
-    InspectorView.views.delete(this);
     if (InspectorView.activeView === this) {
       InspectorView.activeView = undefined;
       InspectorView.activeChanged.fire(undefined);
