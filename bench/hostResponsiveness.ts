@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
 import type { Page } from 'playwright-core';
 import type { SqlJsStatic } from 'sql.js';
-import { synthesizeLongSession, toSessionJson, toStateDb } from '../scripts/synthesize';
+import { synthesizeLongSession, toSessionJson, toStateDb } from '../test/support/synthesize';
 import type { EngineCalls, EngineOp, EngineRequest, EngineResponse } from '../src/extension/engineProtocol';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { buildSync } from 'esbuild';
 import { Tiktoken } from 'js-tiktoken/lite';
 import type { SqlJsStatic } from 'sql.js';
-import { synthesizeLongSession, toSessionJson, toStateDb } from '../scripts/synthesize';
+import { synthesizeLongSession, toSessionJson, toStateDb } from '../test/support/synthesize';
 import { analyze, type Analysis } from '../src/analysis/report';
 import { createTokenCounter, type TokenCounter } from '../src/analysis/tokenizer';
 import { wireTextPieces } from '../src/analysis/wireText';

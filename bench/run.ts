@@ -6,7 +6,7 @@ import { analyzeTranscript } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
-import { synthesizeLongSession, toSessionJson } from '../scripts/synthesize';
+import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
 import { benchHostResponsiveness } from './hostResponsiveness';
 import { benchPerformance } from './perf';
 import { benchTokenizers } from './tokenizers';

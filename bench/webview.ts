@@ -12,7 +12,7 @@ import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } from '../src/protocol/messages';
 import { loadTranscript } from '../src/transcripts/load';
-import { synthesizeLongSession, toSessionJson } from '../scripts/synthesize';
+import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
 import { Harness, type View } from '../test/webview/harness';
 
 const TURNS = 4000;

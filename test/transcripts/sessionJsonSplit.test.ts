@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { synthesizeLongSession, toSessionJson } from '../../scripts/synthesize';
+import { synthesizeLongSession, toSessionJson } from '../support/synthesize';
 import { readHermesSessionJson, readSplitSessionJson } from '../../src/transcripts/hermesSessionJson';
 import { parseSplitDocument, readJsonDocument } from '../../src/transcripts/jsonText';
 import { loadTranscript } from '../../src/transcripts/load';
