@@ -16,6 +16,7 @@ import type { SqlJsStatic } from 'sql.js';
 import { synthesizeLongSession, toSessionJson, toStateDb } from '../test/support/synthesize';
 import type { EngineCalls, EngineOp, EngineRequest, EngineResponse } from '../src/extension/engineProtocol';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
+import { E2E_ACTIVATION_RECORD, readActivation, type Activation } from '../test/support/vscodeActivation';
 
 const ROOT = join(__dirname, '..');
 const ENGINE = join(ROOT, 'dist', 'engine.js');
@@ -24,8 +25,6 @@ const TARGET_MS = 50;
 const PROBE_MS = 5;
 const ACTIVATION_RUNS = 5;
 const HOST_CHILD = '--host-child';
-/** Where test/e2e/extension.test.ts leaves the activation time it read. */
-export const E2E_ACTIVATION_RECORD = join(ROOT, 'test-results', 'e2e', 'activation.json');
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(t < 10 ? 1 : 0)} ms`;
@@ -188,77 +187,6 @@ async function lazyRanks(tiny: string): Promise<string[]> {
 }
 
 // ------------------------------------------------------------------ activation in code-server
-
-export interface Activation {
-  /** "Activation: N ms" in Developer: Show Running Extensions: VS Code's code-loading time plus the activate() call. */
-  shownMs: number;
-  /** VS Code's code-loading time: from its start of loading this extension to the end of the require. */
-  loadMs: number;
-  /** The synchronous activate() call. */
-  activateMs: number;
-  /**
-   * require() of dist/extension.js itself (the vscode API object included), from the extension
-   * host's will/didLoadExtensionCode marks; null when the activation came after the window's startup,
-   * whose marks are all Startup Performance lists.
-   */
-  requireMs: number | null;
-  /** Extensions whose code VS Code loaded inside this one's code-loading time, before its require. */
-  loadedBefore: string[];
-  event: string;
-}
-
-/**
- * VS Code's own activation figures for the extension, read in the workbench: the number Running
- * Extensions shows, and from Developer: Startup Performance (copied whole through the clipboard,
- * its editor only renders what is on screen) the split into code loading and the activate() call,
- * the activation event, and, for an activation during the window's startup, the extension host's
- * perf marks. Those show the require itself: VS Code starts the clock of every extension of an
- * activation batch, then requires them one after the other, so one's code-loading time includes
- * the require of those ahead of it in the batch.
- */
-export async function readActivation(page: Page, runCommand: (page: Page, title: string) => Promise<void>): Promise<Activation> {
-  const viewport = page.viewportSize();
-  await page.setViewportSize({ width: viewport?.width ?? 1400, height: 2400 }); // Running Extensions renders only the rows on screen
-  await runCommand(page, 'Developer: Show Running Extensions');
-  const row = page.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
-  await row.getByText(/Activation: \d+ms/).waitFor({ state: 'visible', timeout: 20_000 });
-  const shownMs = Number(/Activation: (\d+)ms/.exec(await row.innerText())?.[1]);
-  await page.keyboard.press('Escape');
-
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  await runCommand(page, 'Developer: Startup Performance');
-  const editor = page.locator('.editor-instance .monaco-editor', { hasText: 'Extension Activation Stats' }).first();
-  await editor.waitFor({ state: 'visible', timeout: 20_000 });
-  const id = 'prompt-inspector.prompt-inspector';
-  let text = '';
-  for (let tries = 0; !text.includes(`| ${id} `); tries++) {
-    if (tries === 20) throw new Error(`${id} is not in Developer: Startup Performance's activation table`);
-    await page.waitForTimeout(500);
-    await editor.locator('.view-lines').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Control+C');
-    text = String(await page.evaluate('navigator.clipboard.readText()'));
-  }
-  await runCommand(page, 'View: Close Editor');
-  if (viewport) await page.setViewportSize(viewport);
-
-  // | id | eager | load code | call activate | finish activate | event | by |
-  const cells = (text.split('\n').find((l) => l.startsWith(`| ${id} `)) ?? '').split('|').map((c) => c.trim());
-  const loadMs = Number(cells[3]);
-  // Raw marks: name, epoch ms, delta, total; the extension host's are the last that name this extension.
-  const marks = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const [name, at] = line.split('\t');
-    if (name?.startsWith('code/extHost/') && at) marks.set(name, Number(at));
-  }
-  const willLoad = marks.get(`code/extHost/willLoadExtensionCode/${id}`);
-  const didLoad = marks.get(`code/extHost/didLoadExtensionCode/${id}`);
-  const loadedBefore = willLoad === undefined || didLoad === undefined ? [] : [...marks]
-    .filter(([name, at]) => name.startsWith('code/extHost/didLoadExtensionCode/') && !name.endsWith(id) && at > didLoad - loadMs && at <= willLoad)
-    .map(([name]) => name.slice('code/extHost/didLoadExtensionCode/'.length));
-  const requireMs = willLoad === undefined || didLoad === undefined ? null : didLoad - willLoad;
-  return { shownMs, loadMs, activateMs: Number(cells[4]), requireMs, loadedBefore, event: cells[6] };
-}
 
 function activationLines(what: string, runs: Activation[]): string[] {
   const shown = runs.map((r) => r.shownMs);
