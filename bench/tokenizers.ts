@@ -12,7 +12,7 @@ import { buildSync } from 'esbuild';
 import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type TokenizerName } from '../src/analysis/tokenizer';
-import { bombArb } from '../test/analysis/tokenBombs';
+import { bombArb } from '../test/support/tokenBombs';
 
 const ROOT = join(__dirname, '..');
 const CORPUS_CHARS = 1_500_000;
@@ -111,7 +111,7 @@ const verdict = (t: number): string => `[target <= ${TARGET_MS} ms: ${t <= TARGE
 /**
  * The slowest input shape per character among SEARCH_SHAPES fuzzed token bombs (runs of one
  * class, repeated units, random mixes of two or three classes, combining marks, contractions, CJK,
- * astral and lone surrogates; test/analysis/tokenBombs.ts), ranked by CPU time at SEARCH_CHARS
+ * astral and lone surrogates; test/support/tokenBombs.ts), ranked by CPU time at SEARCH_CHARS
  * (best of 2); the three slowest are re-timed at 1,000,000 chars and the slowest of those reported.
  */
 function worstCase(name: TokenizerName): string {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type TokenizerName } from '../../src/analysis/tokenizer';
 import { utf8Length } from '../../src/model/utf8';
-import { bombArb } from './tokenBombs';
+import { bombArb } from '../support/tokenBombs';
 
 const gptTokenizerLoaded = (): boolean =>
   Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));

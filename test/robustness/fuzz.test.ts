@@ -10,7 +10,7 @@
 //   hermes-current (a valid typed index of a user row is returned as is, reference §1.3, 0041c5c);
 // - one-shot notes are consumed once;
 // - every parse-error has a position;
-// - token bombs (test/analysis/tokenBombs.ts): no piece longer than MAX_PIECE code units reaches
+// - token bombs (test/support/tokenBombs.ts): no piece longer than MAX_PIECE code units reaches
 //   the byte-pair merge and no byte reaches it twice, so counting costs O(bytes × log MAX_PIECE)
 //   (test/analysis/tokenizer.test.ts checks short ones against tiktoken).
 // Deterministic by default (fixed seeds); FUZZ_SEED=<n> explores other inputs.
@@ -38,7 +38,7 @@ import { buildTurnUserRow } from '../../src/engine/turnContext';
 import type { Transcript } from '../../src/model/transcript';
 import { readTranscript } from '../../src/transcripts/read';
 import { utf8Length } from '../../src/model/utf8';
-import { bombArb } from '../analysis/tokenBombs';
+import { bombArb } from '../support/tokenBombs';
 import { HERMES_SCHEMA } from '../../scripts/make-bad-fixtures';
 import { assertReportInvariants, assertSchemaValid, snapshot } from './invariants';
 import { reportCounts } from './tally';
