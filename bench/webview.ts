@@ -13,7 +13,7 @@ import { PROFILES } from '../src/engine/profile';
 import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } from '../src/protocol/messages';
 import { loadTranscript } from '../src/transcripts/load';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
-import { Harness, type View } from '../test/webview/harness';
+import { Harness, type View } from '../test/support/webviewHarness';
 
 const TURNS = 4000;
 const JUMPS = 25;

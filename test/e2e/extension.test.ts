@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
-import { inspect } from '../webview/harness';
+import { inspect } from '../support/webviewHarness';
 import {
   CODE_SERVER_VERSION, ROOT, THEMES, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, reloadWorkbench, runCommand,
   screenshot, startCodeServer, type CodeServer,

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { cli, tempDir } from '../cli/support';
-import { example, SHOTS } from './harness';
+import { example, SHOTS } from '../support/webviewHarness';
 
 let browser: Browser;
 before(async () => {

@@ -1,5 +1,5 @@
 // The inspector webview in real Chromium, with the host side of the protocol played by the real
-// engine on the bundled examples (see harness.ts). DOM reads go through Playwright's CSS engine,
+// engine on the bundled examples (see test/support/webviewHarness.ts). DOM reads go through Playwright's CSS engine,
 // which pierces the components' open shadow roots.
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildIndex, type Inspection } from '../../src/protocol/inspection';
 import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState } from '../../src/protocol/messages';
-import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from './harness';
+import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');
 const ROTATION = example('rotation/state.db');

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium';
+import { launchChromium } from './chromium';
 import { analyze } from '../../src/analysis/report';
 import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
