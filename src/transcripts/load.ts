@@ -5,7 +5,7 @@
 // Only regular files are read, each checked before it is opened (a FIFO would block, a device
 // never end): the file asked for is refused otherwise, a file beside it skipped with a finding.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
@@ -66,11 +66,26 @@ export async function loadTranscript(path: string, options: LoadOptions = {}): P
  */
 export function companionsOf(path: string): { path: string; what: string }[] {
   const out = [{ path, what: 'the transcript' }];
-  for (const [suffix, what] of [['-wal', 'its SQLite WAL'], ['-shm', 'its SQLite shared-memory file'], ['-journal', 'its SQLite rollback journal']]) {
-    out.push({ path: `${path}${suffix}`, what });
+  for (const base of new Set([path, companionBase(path)])) {
+    for (const [suffix, what] of [['-wal', 'its SQLite WAL'], ['-shm', 'its SQLite shared-memory file'], ['-journal', 'its SQLite rollback journal']]) {
+      out.push({ path: `${base}${suffix}`, what });
+    }
   }
   for (const p of findDumps(path, 'hermes-state-db')) out.push({ path: p, what: 'a request dump read beside it' });
   return out;
+}
+
+/**
+ * Where SQLite keeps a database's WAL, shared-memory file and journal: beside the file a chain of
+ * symbolic links ends at, not beside the link (its unix VFS resolves the full path first). The agent
+ * writes its request dumps beside its real home too.
+ */
+function companionBase(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 interface Opened { fd: number; size: number }
@@ -129,7 +144,7 @@ function readOpened(path: string, file: Opened, options: LoadOptions, beside: In
 function readWhole(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
   const bytes = source.read(0, source.size);
   const format = sniffFormat(path, bytes);
-  return readTranscript({ path, bytes, wal: format === 'hermes-state-db' ? readBeside(`${path}-wal`, beside) : undefined, session });
+  return readTranscript({ path, bytes, wal: format === 'hermes-state-db' ? readBeside(`${companionBase(path)}-wal`, beside) : undefined, session });
 }
 
 /**
@@ -145,7 +160,7 @@ function readSessionJson(path: string, source: ByteSource): Transcript | null {
 /** A large state.db, its pages read as the page reader asks for them. */
 function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {
   const size = source.size;
-  const transcript = readHermesStateDb(path, source, { wal: readBeside(`${path}-wal`, beside), session, listOnly: session === undefined });
+  const transcript = readHermesStateDb(path, source, { wal: readBeside(`${companionBase(path)}-wal`, beside), session, listOnly: session === undefined });
   if (session === undefined && transcript.catalog) {
     transcript.listedOnly = true;
     const n = transcript.catalog.length;
@@ -223,13 +238,17 @@ function narrowToSession(transcript: Transcript, id: string): void {
 
 /** Dumps live in the session JSON's folder, or in sessions/ beside a state.db (HERMES_HOME layout). */
 function findDumps(path: string, format: string): string[] {
-  const dirs = [dirname(path)];
-  if (format === 'hermes-state-db') dirs.push(join(dirname(path), 'sessions'));
+  const homes = [...new Set([dirname(path), dirname(companionBase(path))])];
+  const dirs = format === 'hermes-state-db' ? homes.flatMap((h) => [h, join(h, 'sessions')]) : homes;
   const out: string[] = [];
+  const seen = new Set([companionBase(path)]);
   for (const dir of dirs) {
     let names: string[];
     try { names = readdirSync(dir); } catch { continue; }
-    for (const n of names.sort()) if (/^request_dump_.*\.json$/.test(n) && join(dir, n) !== join(path)) out.push(join(dir, n));
+    for (const n of names.sort()) {
+      const real = companionBase(join(dir, n));
+      if (/^request_dump_.*\.json$/.test(n) && !seen.has(real)) { seen.add(real); out.push(join(dir, n)); }
+    }
   }
   return out;
 }
