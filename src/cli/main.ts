@@ -11,6 +11,8 @@ import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/l
 import { renderHtmlReport } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
+import { filterLineages, OVERVIEW_COLUMNS, overviewColumn, sessionOverview, sortLineages, type OverviewFilter } from '../analysis/sessionOverview';
+import { sessionsTable } from './sessions';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
 
@@ -18,6 +20,7 @@ Usage:
   prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N] [--session ID]
   prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--session ID]
   prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--session ID]
+  prompt-inspector sessions <file> [--json] [--sort [-]COLUMN] [--desc] [--filter TEXT] [--has breaks|errors] [--session ID]
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
@@ -61,6 +64,23 @@ VS Code), which opens offline in any browser and loads nothing from the network.
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
   --session ID    only this session's lineage
 `,
+  sessions: `prompt-inspector sessions <file> [options]
+
+One row per lineage: a compaction chain is one row with its sessions listed under it, branches,
+delegates and resets are indented under the lineage they came from. Columns marked * are the
+agent's own counters (state.db sessions columns), the others the replay's; a value the store
+does not hold is "not recorded", one of rows that were not loaded "not read".
+
+  --json          the overview as JSON (contract: docs/report.md "sessions", schema: schemas/sessions.schema.json)
+  --sort COLUMN   sort by a column (a leading - or --desc: descending); nested rows among their siblings.
+                  Columns: ${OVERVIEW_COLUMNS.map((c) => c.key).join(', ')}
+  --desc          descending
+  --filter TEXT   only lineages whose title, id or source (or a session's) contains TEXT, any case
+  --has breaks    only lineages with a cache break; --has errors: with a finding of severity error
+  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
+  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+  --session ID    read only this session's lineage; the other sessions are listed, not read
+`,
 };
 
 class UsageError extends Error {}
@@ -80,10 +100,18 @@ interface Options {
   theme: 'light' | 'dark';
   session: string | undefined;
   help: boolean;
+  /** sessions: the column to sort by, descending or not, and the filter. */
+  sort: string | null;
+  desc: boolean;
+  filter: OverviewFilter;
 }
 
+/** Options only `sessions` reads: given to another command they would do nothing, so they are refused. */
+const SESSIONS_ONLY = ['--sort', '--desc', '--filter', '--has'];
+
 function parseArgs(args: string[]): Options {
-  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', session: undefined, help: false };
+  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', session: undefined, help: false,
+    sort: null, desc: false, filter: {} };
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -123,6 +151,22 @@ function parseArgs(args: string[]): Options {
       }
       case '-o': case '--output': o.output = take(); break;
       case '--session': o.session = take(); break;
+      case '--sort': {
+        const v = take();
+        const key = v.startsWith('-') ? v.slice(1) : v;
+        if (!overviewColumn(key)) throw new UsageError(`--sort takes a column (${OVERVIEW_COLUMNS.map((c) => c.key).join(', ')}), not "${v}"`);
+        o.sort = key;
+        if (v.startsWith('-')) o.desc = true;
+        break;
+      }
+      case '--desc': o.desc = true; break;
+      case '--filter': o.filter = { ...o.filter, text: take() }; break;
+      case '--has': {
+        const v = take();
+        if (v !== 'breaks' && v !== 'errors') throw new UsageError(`--has is breaks or errors, not "${v}"`);
+        o.filter = { ...o.filter, has: [...(o.filter.has ?? []), v] };
+        break;
+      }
       case '--theme': {
         const v = take();
         if (v !== 'light' && v !== 'dark') throw new UsageError(`--theme is light or dark, not "${v}"`);
@@ -211,9 +255,22 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
   const [command, ...rest] = argv;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') { out(USAGE); return command ? 0 : 2; }
-    if (command !== 'analyze' && command !== 'check' && command !== 'report') throw new UsageError(`unknown command "${command}"`);
+    if (command !== 'analyze' && command !== 'check' && command !== 'report' && command !== 'sessions') throw new UsageError(`unknown command "${command}"`);
     const o = parseArgs(rest);
     if (o.help) { out(HELP[command]); return 0; }
+    const misplaced = command === 'sessions' ? undefined : rest.find((a) => SESSIONS_ONLY.includes(a.split('=')[0]));
+    if (misplaced) throw new UsageError(`${misplaced.split('=')[0]} is an option of \`sessions\`, not of \`${command}\``);
+    if (command === 'sessions') {
+      if (o.files.length !== 1) throw new UsageError('sessions takes exactly one file');
+      if (o.desc && o.sort === null) throw new UsageError('--desc needs --sort COLUMN');
+      const { transcript, report } = await analyzeFile(o.files[0], o);
+      const overview = sessionOverview(transcript, report);
+      const column = o.sort === null ? undefined : overviewColumn(o.sort);
+      const shown = filterLineages(column ? sortLineages(overview.lineages, column, o.desc) : overview.lineages, o.filter);
+      if (o.json) out(JSON.stringify({ schemaVersion: 1, ...overview, lineages: shown }, null, 2));
+      else for (const line of sessionsTable(overview, shown)) out(line);
+      return 0;
+    }
     if (command === 'analyze') {
       if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
       const { report } = await analyzeFile(o.files[0], o);

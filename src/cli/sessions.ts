@@ -1,0 +1,119 @@
+// `prompt-inspector sessions FILE`: the session overview (src/analysis/sessionOverview.ts) as an
+// aligned table, one row per lineage, its forks indented under it and a chain's sessions listed
+// below it. Titles and ids come from the transcript, so every cell goes through `visible` first
+// and is measured as printed.
+
+import { OVERVIEW_COLUMNS, type OverviewColumn, type OverviewLineage, type OverviewSession, type SessionOverview } from '../analysis/sessionOverview';
+import { visible } from './terminalText';
+
+/** Columns the replay fills (null: the rows were not read); the others come from the store. */
+const REPLAYED = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'errors', 'warnings']);
+
+const TITLE_CELLS = 40;
+
+/** Terminal cells of one code point: 0 for combining marks and joiners, 2 for East Asian wide and emoji. */
+function cells(cp: number): number {
+  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
+  if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff)
+    || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6)
+    || (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd)) return 2;
+  return 1;
+}
+
+function width(s: string): number {
+  let n = 0;
+  for (const ch of s) n += cells(ch.codePointAt(0) as number);
+  return n;
+}
+
+/** At most `max` cells, cut with an ellipsis. */
+function clip(s: string, max: number): string {
+  if (width(s) <= max) return s;
+  let out = '';
+  let n = 0;
+  for (const ch of s) {
+    const w = cells(ch.codePointAt(0) as number);
+    if (n + w > max - 1) break;
+    out += ch;
+    n += w;
+  }
+  return `${out}…`;
+}
+
+function dateText(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  // A stored start outside what a date can hold (a damaged cell) is shown as the number it is.
+  return Number.isNaN(d.getTime()) ? String(seconds) : d.toISOString().slice(0, 16).replace('T', ' ');
+}
+
+function durationText(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const two = (n: number): string => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${two(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86400)}d${two(Math.floor(s / 3600) % 24)}h`;
+}
+
+function cell(column: OverviewColumn, row: OverviewLineage | OverviewSession): string {
+  const v = column.value(row);
+  if (v === null) {
+    if (column.key === 'sessions') return '';
+    // A value the replay computes, or a duration that needs the rows, is missing because the rows were not read.
+    const isSession = !('sessions' in row);
+    const read = isSession ? row.read : row.sessions.every((s) => s.read);
+    return (REPLAYED.has(column.key) || column.key === 'duration') && !read ? 'not read' : 'not recorded';
+  }
+  if (column.key === 'start') return dateText(v as number);
+  if (column.key === 'duration') return durationText(v as number);
+  if (column.key === 'title') return clip(visible(String(v)), TITLE_CELLS);
+  return visible(String(v));
+}
+
+function idCell(row: OverviewLineage | OverviewSession, depth: number, inChain: boolean): string {
+  const indent = '  '.repeat(depth);
+  if (inChain) return `${indent}  · ${visible(row.id)}`;
+  const kind = 'kind' in row && row.kind !== 'conversation' ? `${row.kind} ` : '';
+  return `${indent}${depth ? '└ ' : ''}${kind}${visible(row.id)}`;
+}
+
+/** The overview as lines: a heading, the rows, and what the starred columns and missing values mean. */
+export function sessionsTable(overview: SessionOverview, lineages: readonly OverviewLineage[]): string[] {
+  const grid: string[][] = [OVERVIEW_COLUMNS.map((c) => c.heading)];
+  let lineageCount = 0;
+  let sessionCount = 0;
+  const walk = (rows: readonly OverviewLineage[], depth: number): void => {
+    for (const l of rows) {
+      lineageCount++;
+      sessionCount += l.sessions.length;
+      grid.push(OVERVIEW_COLUMNS.map((c) => (c.key === 'id' ? idCell(l, depth, false) : cell(c, l))));
+      // A compaction chain's sessions, each with its own figures, under the lineage's total.
+      if (l.sessions.length > 1) for (const s of l.sessions) grid.push(OVERVIEW_COLUMNS.map((c) => (c.key === 'id' ? idCell(s, depth, true) : cell(c, s))));
+      walk(l.children, depth + 1);
+    }
+  };
+  walk(lineages, 0);
+  const widths = OVERVIEW_COLUMNS.map((_, i) => Math.max(...grid.map((r) => width(r[i]))));
+  const pad = (s: string, i: number): string => {
+    const gap = ' '.repeat(widths[i] - width(s));
+    return OVERVIEW_COLUMNS[i].text ? s + gap : gap + s;
+  };
+  const out = [
+    visible(`${overview.source.path} (${overview.source.format}), profile ${overview.profile}, tokenizer ${overview.tokenizer}: `
+      + `${lineageCount} lineage(s), ${sessionCount} session(s)`),
+  ];
+  if (lineages.length === 0) {
+    out.push('no lineage matches');
+  } else {
+    for (const r of grid) out.push(r.map(pad).join('  ').trimEnd());
+  }
+  out.push("* the agent's own counters (state.db sessions columns; INPUT* excludes cache reads and writes, as upstream counts it); "
+    + "the other figures are the replay's. \"not recorded\": the store does not hold the value (or the reader does not read it yet); "
+    + '"not read": those rows were not loaded.');
+  if (overview.unplaced.errors || overview.unplaced.warnings) {
+    out.push(`findings in no session: ${overview.unplaced.errors} error(s), ${overview.unplaced.warnings} warning(s) (\`check\` lists them)`);
+  }
+  if (!overview.read) out.push('the file is too large to read whole: only its sessions were listed; `--session ID` reads one lineage');
+  // Every cell is escaped already; the whole line once more, so nothing printed can skip it.
+  return out.map(visible);
+}
