@@ -55,7 +55,7 @@ export class InspectorApp extends LitElement {
   memory: Memory | null = null;
   canCopy = true;
 
-  private rpc: RpcClient | null = null;
+  private rpc: RpcClient<RequestMap> | null = null;
   private pages: Pages<MessageView> | null = null;
   private details: Details | null = null;
   private readonly contexts = new Map<number, ContextState>();
@@ -117,7 +117,7 @@ export class InspectorApp extends LitElement {
       this.problem = 'No host to talk to: the inspector page was opened without its transport.';
       return;
     }
-    const rpc = new RpcClient(transport);
+    const rpc = new RpcClient<RequestMap>((request) => transport.post(request));
     this.rpc = rpc;
     // Pages that arrive within one frame cost one render.
     let queued = false;
@@ -128,14 +128,13 @@ export class InspectorApp extends LitElement {
     };
     this.pages = new Pages((request, start, count) => rpc.call('messages', { request, start, count }), arrived);
     const list = <M extends PagedList>(method: M, size: number) =>
-      new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }) as Promise<RequestMap[M]['result']>, arrived, size);
+      new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }), arrived, size);
     this.details = { turns: list('turns', 50), requests: list('requests', 100), findings: list('findings', 100) };
     transport.onMessage((m) => this.receive(m));
     transport.post({ type: 'ready', version: PROTOCOL_VERSION });
   }
 
   private receive(m: ToWebview): void {
-    if (this.rpc?.handle(m)) return;
     switch (m.type) {
       case 'init':
         if (m.version !== PROTOCOL_VERSION) {
@@ -164,6 +163,7 @@ export class InspectorApp extends LitElement {
         this.go(m.to);
         return;
       case 'response':
+        this.rpc?.settle(m);
         return;
     }
   }

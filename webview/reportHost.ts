@@ -1,7 +1,10 @@
 // The host side of the protocol inside a standalone report: answers the view's requests from the
 // inspection embedded in the page, so the report works offline with the same bundle as the editor.
 
-import { pageOf, PROTOCOL_VERSION, type EmbeddedInspection, type FromWebview, type MessageView, type RequestMap, type ToWebview, type Transport } from '../src/protocol/messages';
+import {
+  pageOf, PROTOCOL_VERSION, serve,
+  type EmbeddedInspection, type MessageView, type PagedList, type RequestMap, type ToWebview, type Transport,
+} from '../src/protocol/messages';
 
 /** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
 function idAt(data: EmbeddedInspection, request: number, i: number): number | undefined {
@@ -10,35 +13,30 @@ function idAt(data: EmbeddedInspection, request: number, i: number): number | un
   return layout && i >= layout.keep ? layout.add[i - layout.keep] : undefined;
 }
 
-function answer(data: EmbeddedInspection, message: Extract<FromWebview, { type: 'request' }>): unknown {
-  switch (message.method) {
-    case 'messages': {
-      const p = message.params as RequestMap['messages']['params'];
-      const count = data.requests[p.request]?.messageCount ?? 0;
+function embeddedTransport(data: EmbeddedInspection): Transport {
+  const page = <L extends PagedList>(list: L) => ({ start, count }: RequestMap[L]['params']) => pageOf<EmbeddedInspection[L][number]>(data[list], start, count);
+  const answer = serve<RequestMap>({
+    messages: ({ request, start, count }) => {
+      const total = data.requests[request]?.messageCount ?? 0;
       const out: MessageView[] = [];
-      for (let i = Math.max(0, p.start); i < Math.min(count, p.start + p.count); i++) {
-        const id = idAt(data, p.request, i);
+      for (let i = Math.max(0, start); i < Math.min(total, start + count); i++) {
+        const id = idAt(data, request, i);
         if (id !== undefined) out.push(data.bodies[id]);
       }
       return out;
-    }
-    case 'breakContext':
-      return data.breaks[(message.params as RequestMap['breakContext']['params']).request] ?? null;
-    default: {
-      const p = message.params as RequestMap['turns']['params'];
-      return pageOf<unknown>(data[message.method], p.start, p.count);
-    }
-  }
-}
-
-function embeddedTransport(data: EmbeddedInspection): Transport {
+    },
+    turns: page('turns'),
+    requests: page('requests'),
+    findings: page('findings'),
+    breakContext: ({ request }) => data.breaks[request] ?? null,
+  });
   let handler: (m: ToWebview) => void = () => undefined;
   const deliver = (m: ToWebview): void => { setTimeout(() => handler(m), 0); };
   return {
     onMessage(h) { handler = h; },
     post(message) {
       if (message.type === 'ready') deliver({ type: 'init', version: PROTOCOL_VERSION, index: data.index, state: null });
-      else if (message.type === 'request') deliver({ type: 'response', inReplyTo: message.id, result: answer(data, message) });
+      else if (message.type === 'request') void answer(message).then(deliver);
       // Selection and copy have no host to go to in a static page.
     },
   };

@@ -3,7 +3,8 @@
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { PROTOCOL_VERSION, type FromWebview, type Navigation, type RequestMap, type ToWebview, type UiState } from '../protocol/messages';
+import { PROTOCOL_VERSION, type FromWebview, type Navigation, type PagedList, type RequestMap, type ToWebview, type UiState } from '../protocol/messages';
+import { serve } from '../protocol/rpc';
 import { renderInspectorHtml } from '../webviewHtml';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { pickSession } from './sessionPicker';
@@ -108,15 +109,9 @@ export class InspectorView implements vscode.Disposable {
         if (inspection) this.post({ type: 'init', version: PROTOCOL_VERSION, index: inspection.index, state: this.ui });
         return;
       }
-      case 'request': {
-        const inspection = this.inspection ?? (await this.load());
-        try {
-          this.post({ type: 'response', inReplyTo: m.id, result: inspection ? await answer(inspection, m) : null });
-        } catch (e) {
-          this.post({ type: 'response', inReplyTo: m.id, error: (e as Error).message });
-        }
+      case 'request':
+        this.post(await this.answer(m));
         return;
-      }
       case 'selected':
         this.ui = m.state;
         void this.workspaceState.update(stateKey(this.uri), m.state);
@@ -129,6 +124,26 @@ export class InspectorView implements vscode.Disposable {
         }
         return;
     }
+  }
+
+  /** The webview's page requests, answered by the worker's analysis. */
+  private readonly answer = serve<RequestMap>({
+    messages: async ({ request, start, count }) => (await this.inspected()).messages(request, start, count),
+    turns: this.page('turns'),
+    requests: this.page('requests'),
+    findings: this.page('findings'),
+    breakContext: async ({ request }) => (await this.inspected()).breakContext(request),
+  });
+
+  private page<L extends PagedList>(list: L) {
+    return async ({ start, count }: RequestMap[L]['params']) => (await this.inspected()).page(list, start, count);
+  }
+
+  /** The analysis a request reads: the view asks only after init, so one was loaded before. */
+  private async inspected(): Promise<RemoteInspection> {
+    const inspection = this.inspection ?? (await this.load());
+    if (!inspection) throw new Error(`no analysis of ${vscode.workspace.asRelativePath(this.uri)}`);
+    return inspection;
   }
 
   private async load(): Promise<RemoteInspection | undefined> {
@@ -162,19 +177,4 @@ export class InspectorView implements vscode.Disposable {
 
 function stateKey(uri: vscode.Uri): string {
   return `promptInspector.ui:${uri.toString()}`;
-}
-
-function answer(inspection: RemoteInspection, m: Extract<FromWebview, { type: 'request' }>): Promise<unknown> {
-  switch (m.method) {
-    case 'messages': {
-      const p = m.params as RequestMap['messages']['params'];
-      return inspection.messages(p.request, p.start, p.count);
-    }
-    case 'breakContext':
-      return inspection.breakContext((m.params as RequestMap['breakContext']['params']).request);
-    default: {
-      const p = m.params as RequestMap['turns']['params'];
-      return inspection.page(m.method, p.start, p.count);
-    }
-  }
 }

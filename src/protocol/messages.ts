@@ -4,6 +4,10 @@
 
 import type { ReportCompression } from '../analysis/reportTypes';
 import type { InjectionKind } from '../model/injection';
+import type { RpcRequest, RpcResponse } from './rpc';
+
+// The webview may import this file only (test/structure/layers.test.ts), so it reaches the RPC here.
+export { RpcClient, serve } from './rpc';
 
 export const PROTOCOL_VERSION = 2;
 
@@ -197,8 +201,6 @@ export interface RequestMap {
   breakContext: { params: { request: number }; result: BreakContext | null };
 }
 
-export type RequestMethod = keyof RequestMap;
-
 /** The lists the view pages through besides message bodies. */
 export type PagedList = 'turns' | 'requests' | 'findings';
 
@@ -212,7 +214,7 @@ export function pageOf<T>(list: readonly T[], start: number, count: number): T[]
 
 export type FromWebview =
   | { type: 'ready'; version: number }
-  | { type: 'request'; id: number; method: RequestMethod; params: RequestMap[RequestMethod]['params'] }
+  | RpcRequest<RequestMap>
   | { type: 'selected'; state: UiState }
   | { type: 'copyRequest'; request: number };
 
@@ -221,40 +223,13 @@ export type FromWebview =
 export type ToWebview =
   | { type: 'init'; version: number; index: InspectorIndex; state: UiState | null }
   | { type: 'update'; index: InspectorIndex }
-  | { type: 'response'; inReplyTo: number; result?: unknown; error?: string }
+  | RpcResponse
   | { type: 'navigate'; to: Navigation };
 
 /** A transport: the VS Code webview API, or the standalone report's in-page host. */
 export interface Transport {
   post(message: FromWebview): void;
   onMessage(handler: (message: ToWebview) => void): void;
-}
-
-/** Request/response over a transport: one pending promise per id. */
-export class RpcClient {
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-  constructor(private readonly transport: Transport) {}
-
-  /** Feed every incoming message here; returns true when it was a response this client awaited. */
-  handle(message: ToWebview): boolean {
-    if (message.type !== 'response') return false;
-    const p = this.pending.get(message.inReplyTo);
-    if (!p) return false;
-    this.pending.delete(message.inReplyTo);
-    if (message.error !== undefined) p.reject(new Error(message.error));
-    else p.resolve(message.result);
-    return true;
-  }
-
-  call<M extends RequestMethod>(method: M, params: RequestMap[M]['params']): Promise<RequestMap[M]['result']> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.transport.post({ type: 'request', id, method, params } as FromWebview);
-    });
-  }
 }
 
 /**

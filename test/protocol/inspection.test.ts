@@ -5,7 +5,8 @@ import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
-import { packInts, PROTOCOL_VERSION, RpcClient, unpackInts, type FromWebview, type ToWebview } from '../../src/protocol/messages';
+import { packInts, PROTOCOL_VERSION, unpackInts, type MessageView, type RequestMap } from '../../src/protocol/messages';
+import { RpcClient, serve, type RpcRequest } from '../../src/protocol/rpc';
 import fc from 'fast-check';
 import { IndexModel } from '../../webview/index-model';
 import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';
@@ -171,17 +172,41 @@ describe('the index the view gets first', () => {
 
 describe('protocol and page', () => {
   it('RpcClient matches responses to calls by id', async () => {
-    const sent: FromWebview[] = [];
-    const client = new RpcClient({ post: (m) => sent.push(m), onMessage: () => undefined });
+    const sent: RpcRequest<RequestMap>[] = [];
+    const client = new RpcClient<RequestMap>((m) => sent.push(m));
     const a = client.call('messages', { request: 1, start: 0, count: 5 });
     const b = client.call('breakContext', { request: 2 });
-    const [ra, rb] = sent as Extract<FromWebview, { type: 'request' }>[];
-    assert.equal(client.handle({ type: 'response', inReplyTo: rb.id, result: null } as ToWebview), true);
-    assert.equal(client.handle({ type: 'response', inReplyTo: ra.id, error: 'boom' } as ToWebview), true);
-    assert.equal(client.handle({ type: 'response', inReplyTo: 999, result: 1 } as ToWebview), false);
+    const [ra, rb] = sent;
+    assert.equal(client.settle({ type: 'response', inReplyTo: rb.id, result: null }), true);
+    assert.equal(client.settle({ type: 'response', inReplyTo: ra.id, error: 'boom' }), true);
+    assert.equal(client.settle({ type: 'response', inReplyTo: 999, result: 1 }), false);
     assert.equal(await b, null);
     await assert.rejects(a, /boom/);
     assert.equal(PROTOCOL_VERSION, 2);
+  });
+
+  it('serve answers each method with its handler, and what it throws rejects the call', async () => {
+    const answer = serve<RequestMap>({
+      messages: ({ request, start, count }) => [request, start, count].map((n) => ({ index: n }) as MessageView),
+      turns: async () => { throw new Error('no turns here'); },
+      requests: () => [],
+      findings: () => [],
+      breakContext: () => null,
+    });
+    const client: RpcClient<RequestMap> = new RpcClient((m) => void answer(m).then((r) => client.settle(r)));
+    assert.deepEqual((await client.call('messages', { request: 3, start: 4, count: 5 })).map((m) => m.index), [3, 4, 5]);
+    assert.equal(await client.call('breakContext', { request: 0 }), null);
+    await assert.rejects(client.call('turns', { start: 0, count: 1 }), (e: unknown) => e instanceof Error && e.message === 'no turns here');
+    const unknown = await answer({ type: 'request', id: 7, method: 'nothing', params: {} } as unknown as RpcRequest<RequestMap>);
+    assert.deepEqual(unknown, { type: 'response', inReplyTo: 7, error: 'unknown method nothing' });
+  });
+
+  it('a client whose other side is gone fails every waiting call', async () => {
+    const client = new RpcClient<RequestMap>(() => undefined);
+    const calls = [client.call('findings', { start: 0, count: 1 }), client.call('breakContext', { request: 1 })];
+    client.failAll(new Error('the worker exited'));
+    for (const c of calls) await assert.rejects(c, /the worker exited/);
+    assert.equal(client.settle({ type: 'response', inReplyTo: 1, result: [] }), false, 'a failed call is no longer waiting');
   });
 
   it('the page has a strict CSP and embedded data cannot close its element', () => {

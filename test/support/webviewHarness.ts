@@ -16,8 +16,9 @@ import { analyze } from '../../src/analysis/report';
 import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol/messages';
+import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, PagedList, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol/messages';
 import { pageOf, PROTOCOL_VERSION } from '../../src/protocol/messages';
+import { serve } from '../../src/protocol/rpc';
 import { loadTranscript } from '../../src/transcripts/load';
 import { renderInspectorHtml } from '../../src/webviewHtml';
 
@@ -250,16 +251,21 @@ export class View {
       await this.send({ type: 'init', version: PROTOCOL_VERSION, index: this.data.index, state: this.state });
       this.resolveInit();
     } else if (m.type === 'request') {
-      const p = m.params as RequestMap['messages']['params'];
-      try {
-        const result = m.method === 'messages' ? this.data.messages(p.request, p.start, p.count)
-          : m.method === 'breakContext' ? this.data.breakContext(p.request)
-            : pageOf<unknown>(this.data[m.method], p.start, p.count);
-        await this.send({ type: 'response', inReplyTo: m.id, result });
-      } catch (e) {
-        await this.send({ type: 'response', inReplyTo: m.id, error: (e as Error).message });
-      }
+      await this.send(await this.answer(m));
     }
+  }
+
+  /** Answers from `data` as it is when asked: a test may swap it for a live update. */
+  private readonly answer = serve<RequestMap>({
+    messages: ({ request, start, count }) => this.data.messages(request, start, count),
+    turns: this.listPage('turns'),
+    requests: this.listPage('requests'),
+    findings: this.listPage('findings'),
+    breakContext: ({ request }) => this.data.breakContext(request),
+  });
+
+  private listPage<L extends PagedList>(list: L) {
+    return ({ start, count }: RequestMap[L]['params']) => pageOf<HostData[L][number]>(this.data[list], start, count);
   }
 
   send(m: ToWebview): Promise<void> {
