@@ -12,6 +12,7 @@ import { WHOLE_FILE_LIMIT } from '../../src/transcripts/load';
 import { requestDump, sessionJson } from '../../scripts/make-bad-fixtures';
 import { assertNoStack, CLI, example, ROOT, tempDir, type Run } from './support';
 import { reportCounts } from '../robustness/tally';
+import { sqliteExec } from '../support/sqliteExec';
 
 // Each hostile input counts toward the robustness summary line (test/robustness/tally.ts).
 const counts = { bad: 0, fuzz: 0, failures: 0 };
@@ -48,13 +49,7 @@ function liveStateDb(): { dir: string; db: string } {
   const dir = tempDir();
   const db = join(dir, 'state.db');
   copyFileSync(example('rotation/state.db'), db);
-  const py = spawnSync('python3', ['-c', `
-import os, sqlite3, sys
-c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
-c.execute("UPDATE sessions SET title = title")
-os._exit(0)`, db], { encoding: 'utf8', timeout: 30_000 });
-  assert.equal(py.status, 0, py.stderr);
+  sqliteExec(db, ['UPDATE sessions SET title = title;'], { wal: true, exitOpen: true });
   assert.ok(existsSync(`${db}-wal`), 'the writer left a WAL');
   return { dir, db };
 }

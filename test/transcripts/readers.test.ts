@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,6 +8,7 @@ import { loadTranscript } from '../../src/transcripts/load';
 import { PROFILES } from '../../src/engine/profile';
 import { readTranscript, sniffFormat } from '../../src/transcripts/read';
 import { example, tempDir } from '../cli/support';
+import { sqliteExec } from '../support/sqliteExec';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const read = (path: string, text: string) => readTranscript({ path, bytes: enc(text) });
@@ -147,24 +147,18 @@ describe('turn-trace', () => {
 });
 
 describe('state.db', () => {
-  const python = (script: string): void => { execFileSync('python3', ['-c', script]); };
-
   it('reads committed rows that exist only in the WAL, leaving the files untouched', async () => {
     const dir = tempDir();
     const live = join(dir, 'live.db');
     copyFileSync(example('rotation/state.db'), live);
     const snap = join(dir, 'snap');
     // A writer in WAL mode adds an answer and keeps the database open while we copy it away.
-    python(`
-import sqlite3, shutil
-c = sqlite3.connect(${JSON.stringify(live)})
-c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
-sid = c.execute("SELECT id FROM sessions WHERE parent_session_id IS NOT NULL").fetchone()[0]
-c.execute("INSERT INTO messages(session_id, role, content, timestamp, active, compacted) VALUES (?, 'user', 'one more question', 1790000000.0, 1, 0)", (sid,))
-c.execute("INSERT INTO messages(session_id, role, content, timestamp, active, compacted) VALUES (?, 'assistant', 'one more answer', 1790000001.0, 1, 0)", (sid,))
-c.commit()
-shutil.copy(${JSON.stringify(live)}, ${JSON.stringify(snap + '.db')}); shutil.copy(${JSON.stringify(live + '-wal')}, ${JSON.stringify(snap + '.db-wal')})
-c.close()`);
+    sqliteExec(live, [`BEGIN;
+INSERT INTO messages(session_id, role, content, timestamp, active, compacted)
+  VALUES ((SELECT id FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1), 'user', 'one more question', 1790000000.0, 1, 0);
+INSERT INTO messages(session_id, role, content, timestamp, active, compacted)
+  VALUES ((SELECT id FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1), 'assistant', 'one more answer', 1790000001.0, 1, 0);
+COMMIT;`], { wal: true, copy: snap });
     const before = readdirSync(dir).sort();
     const stamp = statSync(snap + '.db').mtimeMs;
     const bytes = readFileSync(snap + '.db');
@@ -182,7 +176,7 @@ c.close()`);
   it('an SQLite file with another schema is a parse-error', async () => {
     const dir = tempDir();
     const other = join(dir, 'state.db');
-    python(`import sqlite3; c = sqlite3.connect(${JSON.stringify(other)}); c.execute('CREATE TABLE t(x)'); c.commit(); c.close()`);
+    sqliteExec(other, ['CREATE TABLE t(x);']);
     const r = analyze(await loadTranscript(other));
     assert.equal(r.diagnostics[0].code, 'parse-error');
     assert.match(r.diagnostics[0].message, /without the Hermes schema/);
@@ -204,7 +198,7 @@ c.close()`);
     const dir = tempDir();
     const db = join(dir, 'state.db');
     copyFileSync(example('rotation/state.db'), db);
-    python(`import sqlite3; c = sqlite3.connect(${JSON.stringify(db)}); c.execute("UPDATE sessions SET end_reason='branched' WHERE parent_session_id IS NULL"); c.commit(); c.close()`);
+    sqliteExec(db, ["UPDATE sessions SET end_reason='branched' WHERE parent_session_id IS NULL;"]);
     const r = analyze(await loadTranscript(db));
     const childFirst = r.requests.find((q) => q.sessionId !== r.sessions[0].id);
     assert.equal(childFirst?.prefix.previousRequest, null);

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,6 +7,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { bytesSource } from '../../src/model/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { applyWal, readWalIndex, WalApplyResult } from '../../src/transcripts/sqliteWal';
+import { sqliteExec } from '../support/sqliteExec';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const initSqlJs: () => Promise<SqlJsStatic> = require('sql.js');
@@ -23,20 +23,8 @@ const FRAME_HEADER_BYTES = 24;
  */
 function realWalDatabase(scripts: string[]): { db: Uint8Array; wal: Uint8Array } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-wal-test-'));
-  const python = `
-import json, shutil, sqlite3, sys
-d, scripts = sys.argv[1], json.loads(sys.argv[2])
-c = sqlite3.connect(d + '/x.db', isolation_level=None)
-c.execute('PRAGMA journal_mode=WAL')
-c.execute('PRAGMA wal_autocheckpoint=0')
-for s in scripts:
-    c.executescript(s)
-shutil.copyfile(d + '/x.db', d + '/copy.db')
-shutil.copyfile(d + '/x.db-wal', d + '/copy.db-wal')
-c.close()
-`;
   try {
-    execFileSync('python3', ['-c', python, dir, JSON.stringify(scripts)]);
+    sqliteExec(path.join(dir, 'x.db'), scripts, { wal: true, copy: path.join(dir, 'copy') });
     return {
       db: new Uint8Array(fs.readFileSync(path.join(dir, 'copy.db'))),
       wal: new Uint8Array(fs.readFileSync(path.join(dir, 'copy.db-wal'))),

@@ -1,7 +1,6 @@
 // The state.db reader's logic on two row sources (sql.js and the page reader), the session list
 // and one-lineage loads of a file above the read-whole limit, and `--session` on the CLI.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -14,6 +13,7 @@ import { bytesSource } from '../../src/model/byteSource';
 import type { SqlValue } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../../src/transcripts/sqliteWal';
 import { assertNoStack, cli, example, ROOT, tempDir } from '../cli/support';
+import { sqliteExec } from '../support/sqliteExec';
 import { assertSchemaValid } from '../robustness/invariants';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from './hermesDb';
 
@@ -105,13 +105,8 @@ describe('the state.db logic reads the same transcript from sql.js rows and from
     const dir = scratch();
     const live = join(dir, 'live.db');
     writeFileSync(live, readFileSync(example('rotation/state.db')));
-    execFileSync('python3', ['-c', `
-import sqlite3, shutil
-c = sqlite3.connect(${JSON.stringify(live)}, isolation_level=None)
-c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
-c.execute("INSERT INTO messages(session_id, role, content, timestamp, active, compacted) SELECT id, 'user', 'from the WAL', 1, 1, 0 FROM sessions")
-shutil.copy(${JSON.stringify(live)}, ${JSON.stringify(join(dir, 'copy.db'))}); shutil.copy(${JSON.stringify(`${live}-wal`)}, ${JSON.stringify(join(dir, 'copy.db-wal'))})
-c.close()`]);
+    sqliteExec(live, [`INSERT INTO messages(session_id, role, content, timestamp, active, compacted) SELECT id, 'user', 'from the WAL', 1, 1, 0 FROM sessions;`],
+      { wal: true, copy: join(dir, 'copy') });
     const t = await sameThroughBothSources(join(dir, 'copy.db'), readFileSync(join(dir, 'copy.db')), readFileSync(join(dir, 'copy.db-wal')));
     assert.ok(t.sessions.every((s) => s.generations.at(-1)?.rows.at(-1)?.content === 'from the WAL'));
   });
@@ -193,14 +188,8 @@ describe('a state.db above the read-whole limit', () => {
 
   it('reads committed WAL frames through the descriptor too', async () => {
     const { dir, db } = lineageDb();
-    execFileSync('python3', ['-c', `
-import sqlite3, shutil
-c = sqlite3.connect(${JSON.stringify(db)}, isolation_level=None)
-c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
-c.execute("INSERT INTO sessions (id, source, started_at) VALUES ('g', 'cli', 7)")
-c.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('c', 'user', 'late question', 9999)")
-shutil.copy(${JSON.stringify(db)}, ${JSON.stringify(join(dir, 'copy.db'))}); shutil.copy(${JSON.stringify(`${db}-wal`)}, ${JSON.stringify(join(dir, 'copy.db-wal'))})
-c.close()`]);
+    sqliteExec(db, [`INSERT INTO sessions (id, source, started_at) VALUES ('g', 'cli', 7);
+INSERT INTO messages (session_id, role, content, timestamp) VALUES ('c', 'user', 'late question', 9999);`], { wal: true, copy: join(dir, 'copy') });
     const listed = await loadTranscript(join(dir, 'copy.db'), { readWholeLimit: 1024 });
     assert.deepEqual(listed.catalog?.map((s) => s.id), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
     const c = await loadTranscript(join(dir, 'copy.db'), { readWholeLimit: 1024, session: 'c' });

@@ -2,7 +2,6 @@
 // (SQLite compares them case-insensitively), and a messages table that cannot be read, which must
 // fail alone and leave the session list.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -12,6 +11,7 @@ import { PROFILES } from '../../src/engine/profile';
 import { readStateDbRows, type RowSource } from '../../src/transcripts/hermesStateDb';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDir } from '../cli/support';
+import { sqliteExec } from '../support/sqliteExec';
 
 const dirs: string[] = [];
 after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -21,15 +21,11 @@ describe('state.db schema variants', () => {
   it('tables and columns named in another case read like upstream\'s', async () => {
     const dir = tempDir(); dirs.push(dir);
     const db = join(dir, 'state.db');
-    execFileSync('python3', ['-c', `import sqlite3
-c = sqlite3.connect(${JSON.stringify(db)})
-c.executescript("""
-CREATE TABLE SESSIONS (ID TEXT PRIMARY KEY, Source TEXT, System_Prompt TEXT, Parent_Session_Id TEXT, Started_At REAL, End_Reason TEXT, API_CALL_COUNT INTEGER);
+    sqliteExec(db, [`CREATE TABLE SESSIONS (ID TEXT PRIMARY KEY, Source TEXT, System_Prompt TEXT, Parent_Session_Id TEXT, Started_At REAL, End_Reason TEXT, API_CALL_COUNT INTEGER);
 CREATE TABLE Messages (ID INTEGER PRIMARY KEY AUTOINCREMENT, SESSION_ID TEXT, ROLE TEXT, CONTENT TEXT, TIMESTAMP REAL, ACTIVE INTEGER DEFAULT 1);
 INSERT INTO SESSIONS VALUES ('s1', 'cli', 'You are Hermes.', NULL, 1000.0, NULL, 2);
 INSERT INTO Messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'q1', 1001), ('s1', 'assistant', 'a1', 1002), ('s1', 'user', 'q2', 1003), ('s1', 'assistant', 'a2', 1004);
-""")
-c.commit(); c.close()`]);
+`]);
     const r = analyzeTranscript(await loadTranscript(db), { profile: PROFILES['hermes-current'], counter, messages: false });
     assert.equal(r.turns.length, 2);
     assert.equal(r.requests.length, 2);
