@@ -5,6 +5,23 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 
+/**
+ * How long one step of the workbench (an editor to show, a row to render) may take. Generous: with
+ * other work on the machine (a load of 30 on 2 cores was seen) one step took a minute.
+ */
+const STEP_MS = 120_000;
+
+/** page.evaluate has no timeout of its own, and a clipboard read can wait for a focus that never comes. */
+async function clipboardText(page: Page): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => { timer = setTimeout(() => resolve(''), 10_000); });
+  try {
+    return String(await Promise.race([page.evaluate('navigator.clipboard.readText()'), late]));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Where test/e2e/extension.test.ts leaves the activation time it read. */
 export const E2E_ACTIVATION_RECORD = join(__dirname, '..', '..', 'test-results', 'e2e', 'activation.json');
 
@@ -38,28 +55,34 @@ export interface Activation {
 export async function readActivation(page: Page, runCommand: (page: Page, title: string) => Promise<void>): Promise<Activation> {
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: viewport?.width ?? 1400, height: 2400 }); // Running Extensions renders only the rows on screen
-  await runCommand(page, 'Developer: Show Running Extensions');
-  const row = page.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
-  await row.getByText(/Activation: \d+ms/).waitFor({ state: 'visible', timeout: 20_000 });
-  const shownMs = Number(/Activation: (\d+)ms/.exec(await row.innerText())?.[1]);
-  await page.keyboard.press('Escape');
+  let shownMs: number;
+  try {
+    await runCommand(page, 'Developer: Show Running Extensions');
+    const row = page.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
+    await row.getByText(/Activation: \d+ms/).waitFor({ state: 'visible', timeout: STEP_MS });
+    shownMs = Number(/Activation: (\d+)ms/.exec(await row.innerText({ timeout: STEP_MS }))?.[1]);
+  } finally {
+    // Back to the window's own size before anything else renders: a tall page renders slowly.
+    if (viewport) await page.setViewportSize(viewport);
+  }
+  // Closed, not left behind the next editor: a reload would restore it and render it again.
+  await runCommand(page, 'View: Close Editor');
 
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await runCommand(page, 'Developer: Startup Performance');
   const editor = page.locator('.editor-instance .monaco-editor', { hasText: 'Extension Activation Stats' }).first();
-  await editor.waitFor({ state: 'visible', timeout: 20_000 });
+  await editor.waitFor({ state: 'visible', timeout: STEP_MS });
   const id = 'prompt-inspector.prompt-inspector';
   let text = '';
   for (let tries = 0; !text.includes(`| ${id} `); tries++) {
     if (tries === 20) throw new Error(`${id} is not in Developer: Startup Performance's activation table`);
     await page.waitForTimeout(500);
-    await editor.locator('.view-lines').click();
+    await editor.locator('.view-lines').click({ timeout: STEP_MS });
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Control+C');
-    text = String(await page.evaluate('navigator.clipboard.readText()'));
+    text = await clipboardText(page);
   }
   await runCommand(page, 'View: Close Editor');
-  if (viewport) await page.setViewportSize(viewport);
 
   // | id | eager | load code | call activate | finish activate | event | by |
   const cells = (text.split('\n').find((l) => l.startsWith(`| ${id} `)) ?? '').split('|').map((c) => c.trim());
