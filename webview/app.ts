@@ -15,7 +15,7 @@ import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
 import { PREFIX_STATUS_LABEL } from './format';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
-import { Pages, type Details } from './pages';
+import { Pages, PagesController, type Details } from './pages';
 import './request-bar';
 import './summary-header';
 import { tokens } from './theme';
@@ -38,14 +38,12 @@ export class InspectorApp extends LitElement {
   static properties = {
     model: { state: true },
     sel: { state: true },
-    pagesVersion: { state: true },
     openKey: { state: true },
     problem: { state: true },
     announcement: { state: true },
   };
   declare model: IndexModel | null;
   declare sel: UiState;
-  declare pagesVersion: number;
   declare openKey: number;
   declare problem: string | null;
   declare announcement: string;
@@ -63,9 +61,11 @@ export class InspectorApp extends LitElement {
 
   constructor() {
     super();
+    // What the app itself shows of the details: a compaction (turns), the cache panel's (requests).
+    this.addController(new PagesController(this, () => this.details?.turns));
+    this.addController(new PagesController(this, () => this.details?.requests));
     this.model = null;
     this.sel = { turn: 0, request: NO_REQUEST, firstVisibleMessage: 0 };
-    this.pagesVersion = 0;
     this.openKey = 0;
     this.problem = null;
     this.announcement = '';
@@ -119,16 +119,9 @@ export class InspectorApp extends LitElement {
     }
     const rpc = new RpcClient<RequestMap>((request) => transport.post(request));
     this.rpc = rpc;
-    // Pages that arrive within one frame cost one render.
-    let queued = false;
-    const arrived = (): void => {
-      if (queued) return;
-      queued = true;
-      requestAnimationFrame(() => { queued = false; this.pagesVersion++; });
-    };
-    this.pages = new Pages((request, start, count) => rpc.call('messages', { request, start, count }), arrived);
+    this.pages = new Pages((request, start, count) => rpc.call('messages', { request, start, count }));
     const list = <M extends PagedList>(method: M, size: number) =>
-      new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }), arrived, size);
+      new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }), size);
     this.details = { turns: list('turns', 50), requests: list('requests', 100), findings: list('findings', 100) };
     transport.onMessage((m) => this.receive(m));
     transport.post({ type: 'ready', version: PROTOCOL_VERSION });
@@ -259,20 +252,19 @@ export class InspectorApp extends LitElement {
     if (this.problem) return html`<div class="waiting problem" role="alert">${this.problem}</div>`;
     if (!x || !details) return html`<div class="waiting" role="status">Waiting for the transcript…</div>`;
     const { turn, request } = this.sel;
-    const v = this.pagesVersion;
     const r = x.request(request);
     const detail = r ? details.requests.peek(0, r.index) : undefined;
     const previous = r && r.previousRequest >= 0 ? details.requests.peek(0, r.previousRequest) : undefined;
     const compacted = x.compacted(turn) ? details.turns.get(0, turn) : null;
     return html`
       <summary-header .model=${x}></summary-header>
-      <turn-stepper .model=${x} .turns=${details.turns} .version=${v} .selected=${turn} @pi-select=${this.onSelect}></turn-stepper>
-      <token-timeline .model=${x} .requests=${details.requests} .version=${v} .turn=${turn} .request=${request} @pi-select=${this.onSelect}></token-timeline>
+      <turn-stepper .model=${x} .turns=${details.turns} .selected=${turn} @pi-select=${this.onSelect}></turn-stepper>
+      <token-timeline .model=${x} .requests=${details.requests} .turn=${turn} .request=${request} @pi-select=${this.onSelect}></token-timeline>
       <section class="main" aria-label="Messages">
         <request-bar .model=${x} .turn=${turn} .request=${request} .canCopy=${this.canCopy}
           @pi-select=${this.onSelect} @pi-copy=${this.onCopy}></request-bar>
         <message-list .model=${x} .pages=${this.pages} .request=${request}
-          .pagesVersion=${v} .openAt=${this.sel.firstVisibleMessage} .openKey=${this.openKey}
+          .openAt=${this.sel.firstVisibleMessage} .openKey=${this.openKey}
           @pi-scroll=${this.onScroll}></message-list>
       </section>
       <aside class="side" aria-label="Details" @pi-select=${this.onSelect}>
@@ -281,7 +273,7 @@ export class InspectorApp extends LitElement {
             ? html`<p class="waiting-detail">${compacted === 'loading' ? 'Loading the compaction…' : `Could not load the compaction: ${compacted.message}`}</p>`
             : html`<compaction-panel .turn=${compacted}></compaction-panel>`}
         <cache-panel .model=${x} .request=${request} .detail=${detail} .previous=${previous} .context=${this.contexts.get(request)}></cache-panel>
-        <findings-list .model=${x} .findings=${details.findings} .version=${v} .turn=${turn}></findings-list>
+        <findings-list .model=${x} .findings=${details.findings} .turn=${turn}></findings-list>
       </aside>
       <div class="sr-only" aria-live="polite" data-announcement>${this.announcement}</div>
     `;

@@ -9,7 +9,7 @@ import type { DiagnosticView } from '../src/protocol/messages';
 import { selectEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';
-import type { Pages } from './pages';
+import { PagesController, type Pages } from './pages';
 import { tokens } from './theme';
 
 /** Findings shown at first, and added by each "Show more". */
@@ -19,21 +19,19 @@ export class FindingsList extends LitElement {
   static properties = {
     model: { attribute: false },
     findings: { attribute: false },
-    version: { type: Number },
     turn: { type: Number },
     shown: { state: true },
   };
   declare model: IndexModel | null;
   declare findings: Pages<DiagnosticView> | null;
-  declare version: number;
   declare turn: number;
   declare shown: number;
 
   constructor() {
     super();
+    this.addController(new PagesController(this, () => this.findings));
     this.model = null;
     this.findings = null;
-    this.version = 0;
     this.turn = -1;
     this.shown = STEP;
   }

@@ -8,7 +8,7 @@ import type { MessageView } from '../src/protocol/messages';
 import { num } from './format';
 import type { IndexModel } from './index-model';
 import './message-view';
-import type { Pages } from './pages';
+import { PagesController, type Pages } from './pages';
 import { tokens } from './theme';
 
 /** Messages fetched beyond the rendered range, so a slow scroll rarely meets a placeholder. */
@@ -21,7 +21,6 @@ export class MessageList extends LitElement {
     model: { attribute: false },
     pages: { attribute: false },
     request: { type: Number },
-    pagesVersion: { type: Number },
     openAt: { type: Number },
     openKey: { type: Number },
     expanded: { state: true },
@@ -29,8 +28,6 @@ export class MessageList extends LitElement {
   declare model: IndexModel | null;
   declare pages: Pages<MessageView> | null;
   declare request: number;
-  /** Bumped by the app whenever a page arrives. */
-  declare pagesVersion: number;
   /** The message to show at the top after a selection, and a counter that asks for it. */
   declare openAt: number;
   declare openKey: number;
@@ -51,10 +48,10 @@ export class MessageList extends LitElement {
 
   constructor() {
     super();
+    this.addController(new PagesController(this, () => this.pages));
     this.model = null;
     this.pages = null;
     this.request = -1;
-    this.pagesVersion = 0;
     this.openAt = 0;
     this.openKey = 0;
     this.expanded = new Set();
@@ -147,7 +144,7 @@ export class MessageList extends LitElement {
     const breakAt = r.breakMessage;
     const breakKind = r.compaction ? 'compaction' : 'break';
     const current = r.userWireIndex;
-    // A new function each render (a page arrived: pagesVersion) makes the virtualizer re-render
+    // A new function each render (a page arrived) makes the virtualizer re-render
     // its visible rows, and only those.
     const renderItem = (i: number | undefined) => (i === undefined ? nothing : this.renderRow(i, breakAt, breakKind, current));
     return html`

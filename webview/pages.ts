@@ -3,6 +3,7 @@
 // while in flight, and kept visible across a live update until their fresh copy arrives, so a
 // refresh does not blank the view.
 
+import type { ReactiveController, ReactiveElement } from 'lit';
 import type { DiagnosticView, RequestView, TurnView } from '../src/protocol/messages';
 
 /** Items [start, start + count) of the list `list` names (a request's messages; 0 for a lone list). */
@@ -18,13 +19,23 @@ export class Pages<T> {
   /** The previous generation's pages, shown until the current one has them. */
   private stale = new Map<string, T[] | Error>();
   private readonly inFlight = new Set<string>();
+  private readonly listeners = new Set<() => void>();
   private generation = 0;
 
   constructor(
     private readonly fetch: Fetch<T>,
-    private readonly changed: () => void,
     readonly pageSize = 50,
   ) {}
+
+  /** Calls `listener` whenever a page arrives or is dropped for a retry; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
 
   private key(list: number, page: number): string {
     return `${list}:${page}`;
@@ -96,4 +107,49 @@ export interface Details {
   turns: Pages<TurnView>;
   requests: Pages<RequestView>;
   findings: Pages<DiagnosticView>;
+}
+
+/**
+ * Renders its host again when the pages it reads change, once a frame however many arrive in it,
+ * so a page re-renders the components that show its list and no others.
+ */
+export class PagesController implements ReactiveController {
+  private watched: Pages<unknown> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private frame = 0;
+
+  /** `pages` is read before each update: the list can come later than the host (a property). */
+  constructor(private readonly host: ReactiveElement, private readonly pages: () => Pages<unknown> | null | undefined) {}
+
+  hostConnected(): void {
+    this.watch();
+  }
+
+  hostUpdate(): void {
+    this.watch();
+  }
+
+  hostDisconnected(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.watched = null;
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
+
+  private watch(): void {
+    const pages = this.pages() ?? null;
+    if (pages === this.watched) return;
+    this.unsubscribe?.();
+    this.watched = pages;
+    this.unsubscribe = pages?.onChange(this.arrived) ?? null;
+  }
+
+  private readonly arrived = (): void => {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.host.requestUpdate();
+    });
+  };
 }

@@ -8,7 +8,7 @@ import type { RequestView } from '../src/protocol/messages';
 import { selectEvent } from './events';
 import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
-import type { Pages } from './pages';
+import { PagesController, type Pages } from './pages';
 import { tokens } from './theme';
 import { WidthController } from './width';
 
@@ -25,7 +25,6 @@ export class TokenTimeline extends LitElement {
   static properties = {
     model: { attribute: false },
     requests: { attribute: false },
-    version: { type: Number },
     turn: { type: Number },
     request: { type: Number },
     scrollLeft: { state: true },
@@ -33,7 +32,6 @@ export class TokenTimeline extends LitElement {
   declare model: IndexModel | null;
   /** Request details (break causes) for the labels, when their page is here. */
   declare requests: Pages<RequestView> | null;
-  declare version: number;
   declare turn: number;
   declare request: number;
   declare scrollLeft: number;
@@ -41,9 +39,9 @@ export class TokenTimeline extends LitElement {
 
   constructor() {
     super();
+    this.addController(new PagesController(this, () => this.requests));
     this.model = null;
     this.requests = null;
-    this.version = 0;
     this.turn = 0;
     this.request = -1;
     this.scrollLeft = 0;

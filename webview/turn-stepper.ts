@@ -10,28 +10,26 @@ import type { TurnView } from '../src/protocol/messages';
 import { selectEvent } from './events';
 import { KIND_LABEL, num, plural } from './format';
 import type { IndexModel } from './index-model';
-import type { Pages } from './pages';
+import { PagesController, type Pages } from './pages';
 import { tokens } from './theme';
 
 export class TurnStepper extends LitElement {
   static properties = {
     model: { attribute: false },
     turns: { attribute: false },
-    version: { type: Number },
     selected: { type: Number },
   };
   declare model: IndexModel | null;
   /** Titles arrive in pages; a turn without its page yet shows its numbers only. */
   declare turns: Pages<TurnView> | null;
-  declare version: number;
   declare selected: number;
   private items: number[] = [];
 
   constructor() {
     super();
+    this.addController(new PagesController(this, () => this.turns));
     this.model = null;
     this.turns = null;
-    this.version = 0;
     this.selected = 0;
   }
   static styles = [tokens, css`
@@ -127,7 +125,7 @@ export class TurnStepper extends LitElement {
       </div>
       ${!model || n === 0
         ? html`<div class="empty">No turns in this transcript.</div>`
-        : // A new renderItem each render (titles arrived: version) re-renders the visible rows only.
+        : // A new renderItem each render (titles arrived) re-renders the visible rows only.
           html`<lit-virtualizer scroller role="listbox" aria-labelledby="turns-label" @keydown=${this.onKey}
             .items=${this.items} .renderItem=${(i: number) => this.renderTurn(model, i)}
             @rangeChanged=${this.onRange}></lit-virtualizer>`}

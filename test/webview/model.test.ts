@@ -128,7 +128,8 @@ describe('webview message pages', () => {
   it('asks each page once, serves it, and refetches after an update while showing the old copy', async () => {
     const asked: number[] = [];
     let changes = 0;
-    const pages = new Pages<MessageView>(async (_r, start, count) => { asked.push(start); return Array.from({ length: count }, (_, k) => view(start + k)); }, () => changes++, 10);
+    const pages = new Pages<MessageView>(async (_r, start, count) => { asked.push(start); return Array.from({ length: count }, (_, k) => view(start + k)); }, 10);
+    pages.onChange(() => changes++);
     pages.ensure(0, 0, 25);
     pages.ensure(0, 5, 15);
     assert.deepEqual(asked, [0, 10, 20]);
@@ -150,7 +151,7 @@ describe('webview message pages', () => {
       if (r === 1) { await gate; return [view(99)]; }
       if (fail) throw new Error('host went away');
       return [view(start)];
-    }, () => undefined, 10);
+    }, 10);
     pages.ensure(0, 0, 0);
     await new Promise((ok) => setImmediate(ok));
     assert.equal((pages.get(0, 0) as Error).message, 'host went away');
