@@ -3,13 +3,13 @@
 // message, then loads one lineage with --session; the peak resident memory (VmHWM) of each stays
 // far below the size of the file. Slow on purpose (~half a minute): it writes half a gigabyte.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { CLI, ROOT, tempDir } from '../cli/support';
 import { assertSchemaValid } from '../robustness/invariants';
-import { HERMES_DB_PY } from './hermesDb';
+import { writeLargeHermesDb } from '../support/hermesDb';
 
 const FILLER_SESSIONS = 30;
 const FILLER_MESSAGES = 90;
@@ -17,24 +17,7 @@ const FILLER_BYTES = 200_000;
 
 /** Builds the file: filler sessions of large rows, with a small rotated lineage (p -> t) spread through them. */
 function writeLargeDb(path: string): void {
-  execFileSync('python3', ['-c', `${HERMES_DB_PY}
-c = create(${JSON.stringify(path)})
-c.execute('PRAGMA journal_mode=OFF'); c.execute('PRAGMA synchronous=OFF')
-add_session(c, {'id': 'p', 'startedAt': 0, 'endReason': 'compression', 'title': 'parent', 'hashedPrompt': True})
-add_session(c, {'id': 't', 'parent': 'p', 'startedAt': 0.5, 'title': 'the one to load', 'hashedPrompt': True})
-for s in range(${FILLER_SESSIONS}):
-    add_session(c, {'id': 'big%02d' % s, 'startedAt': 1 + s})
-ts = 0
-for m in range(${FILLER_MESSAGES}):
-    for s in range(${FILLER_SESSIONS}):
-        ts += 1
-        add_message(c, 'big%02d' % s, 'user' if m % 2 == 0 else 'assistant', ('%08d' % ts) + 'x' * ${FILLER_BYTES}, ts)
-    if m % 15 == 0:
-        sid = 'p' if m < 45 else 't'
-        add_message(c, sid, 'user', 'question %d from %s' % (m, sid), ts + 0.1)
-        add_message(c, sid, 'assistant', 'answer %d from %s' % (m, sid), ts + 0.2)
-finish(c)
-c.close()`]);
+  writeLargeHermesDb(path, FILLER_SESSIONS, FILLER_MESSAGES, FILLER_BYTES);
 }
 
 /** Runs the built CLI with a 512 MB heap; a preloaded hook reports the process's peak RSS at exit. */

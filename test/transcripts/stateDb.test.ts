@@ -15,7 +15,7 @@ import { applyWal } from '../../src/transcripts/sqliteWal';
 import { assertNoStack, cli, example, ROOT, tempDir } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
 import { assertSchemaValid } from '../robustness/invariants';
-import { writeHermesDb, type MessageSpec, type SessionSpec } from './hermesDb';
+import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
 
 const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 
