@@ -1,5 +1,5 @@
 // The inspector page: owns the protocol conversation and the selection, lays out the parts, and
-// turns keys and host commands into steps. Components below it only render and send pi-select.
+// turns keys and host commands into steps. Components below it only render and send the events of events.ts.
 
 import { css, html, LitElement, nothing } from 'lit';
 import {
@@ -9,7 +9,6 @@ import {
 import './cache-panel';
 import type { ContextState } from './cache-panel';
 import './compaction-panel';
-import type { SelectDetail } from './events';
 import './findings-list';
 import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
@@ -217,20 +216,20 @@ export class InspectorApp extends LitElement {
     this.memory?.save(state);
   }
 
-  private onSelect(e: CustomEvent<SelectDetail>): void {
+  private onSelect(e: HTMLElementEventMap['pi-select']): void {
     if (!this.model) return;
     const d = e.detail;
     if (d.request !== undefined) this.moveTo(selectRequest(this.model, d.request));
     else if (d.turn !== undefined) this.moveTo(selectTurn(this.model, d.turn));
   }
 
-  private onScroll(e: CustomEvent<number>): void {
+  private onScroll(e: HTMLElementEventMap['pi-scroll']): void {
     if (e.detail === this.sel.firstVisibleMessage) return;
     this.sel = { ...this.sel, firstVisibleMessage: e.detail };
     this.report();
   }
 
-  private onCopy(e: CustomEvent<number>): void {
+  private onCopy(e: HTMLElementEventMap['pi-copy']): void {
     if (e.detail >= 0) this.transport?.post({ type: 'copyRequest', request: e.detail });
   }
 

@@ -5,7 +5,7 @@
 import { css, html, LitElement, nothing, svg } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { BreakContext, RequestView } from '../src/protocol/messages';
-import { selectEvent } from './events';
+import { piEvent } from './events';
 import { num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
 import { tokens } from './theme';
@@ -186,7 +186,7 @@ export class CachePanel extends LitElement {
       </div>
       <svg class="cells" width=${perRow * CELL} height=${rows * CELL} role="img" data-system-changes=${changes.join(' ')}
         aria-label="${plural(x.requestCount, 'request')}: ${plural(x.breakCount, 'break')}, system prompt changed ${plural(changes.length, 'time')}"
-        @click=${(e: MouseEvent) => { const at = this.cellAt(e, perRow); if (at >= 0) this.dispatchEvent(selectEvent({ request: at })); }}
+        @click=${(e: MouseEvent) => { const at = this.cellAt(e, perRow); if (at >= 0) this.dispatchEvent(piEvent('pi-select', { request: at })); }}
         @mousemove=${(e: MouseEvent) => { this.hovered = this.cellAt(e, perRow); }}
         @mouseleave=${() => { this.hovered = -1; }}>
         ${(['first', 'stable', 'break', 'compaction'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}

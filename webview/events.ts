@@ -1,10 +1,27 @@
-// The one event the components send up: "select this turn or request". The app owns selection.
+// Every event the components send up, declared once: dispatchers build them with piEvent and
+// listeners take their types from the map. The app owns selection, scrolling and copying.
 
-export interface SelectDetail {
+interface SelectDetail {
   turn?: number;
   request?: number;
 }
 
-export function selectEvent(detail: SelectDetail): CustomEvent<SelectDetail> {
-  return new CustomEvent('pi-select', { detail, bubbles: true, composed: true });
+declare global {
+  interface HTMLElementEventMap {
+    /** Select this turn or request. */
+    'pi-select': CustomEvent<SelectDetail>;
+    /** The message list's first visible message, once scrolling pauses. */
+    'pi-scroll': CustomEvent<number>;
+    /** Copy this request as JSON. */
+    'pi-copy': CustomEvent<number>;
+    /** Expand or collapse the message at this wire index. */
+    'pi-expand': CustomEvent<number>;
+  }
+}
+
+export type PiEvent = Extract<keyof HTMLElementEventMap, `pi-${string}`>;
+
+/** One of the events above, bubbling out of shadow roots up to whoever listens. */
+export function piEvent<K extends PiEvent>(type: K, detail: HTMLElementEventMap[K]['detail']): CustomEvent<HTMLElementEventMap[K]['detail']> {
+  return new CustomEvent(type, { detail, bubbles: true, composed: true });
 }

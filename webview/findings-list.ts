@@ -6,7 +6,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DiagnosticView } from '../src/protocol/messages';
-import { selectEvent } from './events';
+import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';
 import { PagesController, type Pages } from './pages';
@@ -63,7 +63,7 @@ export class FindingsList extends LitElement {
       <span><span class="msg">${d.message}</span><br><span class="code">${d.code}</span>${where ? html` <span class="where">· ${where}</span>` : nothing}</span>`;
     const go = d.request !== null ? { request: d.request } : d.turn !== null ? { turn: d.turn } : null;
     return html`<li class=${d.turn === this.turn ? 'current' : ''} data-severity=${d.severity}>${go
-      ? html`<button class="plain" @click=${() => this.dispatchEvent(selectEvent(go))} title="Go to ${where}">${content}</button>`
+      ? html`<button class="plain" @click=${() => this.dispatchEvent(piEvent('pi-select', go))} title="Go to ${where}">${content}</button>`
       : html`<div>${content}</div>`}</li>`;
   }
 

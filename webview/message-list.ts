@@ -5,6 +5,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent, VisibilityChangedEvent } from '@lit-labs/virtualizer';
 import type { MessageView } from '../src/protocol/messages';
+import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';
 import './message-view';
@@ -111,11 +112,11 @@ export class MessageList extends LitElement {
     const request = this.request;
     this.reportTimer = setTimeout(() => {
       if (request !== this.request) return;
-      this.dispatchEvent(new CustomEvent('pi-scroll', { detail: first, bubbles: true, composed: true }));
+      this.dispatchEvent(piEvent('pi-scroll', first));
     }, SCROLL_REPORT_MS);
   }
 
-  private toggle(e: CustomEvent<number>): void {
+  private toggle(e: HTMLElementEventMap['pi-expand']): void {
     const next = new Set(this.expanded);
     if (next.has(e.detail)) next.delete(e.detail);
     else next.add(e.detail);

@@ -4,6 +4,7 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import type { MessageView as Message } from '../src/protocol/messages';
+import { piEvent } from './events';
 import { KIND_LABEL, num } from './format';
 import { changedRange, collapsePoint, segment, type Range } from './segments';
 import { tokens } from './theme';
@@ -82,7 +83,7 @@ export class MessageViewElement extends LitElement {
   `];
 
   private toggle(): void {
-    this.dispatchEvent(new CustomEvent('pi-expand', { detail: this.message?.index, bubbles: true, composed: true }));
+    if (this.message) this.dispatchEvent(piEvent('pi-expand', this.message.index));
   }
 
   /** Text with its spans marked, cut at `limit`; `changed` is the part added over the stored row. */

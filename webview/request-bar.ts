@@ -2,7 +2,7 @@
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import { selectEvent } from './events';
+import { piEvent } from './events';
 import { num, plural, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel } from './index-model';
 import { tokens } from './theme';
@@ -65,11 +65,11 @@ export class RequestBar extends LitElement {
     if (!(e.key in targets)) return;
     e.preventDefault();
     const to = targets[e.key];
-    if (to !== undefined && to !== this.request) this.dispatchEvent(selectEvent({ request: to }));
+    if (to !== undefined && to !== this.request) this.dispatchEvent(piEvent('pi-select', { request: to }));
   }
 
   private copy(): void {
-    this.dispatchEvent(new CustomEvent('pi-copy', { detail: this.request, bubbles: true, composed: true }));
+    this.dispatchEvent(piEvent('pi-copy', this.request));
   }
 
   render() {
@@ -84,7 +84,7 @@ export class RequestBar extends LitElement {
           const status = model.status(q);
           return html`<button role="tab" data-request=${q} aria-selected=${q === this.request ? 'true' : 'false'}
             tabindex=${q === this.request ? 0 : -1} title=${PREFIX_STATUS_LABEL[status]}
-            @click=${() => this.dispatchEvent(selectEvent({ request: q }))}>#${q}<span class="dot ${status}"></span><span
+            @click=${() => this.dispatchEvent(piEvent('pi-select', { request: q }))}>#${q}<span class="dot ${status}"></span><span
             class="sr-only">${PREFIX_STATUS_LABEL[status]}</span></button>`;
         })}
         ${own.length === 0 ? html`<span class="muted">none: no provider call was replayed for this turn</span>` : nothing}

@@ -5,7 +5,7 @@
 
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
 import type { RequestView } from '../src/protocol/messages';
-import { selectEvent } from './events';
+import { piEvent } from './events';
 import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
 import { PagesController, type Pages } from './pages';
@@ -103,7 +103,7 @@ export class TokenTimeline extends LitElement {
     const to = { ArrowRight: this.request + 1, ArrowLeft: this.request - 1, Home: 0, End: n - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
-    if (to >= 0 && to < n && to !== this.request) this.dispatchEvent(selectEvent({ request: to }));
+    if (to >= 0 && to < n && to !== this.request) this.dispatchEvent(piEvent('pi-select', { request: to }));
   }
 
   private label(r: RequestSummary): string {
@@ -117,7 +117,7 @@ export class TokenTimeline extends LitElement {
   private onClick(e: MouseEvent): void {
     const svgBox = (e.currentTarget as SVGElement).getBoundingClientRect();
     const at = Math.floor((e.clientX - svgBox.left) / this.barSlot);
-    if (this.model && at >= 0 && at < this.model.requestCount && at !== this.request) this.dispatchEvent(selectEvent({ request: at }));
+    if (this.model && at >= 0 && at < this.model.requestCount && at !== this.request) this.dispatchEvent(piEvent('pi-select', { request: at }));
   }
 
   private onHover(e: MouseEvent): void {

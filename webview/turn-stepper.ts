@@ -7,7 +7,7 @@ import type { RangeChangedEvent } from '@lit-labs/virtualizer';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { TurnView } from '../src/protocol/messages';
-import { selectEvent } from './events';
+import { piEvent } from './events';
 import { KIND_LABEL, num, plural } from './format';
 import type { IndexModel } from './index-model';
 import { PagesController, type Pages } from './pages';
@@ -88,12 +88,12 @@ export class TurnStepper extends LitElement {
     const to = { ArrowDown: this.selected + 1, ArrowUp: this.selected - 1, Home: 0, End: n - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
-    if (to >= 0 && to < n && to !== this.selected) this.dispatchEvent(selectEvent({ turn: to }));
+    if (to >= 0 && to < n && to !== this.selected) this.dispatchEvent(piEvent('pi-select', { turn: to }));
   }
 
   private step(by: number): void {
     const to = this.selected + by;
-    if (this.model && to >= 0 && to < this.model.turnCount) this.dispatchEvent(selectEvent({ turn: to }));
+    if (this.model && to >= 0 && to < this.model.turnCount) this.dispatchEvent(piEvent('pi-select', { turn: to }));
   }
 
   private renderTurn(model: IndexModel, i: number) {
@@ -102,7 +102,7 @@ export class TurnStepper extends LitElement {
     const title = slot === undefined || slot === 'loading' ? '…' : slot instanceof Error ? `(could not load: ${slot.message})` : slot.title;
     return html`
       <div class="turn" role="option" id="turn-${i}" aria-selected=${selected ? 'true' : 'false'} aria-posinset=${i + 1} aria-setsize=${model.turnCount}
-        tabindex=${selected ? 0 : -1} @click=${() => this.dispatchEvent(selectEvent({ turn: i }))}>
+        tabindex=${selected ? 0 : -1} @click=${() => this.dispatchEvent(piEvent('pi-select', { turn: i }))}>
         <span class="n">${i}</span>
         <span class="title" title=${title}>${title}</span>
         <span class="meta">
