@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it as nodeIt, type TestContext } from 'node:test';
 import { githubData, githubProperty, visible } from '../../src/cli/terminalText';
 import { WHOLE_FILE_LIMIT } from '../../src/transcripts/load';
-import { requestDump, sessionJson } from '../../scripts/make-bad-fixtures';
+import { requestDump, sessionJson } from '../support/badFixtures';
 import { assertNoStack, CLI, example, ROOT, tempDir, type Run } from './support';
 import { reportCounts } from '../robustness/tally';
 import { sqliteExec } from '../support/sqliteExec';

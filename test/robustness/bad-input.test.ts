@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import initSqlJs from 'sql.js';
@@ -21,7 +21,7 @@ import type { Report } from '../../src/analysis/reportTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
-import { badCorpus, BAD_FIXTURES_DIR, WAL_WRITER_PY, writeDeepCases, writeHugeSingleLine, type HugeKind } from '../../scripts/make-bad-fixtures';
+import { badCorpus, BAD_FIXTURES_DIR, WAL_WRITER_PY, writeDeepCases, writeHugeSingleLine, type HugeKind } from '../support/badFixtures';
 import { assertNoStack, CLI, cli, tempDir } from '../cli/support';
 import { assertNoDuplicateDiagnostics, assertReportInvariants, assertSchemaValid, hasPosition, snapshot } from './invariants';
 import { reportCounts } from './tally';
@@ -696,8 +696,7 @@ describe('a state.db held open by a writer in WAL mode', () => {
     const dir = tempDir();
     const db = join(dir, 'state.db');
     copyFileSync(join(BAD_FIXTURES_DIR, 'state_wal_writer.db'), db);
-    writeFileSync(join(dir, 'writer.py'), WAL_WRITER_PY);
-    const writer = spawn('python3', [join(dir, 'writer.py'), db], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const writer = spawn('python3', [WAL_WRITER_PY, db], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     writer.stderr.on('data', (d) => { stderr += d; });
     const exited = new Promise<number | null>((resolve) => writer.on('exit', resolve));

@@ -39,7 +39,7 @@ import type { Transcript } from '../../src/model/transcript';
 import { readTranscript } from '../../src/transcripts/read';
 import { utf8Length } from '../../src/model/utf8';
 import { bombArb } from '../support/tokenBombs';
-import { HERMES_SCHEMA } from '../../scripts/make-bad-fixtures';
+import { HERMES_SCHEMA } from '../support/badFixtures';
 import { assertReportInvariants, assertSchemaValid, snapshot } from './invariants';
 import { reportCounts } from './tally';
 
