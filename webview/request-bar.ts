@@ -5,6 +5,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { piEvent } from './events';
 import { num, plural, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel } from './index-model';
+import { roveTo } from './roving';
 import { tokens } from './theme';
 
 export class RequestBar extends LitElement {
@@ -60,12 +61,8 @@ export class RequestBar extends LitElement {
 
   private onKey(e: KeyboardEvent): void {
     const list = this.model?.requestsOf(this.turn) ?? [];
-    const at = list.indexOf(this.request);
-    const targets: Record<string, number | undefined> = { ArrowRight: list[at + 1], ArrowLeft: list[at - 1], Home: list[0], End: list[list.length - 1] };
-    if (!(e.key in targets)) return;
-    e.preventDefault();
-    const to = targets[e.key];
-    if (to !== undefined && to !== this.request) this.dispatchEvent(piEvent('pi-select', { request: to }));
+    const to = roveTo(e, 'horizontal', list.length, list.indexOf(this.request));
+    if (to !== undefined) this.dispatchEvent(piEvent('pi-select', { request: list[to] }));
   }
 
   private copy(): void {

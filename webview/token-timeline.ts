@@ -9,6 +9,7 @@ import { piEvent } from './events';
 import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
 import { PagesController, type Pages } from './pages';
+import { roveTo } from './roving';
 import { tokens } from './theme';
 import { WidthController } from './width';
 
@@ -99,11 +100,8 @@ export class TokenTimeline extends LitElement {
   }
 
   private onKey(e: KeyboardEvent): void {
-    const n = this.model?.requestCount ?? 0;
-    const to = { ArrowRight: this.request + 1, ArrowLeft: this.request - 1, Home: 0, End: n - 1 }[e.key];
-    if (to === undefined) return;
-    e.preventDefault();
-    if (to >= 0 && to < n && to !== this.request) this.dispatchEvent(piEvent('pi-select', { request: to }));
+    const to = roveTo(e, 'horizontal', this.model?.requestCount ?? 0, this.request);
+    if (to !== undefined) this.dispatchEvent(piEvent('pi-select', { request: to }));
   }
 
   private label(r: RequestSummary): string {

@@ -11,6 +11,7 @@ import { piEvent } from './events';
 import { KIND_LABEL, num, plural } from './format';
 import type { IndexModel } from './index-model';
 import { PagesController, type Pages } from './pages';
+import { roveTo } from './roving';
 import { tokens } from './theme';
 
 export class TurnStepper extends LitElement {
@@ -84,11 +85,8 @@ export class TurnStepper extends LitElement {
   }
 
   private onKey(e: KeyboardEvent): void {
-    const n = this.model?.turnCount ?? 0;
-    const to = { ArrowDown: this.selected + 1, ArrowUp: this.selected - 1, Home: 0, End: n - 1 }[e.key];
-    if (to === undefined) return;
-    e.preventDefault();
-    if (to >= 0 && to < n && to !== this.selected) this.dispatchEvent(piEvent('pi-select', { turn: to }));
+    const to = roveTo(e, 'vertical', this.model?.turnCount ?? 0, this.selected);
+    if (to !== undefined) this.dispatchEvent(piEvent('pi-select', { turn: to }));
   }
 
   private step(by: number): void {
