@@ -2,6 +2,7 @@
 // turns keys and host commands into steps. Components below it only render and send the events of events.ts.
 
 import { css, html, LitElement, nothing } from 'lit';
+import { state } from 'lit/decorators.js';
 import {
   PROTOCOL_VERSION, RpcClient,
   type MessageView, type Navigation, type PagedList, type RequestMap, type ToWebview, type Transport, type UiState,
@@ -34,18 +35,11 @@ const KEYS: Record<string, Navigation> = {
 };
 
 export class InspectorApp extends LitElement {
-  static properties = {
-    model: { state: true },
-    sel: { state: true },
-    openKey: { state: true },
-    problem: { state: true },
-    announcement: { state: true },
-  };
-  declare model: IndexModel | null;
-  declare sel: UiState;
-  declare openKey: number;
-  declare problem: string | null;
-  declare announcement: string;
+  @state() accessor model: IndexModel | null = null;
+  @state() accessor sel: UiState = { turn: 0, request: NO_REQUEST, firstVisibleMessage: 0 };
+  @state() accessor openKey = 0;
+  @state() accessor problem: string | null = null;
+  @state() accessor announcement = '';
 
   /** Set by main.ts before the first update. */
   transport: Transport | null = null;
@@ -63,11 +57,6 @@ export class InspectorApp extends LitElement {
     // What the app itself shows of the details: a compaction (turns), the cache panel's (requests).
     this.addController(new PagesController(this, () => this.details?.turns));
     this.addController(new PagesController(this, () => this.details?.requests));
-    this.model = null;
-    this.sel = { turn: 0, request: NO_REQUEST, firstVisibleMessage: 0 };
-    this.openKey = 0;
-    this.problem = null;
-    this.announcement = '';
   }
 
   static styles = [tokens, css`

@@ -3,6 +3,7 @@
 // of the first differing byte. Below it, every request's status in one strip.
 
 import { css, html, LitElement, nothing, svg } from 'lit';
+import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { BreakContext, RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
@@ -26,34 +27,16 @@ const CAUSE: Record<string, string> = {
 const CELL = 12;
 
 export class CachePanel extends LitElement {
-  static properties = {
-    model: { attribute: false },
-    request: { type: Number },
-    detail: { attribute: false },
-    previous: { attribute: false },
-    context: { attribute: false },
-    hovered: { state: true },
-  };
-  declare model: IndexModel | null;
-  declare request: number;
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
+  @property({ type: Number }) accessor request = -1;
   /** The selected request's and its predecessor's details (hashes, break), once their page is here. */
-  declare detail: RequestView | undefined;
-  declare previous: RequestView | undefined;
-  declare context: ContextState;
+  @property({ attribute: false }) accessor detail: RequestView | undefined;
+  @property({ attribute: false }) accessor previous: RequestView | undefined;
+  @property({ attribute: false }) accessor context: ContextState;
   /** The strip cell under the pointer, or -1. */
-  declare hovered: number;
+  @state() accessor hovered = -1;
   private strips: { model: IndexModel; perRow: number; paths: Record<'first' | PrefixStatus | 'hashmark', string>; changes: number[] } | null = null;
   private readonly width = new WidthController(this);
-
-  constructor() {
-    super();
-    this.model = null;
-    this.request = -1;
-    this.detail = undefined;
-    this.previous = undefined;
-    this.context = undefined;
-    this.hovered = -1;
-  }
 
   static styles = [tokens, css`
     :host { display: block; }
@@ -98,7 +81,6 @@ export class CachePanel extends LitElement {
     .hashmark { fill: var(--vscode-charts-purple, #652d90); pointer-events: none; }
     .sel { fill: none; stroke: var(--pi-fg); stroke-width: 1.5; pointer-events: none; }
   `];
-
 
   private hashLine(r: RequestSummary) {
     const d = this.detail;

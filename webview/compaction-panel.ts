@@ -3,6 +3,7 @@
 // was re-anchored, the summary carrier and the rows it dropped.
 
 import { css, html, LitElement, nothing } from 'lit';
+import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import type { CompressionView, TurnView } from '../src/protocol/messages';
 import { delta, num, percentOf } from './format';
@@ -27,13 +28,7 @@ const REANCHOR: Record<string, string> = {
 };
 
 export class CompactionPanel extends LitElement {
-  static properties = { turn: { attribute: false } };
-  declare turn: TurnView | null;
-
-  constructor() {
-    super();
-    this.turn = null;
-  }
+  @property({ attribute: false }) accessor turn: TurnView | null = null;
 
   static styles = [tokens, css`
     :host { display: block; }

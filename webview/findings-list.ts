@@ -3,6 +3,7 @@
 // marked.
 
 import { css, html, LitElement, nothing } from 'lit';
+import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { DiagnosticView } from '../src/protocol/messages';
@@ -16,24 +17,14 @@ import { tokens } from './theme';
 const STEP = 100;
 
 export class FindingsList extends LitElement {
-  static properties = {
-    model: { attribute: false },
-    findings: { attribute: false },
-    turn: { type: Number },
-    shown: { state: true },
-  };
-  declare model: IndexModel | null;
-  declare findings: Pages<DiagnosticView> | null;
-  declare turn: number;
-  declare shown: number;
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
+  @property({ attribute: false }) accessor findings: Pages<DiagnosticView> | null = null;
+  @property({ type: Number }) accessor turn = -1;
+  @state() accessor shown = STEP;
 
   constructor() {
     super();
     this.addController(new PagesController(this, () => this.findings));
-    this.model = null;
-    this.findings = null;
-    this.turn = -1;
-    this.shown = STEP;
   }
 
   static styles = [tokens, css`

@@ -2,6 +2,7 @@
 // DOM, and only their pages of bodies are asked of the host. Rows not loaded yet are placeholders.
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { property, state } from 'lit/decorators.js';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent, VisibilityChangedEvent } from '@lit-labs/virtualizer';
 import type { MessageView } from '../src/protocol/messages';
@@ -18,21 +19,13 @@ export const AHEAD = 20;
 const SCROLL_REPORT_MS = 250;
 
 export class MessageList extends LitElement {
-  static properties = {
-    model: { attribute: false },
-    pages: { attribute: false },
-    request: { type: Number },
-    openAt: { type: Number },
-    openKey: { type: Number },
-    expanded: { state: true },
-  };
-  declare model: IndexModel | null;
-  declare pages: Pages<MessageView> | null;
-  declare request: number;
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
+  @property({ attribute: false }) accessor pages: Pages<MessageView> | null = null;
+  @property({ type: Number }) accessor request = -1;
   /** The message to show at the top after a selection, and a counter that asks for it. */
-  declare openAt: number;
-  declare openKey: number;
-  declare expanded: ReadonlySet<number>;
+  @property({ type: Number }) accessor openAt = 0;
+  @property({ type: Number }) accessor openKey = 0;
+  @state() accessor expanded: ReadonlySet<number> = new Set();
   /** Wire indexes 0..n-1, kept while the length stays: the virtualizer is not handed a new list
    * of thousands for every page that arrives. */
   private rows: number[] = [];
@@ -50,12 +43,6 @@ export class MessageList extends LitElement {
   constructor() {
     super();
     this.addController(new PagesController(this, () => this.pages));
-    this.model = null;
-    this.pages = null;
-    this.request = -1;
-    this.openAt = 0;
-    this.openKey = 0;
-    this.expanded = new Set();
   }
 
   static styles = [tokens, css`

@@ -3,6 +3,7 @@
 // page through Lit text bindings, so transcript content cannot become markup.
 
 import { css, html, LitElement, nothing } from 'lit';
+import { property } from 'lit/decorators.js';
 import type { MessageView as Message } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { KIND_LABEL, num } from './format';
@@ -21,27 +22,13 @@ function prettyArguments(args: string): string {
 }
 
 export class MessageViewElement extends LitElement {
-  static properties = {
-    message: { attribute: false },
-    expanded: { type: Boolean },
-    current: { type: Boolean, reflect: true },
-    breakHere: { reflect: true, attribute: 'break-here' },
-  };
-  declare message: Message | null;
-  declare expanded: boolean;
+  @property({ attribute: false }) accessor message: Message | null = null;
+  @property({ type: Boolean }) accessor expanded = false;
   /** The selected turn's own user message. */
-  declare current: boolean;
+  @property({ type: Boolean, reflect: true }) accessor current = false;
   /** The first message that differs from the previous request. */
   /** Where this request's prefix first differs from the previous one's: a cache break, or where a compaction's re-billing starts. */
-  declare breakHere: 'break' | 'compaction' | null;
-
-  constructor() {
-    super();
-    this.message = null;
-    this.expanded = false;
-    this.current = false;
-    this.breakHere = null;
-  }
+  @property({ reflect: true, attribute: 'break-here' }) accessor breakHere: 'break' | 'compaction' | null = null;
 
   static styles = [tokens, css`
     :host { display: block; width: 100%; padding: 6px 12px 8px 10px; border-bottom: 1px solid var(--pi-border); border-left: 2px solid transparent; }

@@ -1,6 +1,7 @@
 // The selected turn's provider calls as tabs, the selected request in numbers, and "copy as JSON".
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { piEvent } from './events';
 import { num, plural, PREFIX_STATUS_LABEL } from './format';
@@ -9,24 +10,10 @@ import { roveTo } from './roving';
 import { tokens } from './theme';
 
 export class RequestBar extends LitElement {
-  static properties = {
-    model: { attribute: false },
-    turn: { type: Number },
-    request: { type: Number },
-    canCopy: { type: Boolean },
-  };
-  declare model: IndexModel | null;
-  declare turn: number;
-  declare request: number;
-  declare canCopy: boolean;
-
-  constructor() {
-    super();
-    this.model = null;
-    this.turn = 0;
-    this.request = -1;
-    this.canCopy = true;
-  }
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
+  @property({ type: Number }) accessor turn = 0;
+  @property({ type: Number }) accessor request = -1;
+  @property({ type: Boolean }) accessor canCopy = true;
 
   static styles = [tokens, css`
     :host { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; padding: 5px 12px; border-bottom: 1px solid var(--pi-border); }

@@ -1,19 +1,14 @@
 // The top line: what is open and how it was analysed, then the transcript in numbers.
 
 import { css, html, LitElement } from 'lit';
+import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { IndexModel } from './index-model';
 import { plural } from './format';
 import { tokens } from './theme';
 
 export class SummaryHeader extends LitElement {
-  static properties = { model: { attribute: false } };
-  declare model: IndexModel | null;
-
-  constructor() {
-    super();
-    this.model = null;
-  }
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
 
   static styles = [tokens, css`
     :host { display: block; padding: 6px 12px 7px; border-bottom: 1px solid var(--pi-border); }

@@ -4,6 +4,7 @@
 // a bar, or focus the chart and use the arrow keys, to select a request.
 
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
+import { property, state } from 'lit/decorators.js';
 import type { RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
@@ -23,29 +24,17 @@ const MAX_SLOT = 28;
 const OVERSCAN = 64;
 
 export class TokenTimeline extends LitElement {
-  static properties = {
-    model: { attribute: false },
-    requests: { attribute: false },
-    turn: { type: Number },
-    request: { type: Number },
-    scrollLeft: { state: true },
-  };
-  declare model: IndexModel | null;
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
   /** Request details (break causes) for the labels, when their page is here. */
-  declare requests: Pages<RequestView> | null;
-  declare turn: number;
-  declare request: number;
-  declare scrollLeft: number;
+  @property({ attribute: false }) accessor requests: Pages<RequestView> | null = null;
+  @property({ type: Number }) accessor turn = 0;
+  @property({ type: Number }) accessor request = -1;
+  @state() accessor scrollLeft = 0;
   private readonly width = new WidthController(this);
 
   constructor() {
     super();
     this.addController(new PagesController(this, () => this.requests));
-    this.model = null;
-    this.requests = null;
-    this.turn = 0;
-    this.request = -1;
-    this.scrollLeft = 0;
   }
 
   static styles = [tokens, css`
@@ -76,7 +65,6 @@ export class TokenTimeline extends LitElement {
     .marker.compaction, .sw.compaction { fill: var(--pi-info); background: var(--pi-info); }
     .outline { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); stroke: var(--pi-fg); stroke-width: 1.5; }
   `];
-
 
   private get barSlot(): number {
     const n = this.model?.requestCount ?? 0;

@@ -2,6 +2,7 @@
 // one of its requests broke the cache. Selection follows focus; arrows, Home and End move it.
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
+import { property } from 'lit/decorators.js';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent } from '@lit-labs/virtualizer';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
@@ -15,23 +16,15 @@ import { roveTo } from './roving';
 import { tokens } from './theme';
 
 export class TurnStepper extends LitElement {
-  static properties = {
-    model: { attribute: false },
-    turns: { attribute: false },
-    selected: { type: Number },
-  };
-  declare model: IndexModel | null;
+  @property({ attribute: false }) accessor model: IndexModel | null = null;
   /** Titles arrive in pages; a turn without its page yet shows its numbers only. */
-  declare turns: Pages<TurnView> | null;
-  declare selected: number;
+  @property({ attribute: false }) accessor turns: Pages<TurnView> | null = null;
+  @property({ type: Number }) accessor selected = 0;
   private items: number[] = [];
 
   constructor() {
     super();
     this.addController(new PagesController(this, () => this.turns));
-    this.model = null;
-    this.turns = null;
-    this.selected = 0;
   }
   static styles = [tokens, css`
     :host { display: flex; flex-direction: column; min-height: 0; background: var(--pi-side-bg); }
