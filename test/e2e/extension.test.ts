@@ -8,7 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -32,15 +33,44 @@ before(() => {
   ensureE2eTools();
   // The real package, as a user installs it (vsce runs the production build first).
   execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  workspace = mkdtempSync(join(tmpdir(), 'pi-e2e-ws-'));
+  // A fixed path for this checkout (not a random temp name): the window title, the Explorer and the
+  // inspector's header show it, and the README's pictures (media/) only change when the product does.
+  workspace = join(tmpdir(), `prompt-inspector-e2e-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`, 'ledger-sync');
+  rmSync(dirname(workspace), { recursive: true, force: true });
+  mkdirSync(workspace, { recursive: true });
   for (const dir of ['sidecars', 'rotation', 'rotation-prompt-changed', 'trace']) cpSync(join(ROOT, 'examples', dir), join(workspace, dir), { recursive: true });
 }, { timeout: 20 * 60_000 });
 
 after(async () => {
   await browser?.close().catch(() => undefined);
   await server?.stop();
-  if (workspace) rmSync(workspace, { recursive: true, force: true });
+  if (workspace) rmSync(dirname(workspace), { recursive: true, force: true });
 });
+
+/**
+ * The screenshots the README shows (its pictures under media/), by their name here. The run copies
+ * each into media/ when its bytes differ from the committed one, so a change of the product's look
+ * shows in `git status` and is committed with it.
+ */
+const README_PICTURES: Readonly<Record<string, string>> = {
+  'sidecars-light': 'sidecars.png',
+  'rotation-compaction-light': 'compaction.png',
+  'prompt-changed-cache-light': 'cache-break.png',
+  'prompt-changed-problems-dark': 'agent-transcripts.png',
+};
+
+/** screenshot(), and for a README picture its copy in media/ when it changed. */
+async function shot(p: Page, name: string): Promise<void> {
+  const path = await screenshot(p, name);
+  const picture = README_PICTURES[name];
+  if (!picture) return;
+  const target = join(ROOT, 'media', picture);
+  const bytes = readFileSync(path);
+  if (existsSync(target) && readFileSync(target).equals(bytes)) return;
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, bytes);
+  process.stderr.write(`[e2e] media/${picture} updated from ${name}.png\n`);
+}
 
 /** Runs a scenario; on failure keeps a screenshot and the end of code-server's log. */
 function scenario(name: string, fn: () => Promise<void>): void {
@@ -111,7 +141,7 @@ scenario('palette: open the sidecar session, step with the keyboard, memory fenc
   const stored = (await sub.locator('pre.stored').textContent()) ?? '';
   assert.ok(stored.length > 0);
   assert.ok(((await sub.locator('pre.sent').textContent()) ?? '').startsWith(stored));
-  await screenshot(page, 'sidecars-light');
+  await shot(page as Page, 'sidecars-light');
 
   // Keyboard inside the webview, then the extension's own keybinding through the host.
   assert.equal(await selectedTurn(frame), 'turn-0');
@@ -152,7 +182,7 @@ scenario('Open With…: state.db with a rotation shows the compaction and the re
   const reanchor = await panel.locator('[data-reanchor]').innerText();
   assert.match(reanchor, new RegExp(`${c.reanchor.before}\\s*→\\s*${c.reanchor.after}`));
   assert.match(reanchor, /exact/);
-  await screenshot(p, 'rotation-compaction-light');
+  await shot(p, 'rotation-compaction-light');
 });
 
 scenario('cache panel and Problems panel: a changed system prompt at the file and line', async () => {
@@ -167,7 +197,9 @@ scenario('cache panel and Problems panel: a changed system prompt at the file an
   assert.match(status, /system-changed/);
   assert.match(await frame.locator('cache-panel [data-first-difference]').innerText(), /message #0, byte 1,469/);
   assert.match(await frame.locator('cache-panel [data-system=changed]').innerText(), /≠ request #10/);
-  await screenshot(p, 'prompt-changed-cache-light');
+  // The picture shows the first differing byte: the compaction panel above it fills the column.
+  await frame.locator('cache-panel [data-first-difference]').scrollIntoViewIfNeeded();
+  await shot(p, 'prompt-changed-cache-light');
 
   await runCommand(p, 'Problems: Focus on Problems View');
   const markers = p.locator('.markers-panel');
@@ -279,7 +311,7 @@ scenario('restore after a reload (dark theme), and the activation time', async (
   await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
   await runCommand(p, 'Problems: Focus on Problems View');
   await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
-  await screenshot(p, 'prompt-changed-problems-dark');
+  await shot(p, 'prompt-changed-problems-dark');
 
   // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
   const activation = await readActivation(p, runCommand);
