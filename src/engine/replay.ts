@@ -5,6 +5,7 @@
 import type { CopyMatch, Generation, RecordedTurnInputs, SourcePos, StoredCompaction, Transcript, TranscriptSession } from '../model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { carriedPrefix, matchCopies } from '../hermes/copies';
+import { composedLive } from '../hermes/droppedSidecar';
 import { Lineages } from '../hermes/lineage';
 import type { InjectionKind } from '../model/injection';
 import type { InjectedSpan } from './injection';
@@ -86,6 +87,8 @@ interface GenerationStart {
   start: number;
   turn: ReplayTurn | null;
   pending: ReplayCompaction | null;
+  /** The rows the compaction's turn sends, where they differ from the stored list (see liveTurnRows). */
+  turnRows?: Row[];
 }
 
 export function replayTranscript(transcript: Transcript, profile: Profile): Replay {
@@ -321,13 +324,13 @@ function replayGeneration(replay: Replay, profile: Profile, session: TranscriptS
   state: LineageState, handover: Handover | undefined, handedOn: number, sent: Map<Row, Row>): void {
   const extra = continuations.get(gen.rows);
   const rows = (extra ? [...gen.rows, ...extra] : gen.rows.slice()).map((r) => sent.get(r) ?? r);
-  let { start, turn, pending } = beginGeneration(profile, gen, rows, state, handover);
+  let { start, turn, pending, turnRows } = beginGeneration(profile, gen, rows, state, handover);
   let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
 
   for (let i = start; i < rows.length; i++) {
     const row = rows[i];
     if (i !== handedOn && userOriginatedTurnView(row) !== null) {
-      turn = openTurn(replay, session, lineage, gen, rows, i, profile, pending);
+      turn = openTurn(replay, session, lineage, gen, pending && turnRows ? turnRows : rows, i, profile, pending);
       pending = null;
       state.lastTurn = turn;
     }
@@ -341,7 +344,7 @@ function replayGeneration(replay: Replay, profile: Profile, session: TranscriptS
       pending = null;
       state.lastTurn = turn;
     }
-    recordRequest(replay, turn, session, lineage, gen, rows, answered ? i : rows.length, crossedBoundary, state);
+    recordRequest(replay, turn, session, lineage, gen, turn.rows, answered ? i : rows.length, crossedBoundary, state);
     crossedBoundary = false;
   }
 }
@@ -360,10 +363,8 @@ function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: 
     const inputs = gen.turnInputs?.get(handover.copy);
     const after = rows.slice(0, findFirstAnswer(rows, handover.copy));
     const reanchor = reanchorCurrentTurnUserIdx(after, inputs ? inputs.userMessage : userMessage, profile, inputs?.currentTurnUserIdx);
-    return {
-      start: handover.copy, turn: null,
-      pending: compactionOf(gen.compaction, before, after, handover.original, confirm(reanchor, handover.copy), copies, handover.copy),
-    };
+    const pending = compactionOf(gen.compaction, before, after, handover.original, confirm(reanchor, handover.copy), copies, handover.copy);
+    return { start: handover.copy, turn: null, pending, turnRows: inputs ? undefined : liveTurnRows(rows, pending, handover.copy) };
   }
   const start = carriedPrefix(rows, copies.source);
   const firstNew = rows[start];
@@ -385,9 +386,23 @@ function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: 
   if (!running) return { start, turn: null, pending: compaction };
   // A compaction inside a turn: the turn goes on in the new list, anchored again.
   running.laterCompactions.push(compaction);
-  running.rows = rows;
+  running.rows = liveTurnRows(rows, compaction, ownCopy) ?? rows;
   running.userRow = compaction.reanchor.index;
   return { start, turn: running, pending: null };
+}
+
+/**
+ * The rows a turn sends after a compaction rewrote its own user row and dropped the sidecar: the
+ * copy composed live with the context its original carried (src/hermes/droppedSidecar.ts). Only the
+ * turn's own requests send that; later turns replay the stored row bare. Undefined when unchanged.
+ */
+function liveTurnRows(rows: Row[], compaction: ReplayCompaction, userCopy: number): Row[] | undefined {
+  if (!compaction.sidecarDropped || userCopy < 0) return undefined;
+  const live = composedLive(compaction.before[compaction.reanchorBefore], rows[userCopy]);
+  if (!live) return undefined;
+  const out = rows.slice();
+  out[userCopy] = live;
+  return out;
 }
 
 /** A fallback that landed on the copy of the turn's own row found the right row after all. */

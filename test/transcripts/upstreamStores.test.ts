@@ -94,10 +94,6 @@ function unexpectedFindings(ds: ReportDiagnostic[], truth: Truth, matchTurn: boo
  * the closing note of the session that left it; remove an entry when its test passes.
  */
 const KNOWN_GAPS: Record<string, Record<string, string>> = {
-  'todo-loop': {
-    'shows the context injected': 'the todo fold after the stamp drops the sidecar; the dropped context is not recovered from the archived original',
-    'compares each request': 'same: the next turn\'s real sidecar-dropped break is reported stable',
-  },
   multimodal: { 'reads sessions/session_20260918_101500_52e6b4.json': 'snapshot: the re-projected copy is not told apart by timestamps alone' },
   older: { 'reads sessions/session_20260918_101701_269e0d.json': 'a re-stamped rotation child\'s snapshot: copies not told apart' },
   dumps: { 'reads sessions/request_dump_20260918_101919_128b2f': 'the truth counts the responses body\'s items (10); the replay counts chat wire messages, a function_call joined to its assistant message (8): which unit the report uses for this mode is not settled' },
