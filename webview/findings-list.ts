@@ -10,7 +10,8 @@ import type { DiagnosticView } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';
-import { PagesController, type Pages } from './pages';
+import type { Pages } from './pages';
+import { PagesController } from './pages-controller';
 import { tokens } from './theme';
 
 /** Findings shown at first, and added by each "Show more". */

@@ -10,7 +10,8 @@ import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';
 import './message-view';
-import { PagesController, type Pages } from './pages';
+import type { Pages } from './pages';
+import { PagesController } from './pages-controller';
 import { tokens } from './theme';
 
 /** Messages fetched beyond the rendered range, so a slow scroll rarely meets a placeholder. */

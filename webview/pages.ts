@@ -3,7 +3,6 @@
 // while in flight, and kept visible across a live update until their fresh copy arrives, so a
 // refresh does not blank the view.
 
-import type { ReactiveController, ReactiveElement } from 'lit';
 import type { DiagnosticView, RequestView, TurnView } from '../src/protocol/messages';
 
 /** Items [start, start + count) of the list `list` names (a request's messages; 0 for a lone list). */
@@ -107,49 +106,4 @@ export interface Details {
   turns: Pages<TurnView>;
   requests: Pages<RequestView>;
   findings: Pages<DiagnosticView>;
-}
-
-/**
- * Renders its host again when the pages it reads change, once a frame however many arrive in it,
- * so a page re-renders the components that show its list and no others.
- */
-export class PagesController implements ReactiveController {
-  private watched: Pages<unknown> | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private frame = 0;
-
-  /** `pages` is read before each update: the list can come later than the host (a property). */
-  constructor(private readonly host: ReactiveElement, private readonly pages: () => Pages<unknown> | null | undefined) {}
-
-  hostConnected(): void {
-    this.watch();
-  }
-
-  hostUpdate(): void {
-    this.watch();
-  }
-
-  hostDisconnected(): void {
-    this.unsubscribe?.();
-    this.unsubscribe = null;
-    this.watched = null;
-    cancelAnimationFrame(this.frame);
-    this.frame = 0;
-  }
-
-  private watch(): void {
-    const pages = this.pages() ?? null;
-    if (pages === this.watched) return;
-    this.unsubscribe?.();
-    this.watched = pages;
-    this.unsubscribe = pages?.onChange(this.arrived) ?? null;
-  }
-
-  private readonly arrived = (): void => {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.host.requestUpdate();
-    });
-  };
 }

@@ -11,7 +11,8 @@ import type { TurnView } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { KIND_LABEL, num, plural } from './format';
 import type { IndexModel } from './index-model';
-import { PagesController, type Pages } from './pages';
+import type { Pages } from './pages';
+import { PagesController } from './pages-controller';
 import { roveTo } from './roving';
 import { tokens } from './theme';
 
