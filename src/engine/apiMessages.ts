@@ -56,27 +56,6 @@ export function wireCopy(row: Row, source: number, ctx: WireCopyContext): WireMe
   return { message, source, substituted, injected };
 }
 
-export interface BuildApiMessagesOptions {
-  profile: Profile;
-  currentTurnUserIdx: number;
-  activeSystemPrompt: string | null;
-  ephemeralSystemPrompt?: string;
-}
-
-export function effectiveSystemPrompt(active: string | null, ephemeral?: string): string {
-  const base = active ?? '';
-  return ephemeral ? `${base}\n\n${ephemeral}`.trim() : base;
-}
-
-/** System message first, then the wire copy of every row (the last one is the final row). */
-export function buildApiMessages(rows: readonly Row[], opts: BuildApiMessagesOptions): WireMessage[] {
-  const wire: WireMessage[] = [systemWireMessage(effectiveSystemPrompt(opts.activeSystemPrompt, opts.ephemeralSystemPrompt))];
-  rows.forEach((row, i) => {
-    wire.push(wireCopy(row, i, { profile: opts.profile, isCurrent: i === opts.currentTurnUserIdx, isFinal: i === rows.length - 1 }));
-  });
-  return wire;
-}
-
 export function systemWireMessage(prompt: string): WireMessage {
   return { message: { role: 'system', content: prompt }, source: -1, substituted: null, injected: [] };
 }

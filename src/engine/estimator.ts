@@ -4,6 +4,7 @@
 import { isPartList, type Row } from '../model/rows';
 import type { Profile } from './profile';
 import { pythonLen, pythonReprMeasured } from './pythonRepr';
+import { effectiveSidecar } from './sidecar';
 import { utf8Length } from '../model/utf8';
 
 export const DEFAULT_IMAGE_TOKEN_COST = 1500;
@@ -40,8 +41,8 @@ function stripImages(content: unknown): unknown {
 function estimatorShadow(row: Row, profile: Profile): Row {
   const shadow: Row = { ...row, content: stripImages(row.content) };
   if (profile.estimator === 'v1') return shadow;
-  const sidecar = row.api_content;
-  if (typeof sidecar === 'string' && sidecar !== '' && (row.role === 'user' || row.role === 'assistant')) shadow.content = sidecar;
+  const sidecar = effectiveSidecar(row);
+  if (sidecar !== null) shadow.content = sidecar;
   delete shadow.api_content;
   for (const key of PERSISTENCE_ONLY_MESSAGE_FIELDS) delete shadow[key];
   delete shadow.reasoning_details;

@@ -21,29 +21,10 @@ export function composeUserApiContent(content: unknown, extPrefetchCache: string
 }
 
 /**
- * Pops the sidecar from an API-bound copy and, for a user/assistant row with a non-empty string
- * sidecar, puts it in place of content. Returns the popped value.
+ * The sidecar rule, the one place it is written: a user or assistant row's non-empty string sidecar
+ * is sent in place of its content (the wire copy, the current-row check and the rough estimator's
+ * shadow all ask this). Null when the row's content is what would be sent.
  */
-export function substituteApiContent(apiMsg: Row): unknown {
-  const sidecar = apiMsg.api_content;
-  delete apiMsg.api_content;
-  if (typeof sidecar === 'string' && sidecar !== '' && (apiMsg.role === 'user' || apiMsg.role === 'assistant')) {
-    apiMsg.content = sidecar;
-  }
-  return sidecar;
-}
-
-/** Every content rewrite must drop the sidecar, or the replay would resend what was rewritten away. */
-export function dropStaleApiContent(msg: Row): void {
-  delete msg.api_content;
-}
-
-/** The sidecar to carry over when a row is copied, if it is a string. */
-export function extractApiContentSidecar(msg: Row): string | null {
-  return typeof msg.api_content === 'string' ? msg.api_content : null;
-}
-
-/** The sidecar that substitution would send for this row, or null when it would send content. */
 export function effectiveSidecar(row: Row): string | null {
   const sidecar = row.api_content;
   return typeof sidecar === 'string' && sidecar !== '' && (row.role === 'user' || row.role === 'assistant') ? sidecar : null;

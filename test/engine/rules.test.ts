@@ -1,18 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildApiMessages, wireCopy } from '../../src/engine/apiMessages';
+import { wireCopy } from '../../src/engine/apiMessages';
 import { isSummaryCarrier, SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX, userOriginatedTurnView, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER } from '../../src/hermes/compactionMarkers';
 import { estimateMessagesTokensRough, estimateTokensRough } from '../../src/engine/estimator';
 import { buildMemoryContextBlock, MEMORY_SYSTEM_NOTE } from '../../src/hermes/memoryContext';
 import type { Row } from '../../src/model/rows';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes } from '../../src/engine/notes';
 import { PROFILES } from '../../src/engine/profile';
-import { compressionMadeProgress, compressionWarrantsAnotherPreflightPass, preflightGateBranch, shouldIdleCompact, shouldRunPreflightEstimate } from '../../src/engine/progress';
+import { compressionMadeProgress } from '../../src/engine/progress';
 import { pythonRepr } from '../../src/engine/pythonRepr';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
-import { composeMultimodalContextPart, composeUserApiContent, dropStaleApiContent, extractApiContentSidecar, substituteApiContent } from '../../src/engine/sidecar';
+import { composeMultimodalContextPart, composeUserApiContent, effectiveSidecar } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
 import { firstDifferingByte, utf8Length } from '../../src/model/utf8';
+import { RequestWire } from '../../src/analysis/requestWire';
+import type { ReplayRequest } from '../../src/engine/replay';
+import type { Profile } from '../../src/engine/profile';
 
 const V0 = PROFILES['hermes-v0'];
 const V1 = PROFILES['hermes-v1'];
@@ -50,27 +53,27 @@ describe('composeUserApiContent', () => {
   });
 });
 
-describe('sidecar helpers', () => {
-  it('substitutes a non-empty string sidecar on user and assistant rows and always pops it', () => {
+describe('the sidecar rule', () => {
+  const sent = (row: Row) => wireCopy(row, 0, { profile: CUR, isCurrent: true, isFinal: true });
+  it('a non-empty string sidecar is sent on user and assistant rows, and the key never reaches the wire', () => {
     const u: Row = { role: 'user', content: 'a', api_content: 'a\n\nX' };
-    assert.equal(substituteApiContent(u), 'a\n\nX');
-    assert.deepEqual(u, { role: 'user', content: 'a\n\nX' });
+    assert.equal(effectiveSidecar(u), 'a\n\nX');
+    assert.deepEqual(sent(u).message, { role: 'user', content: 'a\n\nX' });
+    assert.equal(sent(u).substituted, 'sidecar');
     const t: Row = { role: 'tool', content: 'r', api_content: 'other' };
-    substituteApiContent(t);
-    assert.deepEqual(t, { role: 'tool', content: 'r' });
+    assert.equal(effectiveSidecar(t), null);
+    assert.deepEqual(sent(t).message, { role: 'tool', content: 'r' });
     const e: Row = { role: 'user', content: 'a', api_content: '' };
-    substituteApiContent(e);
-    assert.deepEqual(e, { role: 'user', content: 'a' });
+    assert.equal(effectiveSidecar(e), null);
+    assert.deepEqual(sent(e).message, { role: 'user', content: 'a' });
     const n: Row = { role: 'assistant', content: 'a', api_content: 7 };
-    assert.equal(substituteApiContent(n), 7);
-    assert.deepEqual(n, { role: 'assistant', content: 'a' });
+    assert.equal(effectiveSidecar(n), null);
+    assert.deepEqual(sent(n).message, { role: 'assistant', content: 'a' });
   });
-  it('drops and extracts', () => {
-    const r: Row = { role: 'user', content: 'a', api_content: 'b' };
-    assert.equal(extractApiContentSidecar(r), 'b');
-    dropStaleApiContent(r);
-    assert.equal(extractApiContentSidecar(r), null);
-    assert.equal(extractApiContentSidecar({ role: 'user', api_content: 3 }), null);
+  it('the rough estimator counts the sidecar the wire would send, not the stored content', () => {
+    const long = 'x'.repeat(400);
+    assert.equal(estimateMessagesTokensRough([{ role: 'user', content: 'a', api_content: long }], CUR), estimateMessagesTokensRough([{ role: 'user', content: long }], CUR));
+    assert.equal(estimateMessagesTokensRough([{ role: 'tool', content: 'a', api_content: long }], CUR), estimateMessagesTokensRough([{ role: 'tool', content: 'a' }], CUR));
   });
 });
 
@@ -96,7 +99,7 @@ describe('one-shot notes', () => {
   });
 });
 
-describe('progress and gates at their thresholds', () => {
+describe('compaction progress at its threshold', () => {
   it('fewer rows always counts', () => assert.equal(compressionMadeProgress(220, 219, 100, 100), true));
   it('same rows: 95 % exactly is not progress, just below is', () => {
     assert.equal(compressionMadeProgress(220, 220, 100000, 95000), false);
@@ -106,30 +109,6 @@ describe('progress and gates at their thresholds', () => {
   it('zero original tokens: only the row test applies', () => {
     assert.equal(compressionMadeProgress(5, 5, 0, 0), false);
     assert.equal(compressionMadeProgress(5, 6, 0, 0), false);
-  });
-  it('another preflight pass only while over threshold and cutting more than 5 %', () => {
-    assert.equal(compressionWarrantsAnotherPreflightPass(100000, 94999, 90000), true);
-    assert.equal(compressionWarrantsAnotherPreflightPass(100000, 95000, 90000), false);
-    assert.equal(compressionWarrantsAnotherPreflightPass(100000, 89999, 90000), false);
-    assert.equal(compressionWarrantsAnotherPreflightPass(0, 0, 0), false);
-  });
-  it('preflight gate: count branch above protect_first + protect_last + 1, else the char branch', () => {
-    assert.equal(preflightGateBranch(25, 0, 3, 20, 1000), 'count');
-    assert.equal(preflightGateBranch(24, 999, 3, 20, 1000), null);
-    assert.equal(preflightGateBranch(24, 1000, 3, 20, 1000), 'chars');
-    assert.equal(shouldRunPreflightEstimate(8, 1_340_000, 3, 20, 800_000), true); // #27405
-    assert.equal(shouldRunPreflightEstimate(8, 10, 3, 20, 800_000), false);
-  });
-  it('idle compaction', () => {
-    const base = { enabled: true, idleAfterSeconds: 600, idleGapSeconds: 600, tokens: 5001, floorTokens: 5000, cooldownActive: false };
-    assert.equal(shouldIdleCompact(base), true);
-    assert.equal(shouldIdleCompact({ ...base, tokens: 5000 }), false);
-    assert.equal(shouldIdleCompact({ ...base, idleGapSeconds: 599 }), false);
-    assert.equal(shouldIdleCompact({ ...base, idleAfterSeconds: 0 }), false);
-    assert.equal(shouldIdleCompact({ ...base, enabled: false }), false);
-    assert.equal(shouldIdleCompact({ ...base, cooldownActive: true }), false);
-    assert.equal(shouldIdleCompact({ ...base, tokens: 9000, lastCompactionTokens: 4000 }), false);
-    assert.equal(shouldIdleCompact({ ...base, tokens: 9001, lastCompactionTokens: 4000 }), true);
   });
 });
 
@@ -203,6 +182,13 @@ describe('rough estimator', () => {
   });
 });
 
+/** A request's wire as the product builds it (RequestWire): the system prompt, then every row up to `end`. */
+function requestWire(profile: Profile, rows: Row[], currentUserIdx: number, systemPrompt: string) {
+  const counter = { name: 'o200k_base' as const, count: (t: string) => t.length, isApproximate: () => false };
+  const req = { rows, end: rows.length, currentUserIdx, systemPrompt } as ReplayRequest;
+  return new RequestWire(profile, counter).messages(req);
+}
+
 describe('wire build', () => {
   const rows: Row[] = [
     { role: 'user', content: 'q1', api_content: 'q1\n\nPLUGIN', timestamp: 1 },
@@ -210,14 +196,14 @@ describe('wire build', () => {
     { role: 'user', content: 'q2', api_content: 'q2\n\nPLUGIN2', display_kind: undefined, timestamp: 3 },
   ];
   it('puts the system prompt first and removes bookkeeping keys', () => {
-    const wire = buildApiMessages(rows, { profile: CUR, currentTurnUserIdx: 2, activeSystemPrompt: 'SYS' });
+    const wire = requestWire(CUR, rows, 2, 'SYS');
     assert.deepEqual(wire[0].message, { role: 'system', content: 'SYS' });
     assert.deepEqual(wire[3].message, { role: 'user', content: 'q2\n\nPLUGIN2' });
     assert.equal('timestamp' in wire[1].message, false);
   });
   it('substitutes every historical sidecar from V1 on, only the current one under V0', () => {
-    const v1 = buildApiMessages(rows, { profile: V1, currentTurnUserIdx: 2, activeSystemPrompt: 'S' });
-    const v0 = buildApiMessages(rows, { profile: V0, currentTurnUserIdx: 2, activeSystemPrompt: 'S' });
+    const v1 = requestWire(V1, rows, 2, 'S');
+    const v0 = requestWire(V0, rows, 2, 'S');
     assert.equal(v1[1].message.content, 'q1\n\nPLUGIN');
     assert.equal(v1[1].substituted, 'sidecar');
     assert.equal(v0[1].message.content, 'q1');
@@ -225,8 +211,8 @@ describe('wire build', () => {
     assert.equal(v0[3].message.content, 'q2\n\nPLUGIN2');
   });
   it('fills an empty non-final assistant with the profile placeholder, never the final row', () => {
-    assert.equal(buildApiMessages(rows, { profile: CUR, currentTurnUserIdx: 2, activeSystemPrompt: '' })[2].message.content, '[interrupt: no assistant output for this turn]');
-    assert.equal(buildApiMessages(rows, { profile: V1, currentTurnUserIdx: 2, activeSystemPrompt: '' })[2].message.content, '[response interrupted]');
+    assert.equal(requestWire(CUR, rows, 2, '')[2].message.content, '[interrupt: no assistant output for this turn]');
+    assert.equal(requestWire(V1, rows, 2, '')[2].message.content, '[response interrupted]');
     const final = wireCopy(rows[1], 1, { profile: CUR, isCurrent: false, isFinal: true });
     assert.equal(final.message.content, '');
     assert.equal(final.substituted, null);

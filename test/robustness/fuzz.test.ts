@@ -4,7 +4,7 @@
 // - nothing throws; the report validates against schemas/report.schema.json;
 // - every request is counted once: turn.requests partition requests, indices dense;
 // - with --messages semantics inputTokens is the sum of the per-message tokens;
-// - the wire build (and substituteApiContent) never changes rows other than user and assistant,
+// - the wire build (and the sidecar rule) never changes rows other than user and assistant,
 //   and never mutates the stored rows;
 // - reanchorCurrentTurnUserIdx returns -1 or a user row that userOriginatedTurnView accepts under
 //   hermes-current (a valid typed index of a user row is returned as is, reference §1.3, 0041c5c);
@@ -22,18 +22,20 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter, MAX_PIECE, TOKENIZER_NAMES } from '../../src/analysis/tokenizer';
-import { buildApiMessages, wireCopy } from '../../src/engine/apiMessages';
+import { wireCopy } from '../../src/engine/apiMessages';
 import {
   COMPRESSION_CONTINUATION_USER_CONTENT, LEGACY_SUMMARY_PREFIX, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER,
   SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX, userOriginatedTurnView,
 } from '../../src/hermes/compactionMarkers';
 import { PERSISTENCE_ONLY_MESSAGE_FIELDS } from '../../src/engine/estimator';
 import { buildMemoryContextBlock } from '../../src/hermes/memoryContext';
-import { cloneRow, contentText, type Row } from '../../src/model/rows';
+import { contentText, type Row } from '../../src/model/rows';
 import { consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, type PendingTurnNotes } from '../../src/engine/notes';
 import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
-import { substituteApiContent } from '../../src/engine/sidecar';
+import { effectiveSidecar } from '../../src/engine/sidecar';
+import { RequestWire } from '../../src/analysis/requestWire';
+import type { ReplayRequest } from '../../src/engine/replay';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
 import type { Transcript } from '../../src/model/transcript';
 import { readTranscript } from '../../src/transcripts/read';
@@ -445,19 +447,20 @@ describe('fuzz: the engine rules called directly', () => {
     }, 1000, 7, false);
   });
 
-  it('the wire build and substituteApiContent change only user and assistant rows (1,000)', () => {
+  it('the wire build and the sidecar rule change only user and assistant rows (1,000)', () => {
+    const counter = { name: 'o200k_base' as const, count: (t: string) => t.length, isApproximate: () => false };
     runProperty(fc.record({ rows: rowsArb, current: fc.integer({ min: -1, max: 10 }) }), ({ rows, current }) => {
       wireKeepsOtherRoles(rows, 'wire build');
-      for (const row of rows) {
-        const copy = cloneRow(row);
-        const popped = substituteApiContent(copy);
-        assert.equal(popped, row.api_content, 'substituteApiContent returns the popped sidecar');
-        assert.ok(!('api_content' in copy), 'the sidecar is always popped');
+      rows.forEach((row, i) => {
         const substitutes = (row.role === 'user' || row.role === 'assistant') && typeof row.api_content === 'string' && row.api_content !== '';
-        assert.deepEqual(copy.content, substitutes ? row.api_content : row.content, `${row.role}: content after substitution`);
-      }
+        assert.equal(effectiveSidecar(row), substitutes ? row.api_content : null, `${row.role}: the sidecar rule`);
+        const sent = wireCopy(row, i, { profile: PROFILES['hermes-current'], isCurrent: true, isFinal: true });
+        assert.ok(!('api_content' in sent.message), 'the sidecar is never sent as a key');
+        if (substitutes || row.content !== undefined) assert.deepEqual(sent.message.content, substitutes ? row.api_content : row.content, `${row.role}: content after substitution`);
+      });
       for (const name of PROFILE_NAMES) {
-        const wire = buildApiMessages(rows, { profile: PROFILES[name], currentTurnUserIdx: current, activeSystemPrompt: 'You are Hermes.' });
+        const req = { rows, end: rows.length, currentUserIdx: current, systemPrompt: 'You are Hermes.' } as ReplayRequest;
+        const wire = new RequestWire(PROFILES[name], counter).messages(req);
         assert.equal(wire.length, rows.length + 1);
         assert.deepEqual(wire[0].message, { role: 'system', content: 'You are Hermes.' });
         wire.slice(1).forEach((m, i) => assert.equal(m.source, i));
