@@ -56,7 +56,7 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'sidecars-light': 'sidecars.png',
   'rotation-compaction-light': 'compaction.png',
   'prompt-changed-cache-light': 'cache-break.png',
-  'prompt-changed-problems-dark': 'agent-transcripts.png',
+  'transcripts-view-light': 'agent-transcripts.png',
 };
 
 /** screenshot(), and for a README picture its copy in media/ when it changed. */
@@ -226,7 +226,7 @@ scenario('the Agent Transcripts view: transcripts → sessions → turns with br
   const text = await compacted.innerText();
   assert.match(text, /1 cache break/);
   assert.match(text, /compaction/);
-  await screenshot(p, 'transcripts-view-light');
+  await shot(p, 'transcripts-view-light');
 });
 
 scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
@@ -311,7 +311,7 @@ scenario('restore after a reload (dark theme), and the activation time', async (
   await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
   await runCommand(p, 'Problems: Focus on Problems View');
   await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
-  await shot(p, 'prompt-changed-problems-dark');
+  await screenshot(p, 'prompt-changed-problems-dark');
 
   // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
   const activation = await readActivation(p, runCommand);
