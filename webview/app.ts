@@ -1,5 +1,6 @@
 // The inspector page: owns the protocol conversation and the selection, lays out the parts, and
-// turns keys and host commands into steps. Components below it only render and send the events of events.ts.
+// turns keys and host commands into steps. Components below it only render and send the events
+// of events.ts.
 
 import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
