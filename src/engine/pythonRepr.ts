@@ -9,12 +9,6 @@ export interface ReprSink {
   bytes(b: Uint8Array): void;
 }
 
-export function pythonRepr(value: unknown): string {
-  const out: string[] = [];
-  writeRepr(value, { text: (s) => { out.push(s); }, bytes: (b) => { out.push(pythonBytes(b)); } });
-  return out.join('');
-}
-
 /** str() of value with its bytes values measured rather than written: text + bytesLength chars. */
 export function pythonReprMeasured(value: unknown): { text: string; bytesLength: number } {
   const out: string[] = [];

@@ -6,8 +6,15 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES } from '../../src/engine/profile';
-import { pythonBytes, pythonBytesLength, pythonRepr, pythonReprMeasured } from '../../src/engine/pythonRepr';
+import { pythonBytes, pythonBytesLength, pythonReprMeasured, writeRepr } from '../../src/engine/pythonRepr';
 import type { Row } from '../../src/model/rows';
+
+/** str() of value written out whole, bytes values too (the product only measures those). */
+function pythonRepr(value: unknown): string {
+  const out: string[] = [];
+  writeRepr(value, { text: (s) => out.push(s), bytes: (b) => out.push(pythonBytes(b)) });
+  return out.join('');
+}
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 

@@ -8,7 +8,7 @@ import type { Row } from '../../src/model/rows';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes } from '../../src/engine/notes';
 import { PROFILES } from '../../src/engine/profile';
 import { compressionMadeProgress } from '../../src/engine/progress';
-import { pythonRepr } from '../../src/engine/pythonRepr';
+import { pythonReprMeasured } from '../../src/engine/pythonRepr';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { composeMultimodalContextPart, composeUserApiContent, effectiveSidecar } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
@@ -155,6 +155,7 @@ describe('re-anchoring', () => {
 describe('rough estimator', () => {
   it('measures the Python repr of the stored dict (V1)', () => {
     const row: Row = { role: 'user', content: "it's", timestamp: 1.5, ok: true, none: null };
+    const pythonRepr = (v: unknown): string => pythonReprMeasured(v).text; // no bytes values here
     assert.equal(pythonRepr(row), `{'role': 'user', 'content': "it's", 'timestamp': 1.5, 'ok': True, 'none': None}`);
     assert.equal(estimateMessagesTokensRough([row], V1), Math.floor((pythonRepr(row).length + 3) / 4));
   });
@@ -176,6 +177,7 @@ describe('rough estimator', () => {
     assert.equal(estimateTokensRough('漢字かな', V1), 1);
   });
   it('escapes like Python', () => {
+    const pythonRepr = (v: unknown): string => pythonReprMeasured(v).text;
     assert.equal(pythonRepr('a\nb\\'), "'a\\nb\\\\'");
     assert.equal(pythonRepr(`both ' and "`), `'both \\' and "'`);
     assert.equal(pythonRepr([1, 'x', false]), "[1, 'x', False]");
