@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
@@ -74,7 +74,7 @@ async function shot(p: Page, name: string): Promise<void> {
 
 /** Runs a scenario; on failure keeps a screenshot and the end of code-server's log. */
 function scenario(name: string, fn: () => Promise<void>): void {
-  test(name, { timeout: 4 * 60_000 }, async () => {
+  it(name, { timeout: 4 * 60_000 }, async () => {
     try {
       await fn();
     } catch (e) {
@@ -121,235 +121,237 @@ async function openFromPalette(filter: string): Promise<void> {
   await p.keyboard.press('Enter');
 }
 
-scenario('palette: open the sidecar session, step with the keyboard, memory fence and stored-vs-sent', async () => {
-  server = await startCodeServer({ workspace, vsix: VSIX, colorTheme: THEMES.light });
-  browser = await launchBrowser();
-  page = await openWorkbench(browser, server.url, workspace);
+describe('Prompt Inspector in a real VS Code (code-server)', () => {
+  scenario('palette: open the sidecar session, step with the keyboard, memory fence and stored-vs-sent', async () => {
+    server = await startCodeServer({ workspace, vsix: VSIX, colorTheme: THEMES.light });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server.url, workspace);
 
-  await openFromPalette('sidecars/session_');
-  const frame = await inspectorFor('session_20260918_101500_a1b2c3.json');
-  const index = await appIndex(frame);
-  assert.equal(index.turnCount, 5);
-  assert.equal(index.profile, 'hermes-current');
+    await openFromPalette('sidecars/session_');
+    const frame = await inspectorFor('session_20260918_101500_a1b2c3.json');
+    const index = await appIndex(frame);
+    assert.equal(index.turnCount, 5);
+    assert.equal(index.profile, 'hermes-current');
 
-  // The first request's user row: the memory fence highlighted with its kind, stored vs sent.
-  const fence = frame.locator('message-view mark[data-kind=memory]').first();
-  await fence.waitFor({ state: 'visible', timeout: 15_000 });
-  assert.match((await fence.textContent()) ?? '', /^<memory-context>/);
-  assert.equal(await frame.locator('message-view .chip[data-kind=memory]').first().textContent(), 'memory');
-  const sub = frame.locator('message-view [data-substitution=sidecar]').first();
-  const stored = (await sub.locator('pre.stored').textContent()) ?? '';
-  assert.ok(stored.length > 0);
-  assert.ok(((await sub.locator('pre.sent').textContent()) ?? '').startsWith(stored));
-  await shot(page as Page, 'sidecars-light');
+    // The first request's user row: the memory fence highlighted with its kind, stored vs sent.
+    const fence = frame.locator('message-view mark[data-kind=memory]').first();
+    await fence.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match((await fence.textContent()) ?? '', /^<memory-context>/);
+    assert.equal(await frame.locator('message-view .chip[data-kind=memory]').first().textContent(), 'memory');
+    const sub = frame.locator('message-view [data-substitution=sidecar]').first();
+    const stored = (await sub.locator('pre.stored').textContent()) ?? '';
+    assert.ok(stored.length > 0);
+    assert.ok(((await sub.locator('pre.sent').textContent()) ?? '').startsWith(stored));
+    await shot(page as Page, 'sidecars-light');
 
-  // Keyboard inside the webview, then the extension's own keybinding through the host.
-  assert.equal(await selectedTurn(frame), 'turn-0');
-  await frame.locator('turn-stepper #turn-0').click();
-  await page.keyboard.press('j');
-  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
-  await page.keyboard.press('k');
-  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-0'), 'turn-0');
-  await runCommand(page, 'Prompt Inspector: Next Turn');
-  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1', 'host command navigates the view');
-  await screenshot(page, 'sidecars-turn1-light');
-});
+    // Keyboard inside the webview, then the extension's own keybinding through the host.
+    assert.equal(await selectedTurn(frame), 'turn-0');
+    await frame.locator('turn-stepper #turn-0').click();
+    await page.keyboard.press('j');
+    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
+    await page.keyboard.press('k');
+    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-0'), 'turn-0');
+    await runCommand(page, 'Prompt Inspector: Next Turn');
+    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1', 'host command navigates the view');
+    await screenshot(page, 'sidecars-turn1-light');
+  });
 
-scenario('Open With…: state.db with a rotation shows the compaction and the re-anchored index', async () => {
-  const p = page as Page;
-  // Explorer: expand rotation/, open state.db (a binary file), then reopen it with the inspector.
-  const explorerRow = (name: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
-  await explorerRow('rotation').click();
-  await explorerRow('state.db').click();
-  await runCommand(p, 'View: Reopen Editor With...');
-  const choice = p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Prompt Inspector' }).first();
-  await choice.waitFor({ state: 'visible', timeout: 15_000 });
-  await choice.click();
+  scenario('Open With…: state.db with a rotation shows the compaction and the re-anchored index', async () => {
+    const p = page as Page;
+    // Explorer: expand rotation/, open state.db (a binary file), then reopen it with the inspector.
+    const explorerRow = (name: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
+    await explorerRow('rotation').click();
+    await explorerRow('state.db').click();
+    await runCommand(p, 'View: Reopen Editor With...');
+    const choice = p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Prompt Inspector' }).first();
+    await choice.waitFor({ state: 'visible', timeout: 15_000 });
+    await choice.click();
 
-  const frame = await inspectorFor('rotation/state.db');
-  const index = await appIndex(frame);
-  const turn = index.compactedTurns[0];
-  assert.ok(turn !== undefined, 'a turn with a compaction');
-  await frame.locator(`turn-stepper #turn-${turn}`).click();
-  const panel = frame.locator('compaction-panel');
-  await panel.waitFor({ state: 'visible', timeout: 10_000 });
-  const table = await panel.locator('table').innerText();
-  // What the panel must say: the same compaction as the engine gives in Node.
-  const c = (await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current')).turns[turn].compression;
-  assert.ok(c);
-  const n = (x: number) => x.toLocaleString('en');
-  assert.ok(table.includes(`${n(c.beforeTokens)} → ${n(c.afterTokens)}`), table);
-  const reanchor = await panel.locator('[data-reanchor]').innerText();
-  assert.match(reanchor, new RegExp(`${c.reanchor.before}\\s*→\\s*${c.reanchor.after}`));
-  assert.match(reanchor, /exact/);
-  await shot(p, 'rotation-compaction-light');
-});
+    const frame = await inspectorFor('rotation/state.db');
+    const index = await appIndex(frame);
+    const turn = index.compactedTurns[0];
+    assert.ok(turn !== undefined, 'a turn with a compaction');
+    await frame.locator(`turn-stepper #turn-${turn}`).click();
+    const panel = frame.locator('compaction-panel');
+    await panel.waitFor({ state: 'visible', timeout: 10_000 });
+    const table = await panel.locator('table').innerText();
+    // What the panel must say: the same compaction as the engine gives in Node.
+    const c = (await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current')).turns[turn].compression;
+    assert.ok(c);
+    const n = (x: number) => x.toLocaleString('en');
+    assert.ok(table.includes(`${n(c.beforeTokens)} → ${n(c.afterTokens)}`), table);
+    const reanchor = await panel.locator('[data-reanchor]').innerText();
+    assert.match(reanchor, new RegExp(`${c.reanchor.before}\\s*→\\s*${c.reanchor.after}`));
+    assert.match(reanchor, /exact/);
+    await shot(p, 'rotation-compaction-light');
+  });
 
-scenario('cache panel and Problems panel: a changed system prompt at the file and line', async () => {
-  const p = page as Page;
-  await openFromPalette('rotation-prompt-changed');
-  const frame = await inspectorFor('rotation-prompt-changed/state.db');
-  await p.keyboard.press('Escape');
-  await frame.locator('turn-stepper #turn-0').click();
-  await p.keyboard.press('b');
-  const status = await eventually(() => frame.locator('cache-panel [data-status]').innerText(), (t) => /system-changed/.test(t));
-  assert.match(status, /cache break/);
-  assert.match(status, /system-changed/);
-  assert.match(await frame.locator('cache-panel [data-first-difference]').innerText(), /message #0, byte 1,469/);
-  assert.match(await frame.locator('cache-panel [data-system=changed]').innerText(), /≠ request #10/);
-  // The picture shows the first differing byte: the compaction panel above it fills the column.
-  await frame.locator('cache-panel [data-first-difference]').scrollIntoViewIfNeeded();
-  await shot(p, 'prompt-changed-cache-light');
+  scenario('cache panel and Problems panel: a changed system prompt at the file and line', async () => {
+    const p = page as Page;
+    await openFromPalette('rotation-prompt-changed');
+    const frame = await inspectorFor('rotation-prompt-changed/state.db');
+    await p.keyboard.press('Escape');
+    await frame.locator('turn-stepper #turn-0').click();
+    await p.keyboard.press('b');
+    const status = await eventually(() => frame.locator('cache-panel [data-status]').innerText(), (t) => /system-changed/.test(t));
+    assert.match(status, /cache break/);
+    assert.match(status, /system-changed/);
+    assert.match(await frame.locator('cache-panel [data-first-difference]').innerText(), /message #0, byte 1,469/);
+    assert.match(await frame.locator('cache-panel [data-system=changed]').innerText(), /≠ request #10/);
+    // The picture shows the first differing byte: the compaction panel above it fills the column.
+    await frame.locator('cache-panel [data-first-difference]').scrollIntoViewIfNeeded();
+    await shot(p, 'prompt-changed-cache-light');
 
-  await runCommand(p, 'Problems: Focus on Problems View');
-  const markers = p.locator('.markers-panel');
-  const problems = await eventually(() => markers.innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
-  assert.match(problems, /state\.db/);
-  assert.match(problems, /system prompt differs from request 10's at byte 1469/);
-  assert.match(problems, /\[Ln 1, Col 1\]/);
-  await screenshot(p, 'problems-light');
-});
+    await runCommand(p, 'Problems: Focus on Problems View');
+    const markers = p.locator('.markers-panel');
+    const problems = await eventually(() => markers.innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
+    assert.match(problems, /state\.db/);
+    assert.match(problems, /system prompt differs from request 10's at byte 1469/);
+    assert.match(problems, /\[Ln 1, Col 1\]/);
+    await screenshot(p, 'problems-light');
+  });
 
-scenario('the Agent Transcripts view: transcripts → sessions → turns with break and compaction badges', async () => {
-  const p = page as Page;
-  await runCommand(p, 'Explorer: Focus on Agent Transcripts View');
-  const view = p.locator('.pane', { has: p.locator('.pane-header', { hasText: 'Agent Transcripts' }) });
-  const item = (label: string | RegExp) => view.locator('.monaco-list-row', { hasText: label }).first();
-  await item('rotation-prompt-changed/state.db').waitFor({ state: 'visible', timeout: 20_000 });
-  assert.ok(await item('sidecars/session_20260918_101500_a1b2c3.json').isVisible());
-  assert.ok(await item('trace/agent.trace.jsonl').isVisible());
-  await item('rotation-prompt-changed/state.db').locator('.monaco-tl-twistie').click();
-  await item('20260919_093733_f4a5b6').waitFor({ state: 'visible', timeout: 20_000 });
-  await item('20260919_093733_f4a5b6').locator('.monaco-tl-twistie').click();
-  const compacted = item(/^Turn 5:/);
-  await compacted.waitFor({ state: 'visible', timeout: 20_000 });
-  const text = await compacted.innerText();
-  assert.match(text, /1 cache break/);
-  assert.match(text, /compaction/);
-  await shot(p, 'transcripts-view-light');
-});
+  scenario('the Agent Transcripts view: transcripts → sessions → turns with break and compaction badges', async () => {
+    const p = page as Page;
+    await runCommand(p, 'Explorer: Focus on Agent Transcripts View');
+    const view = p.locator('.pane', { has: p.locator('.pane-header', { hasText: 'Agent Transcripts' }) });
+    const item = (label: string | RegExp) => view.locator('.monaco-list-row', { hasText: label }).first();
+    await item('rotation-prompt-changed/state.db').waitFor({ state: 'visible', timeout: 20_000 });
+    assert.ok(await item('sidecars/session_20260918_101500_a1b2c3.json').isVisible());
+    assert.ok(await item('trace/agent.trace.jsonl').isVisible());
+    await item('rotation-prompt-changed/state.db').locator('.monaco-tl-twistie').click();
+    await item('20260919_093733_f4a5b6').waitFor({ state: 'visible', timeout: 20_000 });
+    await item('20260919_093733_f4a5b6').locator('.monaco-tl-twistie').click();
+    const compacted = item(/^Turn 5:/);
+    await compacted.waitFor({ state: 'visible', timeout: 20_000 });
+    const text = await compacted.innerText();
+    assert.match(text, /1 cache break/);
+    assert.match(text, /compaction/);
+    await shot(p, 'transcripts-view-light');
+  });
 
-scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
-  await openFromPalette('agent.trace.jsonl');
-  const frame = await inspectorFor('agent.trace.jsonl');
-  const before = (await appIndex(frame)).turnCount;
-  const file = join(workspace, 'trace/agent.trace.jsonl');
-  const lines = readFileSync(file, 'utf8').trim().split('\n');
-  const next = JSON.parse(lines[lines.length - 1]);
-  delete next.historyLength;
-  next.userMessage = 'one more thing: tag the release';
-  next.messages[0] = { role: 'user', content: next.userMessage, timestamp: next.messages[0].timestamp + 600 };
-  delete next.gatewayNotes;
-  delete next.pluginContext;
-  const written = Date.now();
-  appendFileSync(file, `${JSON.stringify(next)}\n`);
-  const after = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === before + 1, 10_000);
-  const elapsed = Date.now() - written;
-  process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
-  assert.equal(after, before + 1);
-  assert.ok(elapsed < 1000, `view updated ${elapsed} ms after the append`);
-});
+  scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
+    await openFromPalette('agent.trace.jsonl');
+    const frame = await inspectorFor('agent.trace.jsonl');
+    const before = (await appIndex(frame)).turnCount;
+    const file = join(workspace, 'trace/agent.trace.jsonl');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const next = JSON.parse(lines[lines.length - 1]);
+    delete next.historyLength;
+    next.userMessage = 'one more thing: tag the release';
+    next.messages[0] = { role: 'user', content: next.userMessage, timestamp: next.messages[0].timestamp + 600 };
+    delete next.gatewayNotes;
+    delete next.pluginContext;
+    const written = Date.now();
+    appendFileSync(file, `${JSON.stringify(next)}\n`);
+    const after = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === before + 1, 10_000);
+    const elapsed = Date.now() - written;
+    process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
+    assert.equal(after, before + 1);
+    assert.ok(elapsed < 1000, `view updated ${elapsed} ms after the append`);
+  });
 
-scenario('a writer appending every 50 ms for 10 s: the view follows, no error for the line being written', async () => {
-  const p = page as Page;
-  const lines = readFileSync(join(ROOT, 'examples/trace/agent.trace.jsonl'), 'utf8').trim().split('\n');
-  const file = join(workspace, 'live/agent.trace.jsonl');
-  mkdirSync(join(workspace, 'live'));
-  writeFileSync(file, `${lines[0]}\n`);
-  await openFromPalette('live/agent.trace.jsonl');
-  const frame = await inspectorFor('live/agent.trace.jsonl');
-  await runCommand(p, 'Problems: Focus on Problems View');
-  const markers = p.locator('.markers-panel');
+  scenario('a writer appending every 50 ms for 10 s: the view follows, no error for the line being written', async () => {
+    const p = page as Page;
+    const lines = readFileSync(join(ROOT, 'examples/trace/agent.trace.jsonl'), 'utf8').trim().split('\n');
+    const file = join(workspace, 'live/agent.trace.jsonl');
+    mkdirSync(join(workspace, 'live'));
+    writeFileSync(file, `${lines[0]}\n`);
+    await openFromPalette('live/agent.trace.jsonl');
+    const frame = await inspectorFor('live/agent.trace.jsonl');
+    await runCommand(p, 'Problems: Focus on Problems View');
+    const markers = p.locator('.markers-panel');
 
-  // Six complete lines and half of the seventh, in 200 appends 50 ms apart: the file ends
-  // mid-line most of the time, and at the end.
-  const rest = `${lines.slice(1, 6).join('\n')}\n${lines[6].slice(0, lines[6].length >> 1)}`;
-  const chunk = Math.ceil(rest.length / 200);
-  let errorsWhileWriting = 0;
-  const turnsSeen = new Set<number>();
-  for (let i = 0; i < rest.length; i += chunk) {
-    appendFileSync(file, rest.slice(i, i + chunk));
-    await new Promise((r) => setTimeout(r, 50));
-    if (i % (chunk * 10) === 0) {
-      if ((await markers.innerText()).includes('agent.trace.jsonl')) errorsWhileWriting++;
-      turnsSeen.add((await appIndex(frame)).turnCount);
+    // Six complete lines and half of the seventh, in 200 appends 50 ms apart: the file ends
+    // mid-line most of the time, and at the end.
+    const rest = `${lines.slice(1, 6).join('\n')}\n${lines[6].slice(0, lines[6].length >> 1)}`;
+    const chunk = Math.ceil(rest.length / 200);
+    let errorsWhileWriting = 0;
+    const turnsSeen = new Set<number>();
+    for (let i = 0; i < rest.length; i += chunk) {
+      appendFileSync(file, rest.slice(i, i + chunk));
+      await new Promise((r) => setTimeout(r, 50));
+      if (i % (chunk * 10) === 0) {
+        if ((await markers.innerText()).includes('agent.trace.jsonl')) errorsWhileWriting++;
+        turnsSeen.add((await appIndex(frame)).turnCount);
+      }
     }
-  }
-  assert.equal(errorsWhileWriting, 0, 'the line being written is never reported while the writer writes');
-  const turns = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === 6, 5_000);
-  assert.equal(turns, 6, 'the view followed to the last complete line');
-  assert.ok(turnsSeen.size >= 3, `the view followed while writing (turn counts seen: ${[...turnsSeen].join(', ')})`);
-  // Once the writer has stopped, the half line is a real error, at its line.
-  const problems = await eventually(() => markers.innerText(), (t) => t.includes('parse-error'), 10_000);
-  assert.match(problems, /incomplete/);
-  assert.match(problems, /\[Ln 7, Col \d+\]/);
-  await screenshot(p, 'live-writer-stopped-light');
-});
+    assert.equal(errorsWhileWriting, 0, 'the line being written is never reported while the writer writes');
+    const turns = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === 6, 5_000);
+    assert.equal(turns, 6, 'the view followed to the last complete line');
+    assert.ok(turnsSeen.size >= 3, `the view followed while writing (turn counts seen: ${[...turnsSeen].join(', ')})`);
+    // Once the writer has stopped, the half line is a real error, at its line.
+    const problems = await eventually(() => markers.innerText(), (t) => t.includes('parse-error'), 10_000);
+    assert.match(problems, /incomplete/);
+    assert.match(problems, /\[Ln 7, Col \d+\]/);
+    await screenshot(p, 'live-writer-stopped-light');
+  });
 
-scenario('restore after a reload (dark theme), and the activation time', async () => {
-  const p = page as Page;
-  (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
-  await reloadWorkbench(p);
-  await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
-  // Panels opened from the palette come back through the serializer, at the selection they had
-  // (a background tab's webview is created when the tab is shown).
-  await p.locator('.tabs-container .tab', { hasText: 'Inspect session_20260918_101500_a1b2c3.json' }).first().click();
-  const frame = await inspectorFor('session_20260918_101500_a1b2c3.json', 45_000);
-  assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
-  await frame.locator('turn-stepper #turn-1').click();
-  await screenshot(p, 'sidecars-restored-dark');
-  await openFromPalette('rotation/state.db');
-  const rotation = await inspectorFor('rotation/state.db');
-  const index = await appIndex(rotation);
-  await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
-  await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
-  await screenshot(p, 'rotation-compaction-dark');
+  scenario('restore after a reload (dark theme), and the activation time', async () => {
+    const p = page as Page;
+    (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
+    await reloadWorkbench(p);
+    await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
+    // Panels opened from the palette come back through the serializer, at the selection they had
+    // (a background tab's webview is created when the tab is shown).
+    await p.locator('.tabs-container .tab', { hasText: 'Inspect session_20260918_101500_a1b2c3.json' }).first().click();
+    const frame = await inspectorFor('session_20260918_101500_a1b2c3.json', 45_000);
+    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
+    await frame.locator('turn-stepper #turn-1').click();
+    await screenshot(p, 'sidecars-restored-dark');
+    await openFromPalette('rotation/state.db');
+    const rotation = await inspectorFor('rotation/state.db');
+    const index = await appIndex(rotation);
+    await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
+    await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
+    await screenshot(p, 'rotation-compaction-dark');
 
-  await openFromPalette('rotation-prompt-changed');
-  const changed = await inspectorFor('rotation-prompt-changed/state.db');
-  await changed.locator('turn-stepper #turn-5').click();
-  await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
-  await runCommand(p, 'Problems: Focus on Problems View');
-  await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
-  await screenshot(p, 'prompt-changed-problems-dark');
+    await openFromPalette('rotation-prompt-changed');
+    const changed = await inspectorFor('rotation-prompt-changed/state.db');
+    await changed.locator('turn-stepper #turn-5').click();
+    await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
+    await runCommand(p, 'Problems: Focus on Problems View');
+    await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
+    await screenshot(p, 'prompt-changed-problems-dark');
 
-  // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
-  const activation = await readActivation(p, runCommand);
-  mkdirSync(dirname(E2E_ACTIVATION_RECORD), { recursive: true });
-  writeFileSync(E2E_ACTIVATION_RECORD, `${JSON.stringify({ at: new Date().toISOString(), codeServer: CODE_SERVER_VERSION, ...activation }, null, 2)}\n`);
-  process.stderr.write(`[e2e] activation: ${JSON.stringify(activation)}\n`);
-  process.stderr.write(`[e2e] .vsix size: ${statSync(VSIX).size} bytes\n`);
-  assert.ok(activation.shownMs >= 0 && activation.loadMs >= 0 && activation.activateMs >= 0, `activation times read: ${JSON.stringify(activation)}`);
-  await runCommand(p, 'Developer: Show Running Extensions');
-  await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-  await screenshot(p, 'running-extensions-dark');
-});
+    // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
+    const activation = await readActivation(p, runCommand);
+    mkdirSync(dirname(E2E_ACTIVATION_RECORD), { recursive: true });
+    writeFileSync(E2E_ACTIVATION_RECORD, `${JSON.stringify({ at: new Date().toISOString(), codeServer: CODE_SERVER_VERSION, ...activation }, null, 2)}\n`);
+    process.stderr.write(`[e2e] activation: ${JSON.stringify(activation)}\n`);
+    process.stderr.write(`[e2e] .vsix size: ${statSync(VSIX).size} bytes\n`);
+    assert.ok(activation.shownMs >= 0 && activation.loadMs >= 0 && activation.activateMs >= 0, `activation times read: ${JSON.stringify(activation)}`);
+    await runCommand(p, 'Developer: Show Running Extensions');
+    await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await screenshot(p, 'running-extensions-dark');
+  });
 
-scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
-  const p = page as Page;
-  // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on an example.
-  // No editors to restore: each restored state.db panel would offer its own sessions.
-  await runCommand(p, 'View: Close All Editors');
-  (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark, 'promptInspector.readWholeLimitMB': 0 });
-  await reloadWorkbench(p);
-  await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
-  await openFromPalette('rotation/state.db');
-  const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-  const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();
-  await child.waitFor({ state: 'visible', timeout: 30_000 });
-  await p.locator('.quick-input-widget .quick-input-title', { hasText: 'too large to read whole: choose a session' }).waitFor({ state: 'visible', timeout: 5_000 });
-  assert.equal(await rows.count(), 2, 'both sessions offered');
-  const frame = await inspectorFor('rotation/state.db');
-  assert.equal((await appIndex(frame)).turnCount, 0, 'nothing loaded before a session is chosen');
-  await screenshot(p, 'large-db-sessions-dark');
+  scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
+    const p = page as Page;
+    // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on an example.
+    // No editors to restore: each restored state.db panel would offer its own sessions.
+    await runCommand(p, 'View: Close All Editors');
+    (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark, 'promptInspector.readWholeLimitMB': 0 });
+    await reloadWorkbench(p);
+    await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
+    await openFromPalette('rotation/state.db');
+    const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();
+    await child.waitFor({ state: 'visible', timeout: 30_000 });
+    await p.locator('.quick-input-widget .quick-input-title', { hasText: 'too large to read whole: choose a session' }).waitFor({ state: 'visible', timeout: 5_000 });
+    assert.equal(await rows.count(), 2, 'both sessions offered');
+    const frame = await inspectorFor('rotation/state.db');
+    assert.equal((await appIndex(frame)).turnCount, 0, 'nothing loaded before a session is chosen');
+    await screenshot(p, 'large-db-sessions-dark');
 
-  // The rotated child: its lineage (the parent it was compacted from, and itself) loads.
-  await child.click();
-  const loaded = await eventually(() => appIndex(frame), (x) => x.turnCount > 0, 30_000);
-  const expected = await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current');
-  assert.equal(loaded.turnCount, expected.turns.length);
-  assert.deepEqual(loaded.compactedTurns, expected.turns.filter((t) => t.compression).map((t) => t.index));
-  await frame.locator(`turn-stepper #turn-${loaded.compactedTurns[0]}`).click();
-  await frame.locator('compaction-panel').waitFor({ state: 'visible' });
-  await screenshot(p, 'large-db-session-loaded-dark');
+    // The rotated child: its lineage (the parent it was compacted from, and itself) loads.
+    await child.click();
+    const loaded = await eventually(() => appIndex(frame), (x) => x.turnCount > 0, 30_000);
+    const expected = await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current');
+    assert.equal(loaded.turnCount, expected.turns.length);
+    assert.deepEqual(loaded.compactedTurns, expected.turns.filter((t) => t.compression).map((t) => t.index));
+    await frame.locator(`turn-stepper #turn-${loaded.compactedTurns[0]}`).click();
+    await frame.locator('compaction-panel').waitFor({ state: 'visible' });
+    await screenshot(p, 'large-db-session-loaded-dark');
+  });
 });
