@@ -73,8 +73,8 @@ async function shot(p: Page, name: string): Promise<void> {
 }
 
 /** Runs a scenario; on failure keeps a screenshot and the end of code-server's log. */
-function scenario(name: string, fn: () => Promise<void>): void {
-  it(name, { timeout: 4 * 60_000 }, async () => {
+function scenario(name: string, fn: () => Promise<void>, timeoutMs = 4 * 60_000): void {
+  it(name, { timeout: timeoutMs }, async () => {
     try {
       await fn();
     } catch (e) {
@@ -324,7 +324,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await runCommand(p, 'Developer: Show Running Extensions');
     await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
     await screenshot(p, 'running-extensions-dark');
-  });
+  }, 10 * 60_000); // readActivation's steps may each take up to 2 min on a loaded machine
 
   scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
     const p = page as Page;
