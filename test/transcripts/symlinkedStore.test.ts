@@ -13,7 +13,7 @@ import { buildStore } from '../support/upstreamStores';
 
 const summary = async (path: string) => {
   const t = await loadTranscript(path);
-  const r = analyzeTranscript(t, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base') });
+  const r = analyzeTranscript(t, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
   return { rows: t.sessions.map((s) => [s.id, s.generations.map((g) => g.rows.length)]), turns: r.turns.length, requests: r.requests.length, captured: (t.captured ?? []).length };
 };
 
