@@ -14,8 +14,9 @@ import { buildSync } from 'esbuild';
 import type { Page } from 'playwright-core';
 import type { SqlJsStatic } from 'sql.js';
 import { synthesizeLongSession, toSessionJson, toStateDb } from '../test/support/synthesize';
-import type { EngineCalls, EngineOp, EngineRequest, EngineResponse } from '../src/extension/engineProtocol';
+import { EngineClient, type EngineCalls } from '../src/extension/engineProtocol';
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
+import type { RpcRequest } from '../src/protocol/rpc';
 import { E2E_ACTIVATION_RECORD, readActivation, type Activation } from '../test/support/vscodeActivation';
 
 const ROOT = join(__dirname, '..');
@@ -34,36 +35,6 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(t < 10 ? 1 : 0)} ms`;
 const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** The extension's side of src/extension/engineProtocol.ts, without vscode (analysisCache.ts's EngineClient needs it). */
-class Engine {
-  readonly worker: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-  constructor(script: string) {
-    this.worker = new Worker(script);
-    this.worker.on('message', (m: EngineResponse) => {
-      const p = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (m.error !== undefined) p?.reject(new Error(m.error));
-      else p?.resolve(m.result);
-    });
-    this.worker.on('error', (e) => { for (const p of this.pending.values()) p.reject(e); });
-  }
-
-  call<O extends EngineOp>(op: O, params: EngineCalls[O]['params']): Promise<EngineCalls[O]['result']> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, op, params } satisfies EngineRequest<O>);
-    });
-  }
-
-  stop(): Promise<number> {
-    return this.worker.terminate();
-  }
-}
 
 /** The main thread's responsiveness from enable() to stop(): libuv's own delay histogram, and a timer's lateness. */
 function watchEventLoop(): { stop(): { max: number; p99: number; lateMax: number; busyMs: number } } {
@@ -101,7 +72,7 @@ interface FirstView { max: number; p99: number; lateMax: number; busyMs: number;
 async function firstView(engineScript: string, path: string): Promise<FirstView> {
   const watch = watchEventLoop();
   const t0 = performance.now();
-  const engine = new Engine(engineScript);
+  const engine = new EngineClient(engineScript);
   await engine.call('drop', { key: '' }); // answered once dist/engine.js has been loaded and runs
   const t1 = performance.now();
   const result = await engine.call('analyze', { key: path, path, title: path, profile: 'hermes-current', tokenizer: 'o200k_base' });
@@ -111,7 +82,7 @@ async function firstView(engineScript: string, path: string): Promise<FirstView>
   const t3 = performance.now();
   await new Promise((r) => setTimeout(r, 3 * PROBE_MS)); // let the probe see the end of the last block
   const loop = watch.stop();
-  await engine.stop();
+  await engine.dispose();
 
   // The answer's structured clone, measured apart: the host deserialises the same V8 serialisation.
   const wire = serialize(result);
@@ -146,7 +117,7 @@ function firstViewInChild(bundle: string, path: string, label: string): Promise<
  * The worker's own V8 heap (after a full collection) once `load` has run, and after each engine
  * request answered: every answer the loaded code posts carries the heap size at that moment.
  */
-async function workerHeaps(load: string, requests: EngineRequest[] = []): Promise<number[]> {
+async function workerHeaps(load: string, requests: RpcRequest<EngineCalls>[] = []): Promise<number[]> {
   const worker = new Worker(`
     const { parentPort } = require('node:worker_threads');
     require('node:v8').setFlagsFromString('--expose-gc');
@@ -179,7 +150,7 @@ async function lazyRanks(tiny: string): Promise<string[]> {
   // The rank table the counter reads (src/analysis/tokenizer.ts), not gpt-tokenizer's own encoder.
   const [ranks] = await workerHeaps(`require(${JSON.stringify(require.resolve('gpt-tokenizer/bpeRanks/o200k_base'))})`);
   const [loaded, counted] = await workerHeaps(`require(${JSON.stringify(ENGINE)})`, [
-    { id: 1, op: 'analyze', params: { key: tiny, path: tiny, title: 'tiny', profile: 'hermes-current', tokenizer: 'o200k_base' } },
+    { type: 'request', id: 1, method: 'analyze', params: { key: tiny, path: tiny, title: 'tiny', profile: 'hermes-current', tokenizer: 'o200k_base' } },
   ]);
   const ranksCost = ranks - empty;
   const lazy = inExtension.length === 0 && counted - loaded >= 0.8 * ranksCost;

@@ -3,13 +3,12 @@
 // keeps each one's index and asks the worker for pages.
 
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import * as vscode from 'vscode';
 import type { SessionTurn } from '../protocol/inspection';
 import type { Diagnostic } from '../analysis/reportTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
 import type { SessionSummary } from '../model/transcript';
-import type { EngineCalls, EngineOp, EngineResponse } from './engineProtocol';
+import { EngineClient } from './engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 
@@ -43,51 +42,6 @@ export class RemoteInspection {
 
   requestJson(request: number): Promise<string> {
     return this.engine.call('requestJson', { key: this.key, request });
-  }
-}
-
-/** Request/response with the worker; the worker starts on the first call. */
-class EngineClient implements vscode.Disposable {
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-  constructor(private readonly script: string) {}
-
-  call<O extends EngineOp>(op: O, params: EngineCalls[O]['params']): Promise<EngineCalls[O]['result']> {
-    const worker = this.start();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ id, op, params });
-    });
-  }
-
-  private start(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(this.script);
-    worker.on('message', (m: EngineResponse) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve(m.result);
-    });
-    // A crashed worker fails what was asked of it; the next call starts a new one.
-    const fail = (e: Error): void => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const p of this.pending.values()) p.reject(e);
-      this.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the analysis worker exited (${code})`)));
-    this.worker = worker;
-    return worker;
-  }
-
-  dispose(): void {
-    void this.worker?.terminate();
-    this.worker = undefined;
   }
 }
 
@@ -140,6 +94,6 @@ export class AnalysisCache implements vscode.Disposable {
 
   dispose(): void {
     this.changed.dispose();
-    this.engine.dispose();
+    void this.engine.dispose();
   }
 }

@@ -1,12 +1,15 @@
-// Messages between the extension host and its analysis worker (dist/engine.js). The worker owns
-// every analysis; the host holds only indexes and asks for pages, so the extension host's event
-// loop never runs a replay or a tokenizer.
+// Calls from the extension host to its analysis worker (dist/engine.js), over the same RPC as the
+// webview's (src/protocol/rpc.ts). The worker owns every analysis; the host holds only indexes and
+// asks for pages, so the extension host's event loop never runs a replay or a tokenizer.
+// No vscode import: the bench drives the worker through this same client.
 
+import { Worker } from 'node:worker_threads';
 import type { SessionTurn } from '../protocol/inspection';
 import type { Diagnostic } from '../analysis/reportTypes';
 import type { TokenizerName } from '../analysis/tokenizer';
 import type { ProfileName } from '../engine/profile';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
+import { RpcClient, type RpcResponse } from '../protocol/rpc';
 import type { SessionSummary } from '../model/transcript';
 
 export interface EngineCalls {
@@ -22,16 +25,36 @@ export interface EngineCalls {
   drop: { params: { key: string }; result: null };
 }
 
-export type EngineOp = keyof EngineCalls;
+/** Calls into the worker, which starts on the first one. */
+export class EngineClient {
+  private worker: Worker | undefined;
+  private readonly rpc = new RpcClient<EngineCalls>((request) => this.start().postMessage(request));
 
-export interface EngineRequest<O extends EngineOp = EngineOp> {
-  id: number;
-  op: O;
-  params: EngineCalls[O]['params'];
-}
+  constructor(private readonly script: string) {}
 
-export interface EngineResponse {
-  id: number;
-  result?: unknown;
-  error?: string;
+  call<K extends keyof EngineCalls>(method: K, params: EngineCalls[K]['params']): Promise<EngineCalls[K]['result']> {
+    return this.rpc.call(method, params);
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.script);
+    worker.on('message', (m: RpcResponse) => this.rpc.settle(m));
+    // A crashed worker fails what was asked of it; the next call starts a new one.
+    const fail = (e: Error): void => {
+      if (this.worker === worker) this.worker = undefined;
+      this.rpc.failAll(e);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the analysis worker exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Stops the worker; settles once it has exited. */
+  async dispose(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
 }

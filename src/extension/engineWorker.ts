@@ -8,7 +8,8 @@ import { analyze } from '../analysis/report';
 import { createTokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadTranscript } from '../transcripts/load';
-import type { EngineCalls, EngineRequest, EngineResponse } from './engineProtocol';
+import { serve, type RpcRequest } from '../protocol/rpc';
+import type { EngineCalls } from './engineProtocol';
 
 const inspections = new Map<string, Inspection>();
 
@@ -18,46 +19,25 @@ function get(key: string): Inspection {
   return found;
 }
 
-async function handle(req: EngineRequest): Promise<unknown> {
-  switch (req.op) {
-    case 'analyze': {
-      const p = req.params as EngineCalls['analyze']['params'];
-      const transcript = await loadTranscript(p.path, { session: p.session, readWholeLimit: p.readWholeLimit });
-      const analysis = analyze(transcript, { profile: PROFILES[p.profile], counter: createTokenCounter(p.tokenizer), messages: false });
-      const inspection = new Inspection(analysis, p.title);
-      inspections.set(p.key, inspection);
-      return { index: inspection.index, diagnostics: analysis.report.diagnostics, catalog: transcript.catalog ?? null, listedOnly: transcript.listedOnly === true };
-    }
-    case 'messages': {
-      const p = req.params as EngineCalls['messages']['params'];
-      return get(p.key).messages(p.request, p.start, p.count);
-    }
-    case 'page': {
-      const p = req.params as EngineCalls['page']['params'];
-      return get(p.key).page(p.list, p.start, p.count);
-    }
-    case 'sessionTurns': {
-      const p = req.params as EngineCalls['sessionTurns']['params'];
-      return get(p.key).sessionTurns(p.sessionId);
-    }
-    case 'breakContext': {
-      const p = req.params as EngineCalls['breakContext']['params'];
-      return get(p.key).breakContext(p.request);
-    }
-    case 'requestJson': {
-      const p = req.params as EngineCalls['requestJson']['params'];
-      return get(p.key).requestJson(p.request);
-    }
-    case 'drop':
-      inspections.delete((req.params as EngineCalls['drop']['params']).key);
-      return null;
-  }
-  throw new Error(`unknown operation ${String(req.op)}`);
-}
+const answer = serve<EngineCalls>({
+  analyze: async ({ key, path, title, profile, tokenizer, session, readWholeLimit }) => {
+    const transcript = await loadTranscript(path, { session, readWholeLimit });
+    const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false });
+    const inspection = new Inspection(analysis, title);
+    inspections.set(key, inspection);
+    return { index: inspection.index, diagnostics: analysis.report.diagnostics, catalog: transcript.catalog ?? null, listedOnly: transcript.listedOnly === true };
+  },
+  messages: ({ key, request, start, count }) => get(key).messages(request, start, count),
+  page: ({ key, list, start, count }) => get(key).page(list, start, count),
+  sessionTurns: ({ key, sessionId }) => get(key).sessionTurns(sessionId),
+  breakContext: ({ key, request }) => get(key).breakContext(request),
+  requestJson: ({ key, request }) => get(key).requestJson(request),
+  drop: ({ key }) => {
+    inspections.delete(key);
+    return null;
+  },
+});
 
-parentPort?.on('message', (req: EngineRequest) => {
-  handle(req).then(
-    (result) => parentPort?.postMessage({ id: req.id, result } satisfies EngineResponse),
-    (e: unknown) => parentPort?.postMessage({ id: req.id, error: e instanceof Error ? e.message : String(e) } satisfies EngineResponse),
-  );
+parentPort?.on('message', (request: RpcRequest<EngineCalls>) => {
+  void answer(request).then((response) => parentPort?.postMessage(response));
 });
