@@ -14,36 +14,13 @@ export const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 export type Exact = ['n'] | ['i', string] | ['f', string] | ['t', string] | ['b', string];
 export interface Dump { [table: string]: { columns: string[]; rows: Exact[][] } }
 
-const DUMP_PY = `
-def dump(c, skip=()):
-    out = {}
-    for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND sql NOT LIKE 'CREATE VIRTUAL%'").fetchall():
-        if name in skip: continue
-        q = name.replace('"', '""')
-        order = 'rowid'
-        if c.execute("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", (name,)).fetchone()[0]:
-            # A WITHOUT ROWID table's b-tree order: its primary key's columns, collations and directions.
-            pk = c.execute("SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", (name,)).fetchone()[0]
-            keys = [r for r in c.execute('PRAGMA index_xinfo("%s")' % pk.replace('"', '""')).fetchall() if r[5]]
-            order = ', '.join('"%s" COLLATE "%s" %s' % (r[2].replace('"', '""'), r[4], 'DESC' if r[3] else 'ASC') for r in keys)
-        cols = [r[1] for r in c.execute('PRAGMA table_xinfo("%s")' % q).fetchall() if r[6] != 2]
-        def enc(v):
-            if v is None: return ['n']
-            if isinstance(v, int): return ['i', str(v)]
-            if isinstance(v, float): return ['f', repr(v)]
-            if isinstance(v, str): return ['t', v]
-            return ['b', bytes(v).hex()]
-        sel = ', '.join('"%s"' % x.replace('"', '""') for x in cols)
-        rows = [[enc(v) for v in r] for r in c.execute('SELECT %s FROM "%s" ORDER BY %s' % (sel, q, order))]
-        out[name] = {'columns': cols, 'rows': rows}
-    return out
-`;
+const SUPPORT = join(__dirname, '..', 'support');
 
-/** Runs `script` (python3, with `path` and `dump` defined) in a temp dir; returns the file(s) it left and what it printed. */
+/** Runs `script` (python3, with `path` and test/support/sqlite_dump.py's `dump` defined) in a temp dir; returns the file(s) it left and what it printed. */
 export function python(script: string): { db: Uint8Array; wal?: Uint8Array; dump: Dump } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-file-test-'));
   try {
-    const out = execFileSync('python3', ['-c', `import sqlite3, json, shutil, sys\n${DUMP_PY}\npath = ${JSON.stringify(join(dir, 'x.db'))}\n${script}`],
+    const out = execFileSync('python3', ['-c', `import sqlite3, json, shutil, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, ${JSON.stringify(SUPPORT)})\nfrom sqlite_dump import dump\npath = ${JSON.stringify(join(dir, 'x.db'))}\n${script}`],
       { maxBuffer: 1 << 30, encoding: 'utf8' });
     let wal: Uint8Array | undefined;
     // Plain Uint8Arrays: Buffer.slice() would be a view, and the damage tests edit copies.
