@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
@@ -10,283 +10,285 @@ const gptTokenizerLoaded = (): boolean =>
   Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));
 
 // Checked before anything counts: creating counters must not load the encoder.
-test('importing and creating counters does not load gpt-tokenizer', () => {
-  createTokenCounter('o200k_base');
-  assert.equal(gptTokenizerLoaded(), false);
-});
-
-// js-tiktoken is the reference port of OpenAI's tiktoken. Its rank modules are
-// CommonJS objects behind subpath exports TypeScript's `node` resolution cannot
-// see, hence require().
-type Ranks = ConstructorParameters<typeof Tiktoken>[0];
-const references = new Map<TokenizerName, Tiktoken>();
-function reference(name: TokenizerName): Tiktoken {
-  let enc = references.get(name);
-  if (!enc) {
-    const ranks = (name === 'o200k_base'
-      ? require('js-tiktoken/ranks/o200k_base')
-      : require('js-tiktoken/ranks/cl100k_base')) as Ranks;
-    enc = new Tiktoken(ranks);
-    references.set(name, enc);
-  }
-  return enc;
-}
-// `[], []`: special-token strings are plain text, as in the counter.
-const referenceCount = (name: TokenizerName, text: string): number =>
-  reference(name).encode(text, [], []).length;
-
-const KNOWN: { label: string; text: string; o200k_base: number; cl100k_base: number }[] = [
-  {
-    label: 'English prose',
-    text: 'The quick brown fox jumps over the lazy dog. Prompt caching only pays off when the prefix is byte-identical, turn after turn.',
-    o200k_base: 27,
-    cl100k_base: 28,
-  },
-  {
-    label: 'code',
-    text: 'function add(a: number, b: number): number {\n  return a + b; // sum\n}\n\nexport const total = [1, 2, 3].reduce(add, 0);\n',
-    o200k_base: 41,
-    cl100k_base: 41,
-  },
-  {
-    label: 'JSON',
-    text: '{"role":"assistant","content":[{"type":"text","text":"Hello, world!"}],"usage":{"input_tokens":1234,"cache_read":987}}',
-    o200k_base: 33,
-    cl100k_base: 32,
-  },
-  {
-    label: 'CJK',
-    text: '提示缓存只有在前缀完全相同时才会生效。日本語のテキストも数えます。한국어 문장도 있습니다.',
-    o200k_base: 33,
-    cl100k_base: 43,
-  },
-  {
-    label: 'emoji',
-    text: 'Deploy done 🚀🎉 👩‍💻 ship it 👍🏽 ✅',
-    o200k_base: 17,
-    cl100k_base: 23,
-  },
-  {
-    label: 'special-token strings',
-    text: 'Stop at <|endoftext|> then <|im_start|>user\nhi<|im_end|> and <|fim_prefix|>.',
-    o200k_base: 32,
-    cl100k_base: 30,
-  },
-];
-
-for (const name of TOKENIZER_NAMES) {
-  test(`${name}: known counts equal the literal and tiktoken's count`, () => {
-    const counter = createTokenCounter(name);
-    assert.equal(counter.name, name);
-    for (const known of KNOWN) {
-      assert.equal(referenceCount(name, known.text), known[name], `tiktoken, ${known.label}`);
-      assert.equal(counter.count(known.text), known[name], known.label);
-      assert.equal(counter.isApproximate(known.text), false, known.label);
-    }
+describe('TokenCounter vs tiktoken', () => {
+  it('importing and creating counters does not load gpt-tokenizer', () => {
+    createTokenCounter('o200k_base');
+    assert.equal(gptTokenizerLoaded(), false);
   });
-}
 
-test('empty string counts 0', () => {
-  for (const name of TOKENIZER_NAMES) assert.equal(createTokenCounter(name).count(''), 0);
-});
-
-/** mulberry32: small seeded PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const PARTS = [
-  'the', 'token', 'cache', 'Prompt', 'HERMES', "don't", "it's", 'we’ll', 'naïve', 'café',
-  'x', 'getUserById', 'snake_case', '0', '42', '3.14159', '2026-09-18', '1e-9', '0xFF',
-  '.', ',', ';', '...', '!?', '()', '{}', '[]', '"', "'", '`', '->', '=>', '::', '//', '#', '$', '%', '&&', '|',
-  ' ', ' ', ' ', '  ', '\t', '\n', '\n\n', '\r\n', '    ', '\u00a0',
-  'über', 'Ωmega', 'Привет', 'مرحبا', 'שלום', 'नमस्ते', '日本語', '中文字符', '한국어', 'ñ', 'e\u0301',
-  '😀', '🚀', '👩‍💻', '👍🏽', '🇫🇷', '∑', '→', '©',
-  '<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|fim_middle|>',
-];
-
-function randomText(rand: () => number): string {
-  const parts: string[] = [];
-  const length = 1 + Math.floor(rand() * 80);
-  for (let i = 0; i < length; i++) parts.push(PARTS[Math.floor(rand() * PARTS.length)]);
-  return parts.join(rand() < 0.5 ? '' : ' ');
-}
-
-for (const name of TOKENIZER_NAMES) {
-  test(`${name}: 300 random texts count exactly as tiktoken`, () => {
-    const rand = prng(name === 'o200k_base' ? 20260918 : 17);
-    const counter = createTokenCounter(name);
-    for (let i = 0; i < 300; i++) {
-      const text = randomText(rand);
-      assert.equal(counter.count(text), referenceCount(name, text), JSON.stringify(text));
+  // js-tiktoken is the reference port of OpenAI's tiktoken. Its rank modules are
+  // CommonJS objects behind subpath exports TypeScript's `node` resolution cannot
+  // see, hence require().
+  type Ranks = ConstructorParameters<typeof Tiktoken>[0];
+  const references = new Map<TokenizerName, Tiktoken>();
+  function reference(name: TokenizerName): Tiktoken {
+    let enc = references.get(name);
+    if (!enc) {
+      const ranks = (name === 'o200k_base'
+        ? require('js-tiktoken/ranks/o200k_base')
+        : require('js-tiktoken/ranks/cl100k_base')) as Ranks;
+      enc = new Tiktoken(ranks);
+      references.set(name, enc);
     }
-  });
-}
-
-test('long mixed runs without whitespace stay exact (not guarded)', () => {
-  const rand = prng(7);
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  let base64 = '';
-  while (base64.length < 20_000) base64 += alphabet[Math.floor(rand() * alphabet.length)];
-  const minified = 'var a=1,b=[2,3];function f(x){return x*a+b[0]}'.repeat(400);
-  for (const name of TOKENIZER_NAMES) {
-    const counter = createTokenCounter(name);
-    for (const text of [base64, minified, `data:image/png;base64,${base64}`]) {
-      assert.equal(counter.isApproximate(text), false);
-      assert.equal(counter.count(text), referenceCount(name, text));
-    }
+    return enc;
   }
-});
+  // `[], []`: special-token strings are plain text, as in the counter.
+  const referenceCount = (name: TokenizerName, text: string): number =>
+    reference(name).encode(text, [], []).length;
 
-test('run guard: 1,000,000-char single-class runs count close to the short-run ratio', () => {
-  // Below the guard, so exact; 1,024 is a multiple of every run's chars per
-  // token (e.g. o200k packs 128 spaces or 64 dashes in one), so no rounding.
-  const short = 1024;
-  for (const name of TOKENIZER_NAMES) {
-    const counter = createTokenCounter(name);
-    for (const unit of ['a', ' ', '-', '中', '😀']) {
-      const shortRun = unit.repeat(short / unit.length);
-      assert.equal(counter.isApproximate(shortRun), false);
-      assert.equal(counter.count(shortRun), referenceCount(name, shortRun), `${name} ${unit} short`);
-      const ratio = counter.count(shortRun) / shortRun.length;
-
-      const longRun = unit.repeat(Math.floor(1_000_000 / unit.length));
-      const n = counter.count(longRun);
-      assert.ok(n > 0);
-      assert.ok(
-        Math.abs(n - ratio * longRun.length) <= 0.01 * ratio * longRun.length,
-        `${name} ${JSON.stringify(unit)}: ${n} vs ratio ${ratio}`,
-      );
-      assert.equal(counter.isApproximate(longRun), true);
-      // Embedded in prose the run is still guarded, the prose still counted.
-      const embedded = `Tool output follows:\n${longRun}\nEnd of output.`;
-      assert.equal(counter.isApproximate(embedded), true);
-      assert.ok(counter.count(embedded) > n);
-    }
-    assert.equal(counter.isApproximate(KNOWN[0].text.repeat(200)), false);
-  }
-});
-
-test('run guard: varied single-class runs stay within 1% of the unguarded count', () => {
-  // The reference here is gpt-tokenizer unguarded (shown equal to tiktoken above):
-  // js-tiktoken needs seconds per 10,000-char run.
-  const raw = require('gpt-tokenizer/encoding/o200k_base') as {
-    countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
-  };
-  const rand = prng(11);
-  const pick = (alphabet: string[], n: number): string =>
-    Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
-  const lower = [...'abcdefghijklmnopqrstuvwxyz'];
-  const han = [...'提示缓存只有在前缀完全相同时才会生效数字文本', '𠀀', '𪚥']; // astral letters must not break the run
-  const symbols = ['-', '=', '*', '😀', '🚀', '→', '…'];
-  const counter = createTokenCounter('o200k_base');
-  for (const run of [pick(lower, 10_000), pick(han, 10_000), pick(symbols, 10_000)]) {
-    const text = `before ${run} after`;
-    assert.equal(counter.isApproximate(text), true);
-    const exact = raw.countTokens(text, { disallowedSpecial: new Set() });
-    assert.ok(Math.abs(counter.count(text) - exact) <= 0.01 * exact, `${counter.count(text)} vs ${exact}`);
-  }
-});
-
-test('counts are cached per distinct text and stable', () => {
-  const counter = createTokenCounter('o200k_base');
-  const text = KNOWN[0].text.repeat(50);
-  const first = counter.count(text);
-  assert.equal(counter.count(text), first);
-  // An equal string built separately hits the same entry (keyed by value).
-  assert.equal(counter.count([KNOWN[0].text.repeat(25), KNOWN[0].text.repeat(25)].join('')), first);
-  assert.equal(first, referenceCount('o200k_base', text));
-});
-
-// Beyond PARTS: the characters the two pre-tokenizers classify differently or oddly (combining
-// marks are letters to o200k_base and symbols to cl100k_base; Lt and Lm letters; Unicode spaces;
-// format characters; lone surrogates, encoded as U+FFFD).
-const HOSTILE_PARTS = [
-  'a', 'Z', 'é', 'e\u0301', '\u0301', '\u0301\u0302', '!', '!\u0301', '\n', '\r', '\r\n', '\n/', ' ', '\t', '/', "'",
-  "'s", "'LL", "'Re", "x's", '1', '234', '٣', 'Ⅻ', '中', '한', 'ｶ', 'Ａ', 'ǅ', 'ʰ', 'ß', 'ﬁ', 'Ω', '😀', '👍🏽', '\ud800',
-  '\udc00', '\u00a0', '\u2003', '\u3000', '\u2028', '\u200d', '\ufeff', '\u0000', '\u007f', '<|endoftext|>',
-];
-
-test('hostile alphabets count exactly as tiktoken (marks, Lt/Lm letters, Unicode spaces, BOM, lone surrogates)', () => {
-  for (const name of TOKENIZER_NAMES) {
-    const rand = prng(name === 'o200k_base' ? 12 : 13);
-    const counter = createTokenCounter(name);
-    for (let i = 0; i < 300; i++) {
-      const length = 1 + Math.floor(rand() * 120);
-      const text = Array.from({ length }, () => HOSTILE_PARTS[Math.floor(rand() * HOSTILE_PARTS.length)]).join('');
-      assert.equal(counter.count(text), referenceCount(name, text), JSON.stringify(text));
-      assert.equal(counter.isApproximate(text), false);
-    }
-    // gpt-tokenizer's own countTokens gives one more here: its TextDecoder drops a leading BOM
-    // from the candidate pair it looks up.
-    const bom = `\ufeff${'a'.repeat(61)}`;
-    assert.equal(counter.count(bom), referenceCount(name, bom));
-  }
-});
-
-test('short token bombs count exactly as tiktoken (150 per encoding)', () => {
-  for (const name of TOKENIZER_NAMES) {
-    const counter = createTokenCounter(name);
-    fc.assert(fc.property(bombArb, fc.integer({ min: 1, max: 300 }), (bomb, length) => {
-      const text = bomb.make(length);
-      assert.equal(counter.count(text), referenceCount(name, text), `${bomb.shape}: ${JSON.stringify(text)}`);
-    }), { numRuns: 150, seed: name === 'o200k_base' ? 21 : 22 });
-  }
-});
-
-test(`pieces of up to MAX_PIECE (${MAX_PIECE}) code units are exact; a longer piece is cut and marked approximate`, () => {
-  const raw = (name: TokenizerName): { countTokens(text: string, options: { disallowedSpecial: Set<string> }): number } =>
-    name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
-  const rand = prng(5);
-  const letters = Array.from({ length: MAX_PIECE + 1 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
-  for (const name of TOKENIZER_NAMES) {
-    // The reference is gpt-tokenizer unguarded (equal to tiktoken on these, and fast enough at this length).
-    const reference = (text: string): number => raw(name).countTokens(text, { disallowedSpecial: new Set() });
-    for (const piece of [letters.slice(0, MAX_PIECE), 'x'.repeat(MAX_PIECE), ' '.repeat(MAX_PIECE), '-'.repeat(MAX_PIECE)]) {
-      const counter = createTokenCounter(name);
-      assert.equal(counter.count(piece), reference(piece), `${name}: ${piece.slice(0, 8)}…`);
-      assert.equal(counter.isApproximate(piece), false);
-      assert.ok(counter.work.longest <= MAX_PIECE, `${name}: ${counter.work.longest} bytes merged at once`);
-      const longer = `${piece}${piece[0]}`;
-      const cut = createTokenCounter(name);
-      assert.equal(cut.isApproximate(longer), true);
-      assert.ok(Math.abs(cut.count(longer) - reference(longer)) <= 0.01 * reference(longer) + 1);
-      assert.ok(cut.work.longest <= PIECE_CHUNK, `${name}: ${cut.work.longest} bytes merged at once`);
-    }
-  }
-});
-
-test("issue 12's bombs: no piece longer than MAX_PIECE code units reaches the merge, and no byte twice", () => {
-  const rand = prng(3);
-  const bombs: { text: string; long: TokenizerName[] }[] = [
-    // One 600,001-char piece under o200k_base (162 s before): a symbol takes any run of \r, \n and /.
-    { text: `!${'\n/'.repeat(300_000)}`, long: ['o200k_base'] },
-    // Combining marks after punctuation are one symbol piece under cl100k_base.
-    { text: '!\u0301'.repeat(300_000), long: ['cl100k_base'] },
-    // A base64 or minified blob without digits: one letter piece under both.
-    { text: Array.from({ length: 1_000_000 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join(''), long: ['o200k_base', 'cl100k_base'] },
-    { text: ' !'.repeat(300_000), long: [] },
-    { text: ' \n'.repeat(300_000), long: ['o200k_base', 'cl100k_base'] },
+  const KNOWN: { label: string; text: string; o200k_base: number; cl100k_base: number }[] = [
+    {
+      label: 'English prose',
+      text: 'The quick brown fox jumps over the lazy dog. Prompt caching only pays off when the prefix is byte-identical, turn after turn.',
+      o200k_base: 27,
+      cl100k_base: 28,
+    },
+    {
+      label: 'code',
+      text: 'function add(a: number, b: number): number {\n  return a + b; // sum\n}\n\nexport const total = [1, 2, 3].reduce(add, 0);\n',
+      o200k_base: 41,
+      cl100k_base: 41,
+    },
+    {
+      label: 'JSON',
+      text: '{"role":"assistant","content":[{"type":"text","text":"Hello, world!"}],"usage":{"input_tokens":1234,"cache_read":987}}',
+      o200k_base: 33,
+      cl100k_base: 32,
+    },
+    {
+      label: 'CJK',
+      text: '提示缓存只有在前缀完全相同时才会生效。日本語のテキストも数えます。한국어 문장도 있습니다.',
+      o200k_base: 33,
+      cl100k_base: 43,
+    },
+    {
+      label: 'emoji',
+      text: 'Deploy done 🚀🎉 👩‍💻 ship it 👍🏽 ✅',
+      o200k_base: 17,
+      cl100k_base: 23,
+    },
+    {
+      label: 'special-token strings',
+      text: 'Stop at <|endoftext|> then <|im_start|>user\nhi<|im_end|> and <|fim_prefix|>.',
+      o200k_base: 32,
+      cl100k_base: 30,
+    },
   ];
-  for (const { text, long } of bombs) {
+
+  for (const name of TOKENIZER_NAMES) {
+    it(`${name}: known counts equal the literal and tiktoken's count`, () => {
+      const counter = createTokenCounter(name);
+      assert.equal(counter.name, name);
+      for (const known of KNOWN) {
+        assert.equal(referenceCount(name, known.text), known[name], `tiktoken, ${known.label}`);
+        assert.equal(counter.count(known.text), known[name], known.label);
+        assert.equal(counter.isApproximate(known.text), false, known.label);
+      }
+    });
+  }
+
+  it('empty string counts 0', () => {
+    for (const name of TOKENIZER_NAMES) assert.equal(createTokenCounter(name).count(''), 0);
+  });
+
+  /** mulberry32: small seeded PRNG so failures reproduce. */
+  function prng(seed: number): () => number {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  const PARTS = [
+    'the', 'token', 'cache', 'Prompt', 'HERMES', "don't", "it's", 'we’ll', 'naïve', 'café',
+    'x', 'getUserById', 'snake_case', '0', '42', '3.14159', '2026-09-18', '1e-9', '0xFF',
+    '.', ',', ';', '...', '!?', '()', '{}', '[]', '"', "'", '`', '->', '=>', '::', '//', '#', '$', '%', '&&', '|',
+    ' ', ' ', ' ', '  ', '\t', '\n', '\n\n', '\r\n', '    ', '\u00a0',
+    'über', 'Ωmega', 'Привет', 'مرحبا', 'שלום', 'नमस्ते', '日本語', '中文字符', '한국어', 'ñ', 'e\u0301',
+    '😀', '🚀', '👩‍💻', '👍🏽', '🇫🇷', '∑', '→', '©',
+    '<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|fim_middle|>',
+  ];
+
+  function randomText(rand: () => number): string {
+    const parts: string[] = [];
+    const length = 1 + Math.floor(rand() * 80);
+    for (let i = 0; i < length; i++) parts.push(PARTS[Math.floor(rand() * PARTS.length)]);
+    return parts.join(rand() < 0.5 ? '' : ' ');
+  }
+
+  for (const name of TOKENIZER_NAMES) {
+    it(`${name}: 300 random texts count exactly as tiktoken`, () => {
+      const rand = prng(name === 'o200k_base' ? 20260918 : 17);
+      const counter = createTokenCounter(name);
+      for (let i = 0; i < 300; i++) {
+        const text = randomText(rand);
+        assert.equal(counter.count(text), referenceCount(name, text), JSON.stringify(text));
+      }
+    });
+  }
+
+  it('long mixed runs without whitespace stay exact (not guarded)', () => {
+    const rand = prng(7);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    let base64 = '';
+    while (base64.length < 20_000) base64 += alphabet[Math.floor(rand() * alphabet.length)];
+    const minified = 'var a=1,b=[2,3];function f(x){return x*a+b[0]}'.repeat(400);
     for (const name of TOKENIZER_NAMES) {
       const counter = createTokenCounter(name);
-      const n = counter.count(text);
-      const label = `${name} ${JSON.stringify(text.slice(0, 6))}…`;
-      assert.ok(n > 0 && n <= utf8Length(text), label);
-      assert.equal(counter.isApproximate(text), long.includes(name), label);
-      assert.ok(counter.work.longest <= 3 * MAX_PIECE, `${label}: ${counter.work.longest} bytes merged at once`);
-      assert.ok(counter.work.bytes <= utf8Length(text), `${label}: ${counter.work.bytes} bytes merged`);
+      for (const text of [base64, minified, `data:image/png;base64,${base64}`]) {
+        assert.equal(counter.isApproximate(text), false);
+        assert.equal(counter.count(text), referenceCount(name, text));
+      }
     }
-  }
-  // Cut or not, the count stays at the exact short-run ratio for a repeated pair.
-  const counter = createTokenCounter('o200k_base');
-  const short = `!${'\n/'.repeat(512)}`;
-  const ratio = referenceCount('o200k_base', short) / short.length;
-  assert.ok(Math.abs(counter.count(bombs[0].text) - ratio * bombs[0].text.length) <= 0.01 * ratio * bombs[0].text.length);
+  });
+
+  it('run guard: 1,000,000-char single-class runs count close to the short-run ratio', () => {
+    // Below the guard, so exact; 1,024 is a multiple of every run's chars per
+    // token (e.g. o200k packs 128 spaces or 64 dashes in one), so no rounding.
+    const short = 1024;
+    for (const name of TOKENIZER_NAMES) {
+      const counter = createTokenCounter(name);
+      for (const unit of ['a', ' ', '-', '中', '😀']) {
+        const shortRun = unit.repeat(short / unit.length);
+        assert.equal(counter.isApproximate(shortRun), false);
+        assert.equal(counter.count(shortRun), referenceCount(name, shortRun), `${name} ${unit} short`);
+        const ratio = counter.count(shortRun) / shortRun.length;
+
+        const longRun = unit.repeat(Math.floor(1_000_000 / unit.length));
+        const n = counter.count(longRun);
+        assert.ok(n > 0);
+        assert.ok(
+          Math.abs(n - ratio * longRun.length) <= 0.01 * ratio * longRun.length,
+          `${name} ${JSON.stringify(unit)}: ${n} vs ratio ${ratio}`,
+        );
+        assert.equal(counter.isApproximate(longRun), true);
+        // Embedded in prose the run is still guarded, the prose still counted.
+        const embedded = `Tool output follows:\n${longRun}\nEnd of output.`;
+        assert.equal(counter.isApproximate(embedded), true);
+        assert.ok(counter.count(embedded) > n);
+      }
+      assert.equal(counter.isApproximate(KNOWN[0].text.repeat(200)), false);
+    }
+  });
+
+  it('run guard: varied single-class runs stay within 1% of the unguarded count', () => {
+    // The reference here is gpt-tokenizer unguarded (shown equal to tiktoken above):
+    // js-tiktoken needs seconds per 10,000-char run.
+    const raw = require('gpt-tokenizer/encoding/o200k_base') as {
+      countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+    };
+    const rand = prng(11);
+    const pick = (alphabet: string[], n: number): string =>
+      Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+    const lower = [...'abcdefghijklmnopqrstuvwxyz'];
+    const han = [...'提示缓存只有在前缀完全相同时才会生效数字文本', '𠀀', '𪚥']; // astral letters must not break the run
+    const symbols = ['-', '=', '*', '😀', '🚀', '→', '…'];
+    const counter = createTokenCounter('o200k_base');
+    for (const run of [pick(lower, 10_000), pick(han, 10_000), pick(symbols, 10_000)]) {
+      const text = `before ${run} after`;
+      assert.equal(counter.isApproximate(text), true);
+      const exact = raw.countTokens(text, { disallowedSpecial: new Set() });
+      assert.ok(Math.abs(counter.count(text) - exact) <= 0.01 * exact, `${counter.count(text)} vs ${exact}`);
+    }
+  });
+
+  it('counts are cached per distinct text and stable', () => {
+    const counter = createTokenCounter('o200k_base');
+    const text = KNOWN[0].text.repeat(50);
+    const first = counter.count(text);
+    assert.equal(counter.count(text), first);
+    // An equal string built separately hits the same entry (keyed by value).
+    assert.equal(counter.count([KNOWN[0].text.repeat(25), KNOWN[0].text.repeat(25)].join('')), first);
+    assert.equal(first, referenceCount('o200k_base', text));
+  });
+
+  // Beyond PARTS: the characters the two pre-tokenizers classify differently or oddly (combining
+  // marks are letters to o200k_base and symbols to cl100k_base; Lt and Lm letters; Unicode spaces;
+  // format characters; lone surrogates, encoded as U+FFFD).
+  const HOSTILE_PARTS = [
+    'a', 'Z', 'é', 'e\u0301', '\u0301', '\u0301\u0302', '!', '!\u0301', '\n', '\r', '\r\n', '\n/', ' ', '\t', '/', "'",
+    "'s", "'LL", "'Re", "x's", '1', '234', '٣', 'Ⅻ', '中', '한', 'ｶ', 'Ａ', 'ǅ', 'ʰ', 'ß', 'ﬁ', 'Ω', '😀', '👍🏽', '\ud800',
+    '\udc00', '\u00a0', '\u2003', '\u3000', '\u2028', '\u200d', '\ufeff', '\u0000', '\u007f', '<|endoftext|>',
+  ];
+
+  it('hostile alphabets count exactly as tiktoken (marks, Lt/Lm letters, Unicode spaces, BOM, lone surrogates)', () => {
+    for (const name of TOKENIZER_NAMES) {
+      const rand = prng(name === 'o200k_base' ? 12 : 13);
+      const counter = createTokenCounter(name);
+      for (let i = 0; i < 300; i++) {
+        const length = 1 + Math.floor(rand() * 120);
+        const text = Array.from({ length }, () => HOSTILE_PARTS[Math.floor(rand() * HOSTILE_PARTS.length)]).join('');
+        assert.equal(counter.count(text), referenceCount(name, text), JSON.stringify(text));
+        assert.equal(counter.isApproximate(text), false);
+      }
+      // gpt-tokenizer's own countTokens gives one more here: its TextDecoder drops a leading BOM
+      // from the candidate pair it looks up.
+      const bom = `\ufeff${'a'.repeat(61)}`;
+      assert.equal(counter.count(bom), referenceCount(name, bom));
+    }
+  });
+
+  it('short token bombs count exactly as tiktoken (150 per encoding)', () => {
+    for (const name of TOKENIZER_NAMES) {
+      const counter = createTokenCounter(name);
+      fc.assert(fc.property(bombArb, fc.integer({ min: 1, max: 300 }), (bomb, length) => {
+        const text = bomb.make(length);
+        assert.equal(counter.count(text), referenceCount(name, text), `${bomb.shape}: ${JSON.stringify(text)}`);
+      }), { numRuns: 150, seed: name === 'o200k_base' ? 21 : 22 });
+    }
+  });
+
+  it(`pieces of up to MAX_PIECE (${MAX_PIECE}) code units are exact; a longer piece is cut and marked approximate`, () => {
+    const raw = (name: TokenizerName): { countTokens(text: string, options: { disallowedSpecial: Set<string> }): number } =>
+      name === 'o200k_base' ? require('gpt-tokenizer/encoding/o200k_base') : require('gpt-tokenizer/encoding/cl100k_base');
+    const rand = prng(5);
+    const letters = Array.from({ length: MAX_PIECE + 1 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
+    for (const name of TOKENIZER_NAMES) {
+      // The reference is gpt-tokenizer unguarded (equal to tiktoken on these, and fast enough at this length).
+      const reference = (text: string): number => raw(name).countTokens(text, { disallowedSpecial: new Set() });
+      for (const piece of [letters.slice(0, MAX_PIECE), 'x'.repeat(MAX_PIECE), ' '.repeat(MAX_PIECE), '-'.repeat(MAX_PIECE)]) {
+        const counter = createTokenCounter(name);
+        assert.equal(counter.count(piece), reference(piece), `${name}: ${piece.slice(0, 8)}…`);
+        assert.equal(counter.isApproximate(piece), false);
+        assert.ok(counter.work.longest <= MAX_PIECE, `${name}: ${counter.work.longest} bytes merged at once`);
+        const longer = `${piece}${piece[0]}`;
+        const cut = createTokenCounter(name);
+        assert.equal(cut.isApproximate(longer), true);
+        assert.ok(Math.abs(cut.count(longer) - reference(longer)) <= 0.01 * reference(longer) + 1);
+        assert.ok(cut.work.longest <= PIECE_CHUNK, `${name}: ${cut.work.longest} bytes merged at once`);
+      }
+    }
+  });
+
+  it("issue 12's bombs: no piece longer than MAX_PIECE code units reaches the merge, and no byte twice", () => {
+    const rand = prng(3);
+    const bombs: { text: string; long: TokenizerName[] }[] = [
+      // One 600,001-char piece under o200k_base (162 s before): a symbol takes any run of \r, \n and /.
+      { text: `!${'\n/'.repeat(300_000)}`, long: ['o200k_base'] },
+      // Combining marks after punctuation are one symbol piece under cl100k_base.
+      { text: '!\u0301'.repeat(300_000), long: ['cl100k_base'] },
+      // A base64 or minified blob without digits: one letter piece under both.
+      { text: Array.from({ length: 1_000_000 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join(''), long: ['o200k_base', 'cl100k_base'] },
+      { text: ' !'.repeat(300_000), long: [] },
+      { text: ' \n'.repeat(300_000), long: ['o200k_base', 'cl100k_base'] },
+    ];
+    for (const { text, long } of bombs) {
+      for (const name of TOKENIZER_NAMES) {
+        const counter = createTokenCounter(name);
+        const n = counter.count(text);
+        const label = `${name} ${JSON.stringify(text.slice(0, 6))}…`;
+        assert.ok(n > 0 && n <= utf8Length(text), label);
+        assert.equal(counter.isApproximate(text), long.includes(name), label);
+        assert.ok(counter.work.longest <= 3 * MAX_PIECE, `${label}: ${counter.work.longest} bytes merged at once`);
+        assert.ok(counter.work.bytes <= utf8Length(text), `${label}: ${counter.work.bytes} bytes merged`);
+      }
+    }
+    // Cut or not, the count stays at the exact short-run ratio for a repeated pair.
+    const counter = createTokenCounter('o200k_base');
+    const short = `!${'\n/'.repeat(512)}`;
+    const ratio = referenceCount('o200k_base', short) / short.length;
+    assert.ok(Math.abs(counter.count(bombs[0].text) - ratio * bombs[0].text.length) <= 0.01 * ratio * bombs[0].text.length);
+  });
 });
