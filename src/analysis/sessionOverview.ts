@@ -353,3 +353,21 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
   }
   return out;
 }
+
+// ---- One lineage of a transcript: what `--lineage ID` (CLI) keeps.
+
+/**
+ * The sessions of the lineage that holds session `id` (the overview row it is listed in: its
+ * compaction chain), in lineage order, from what the file names (the state.db catalogue included,
+ * so a chain member that was not loaded is named too); [] when the file names no such session.
+ */
+export function lineageMembers(transcript: Transcript, id: string): string[] {
+  const lineages = new Lineages(nodesOf(transcript));
+  const start = lineages.get(id);
+  if (!start) return [];
+  const root = lineages.root(start).id;
+  return lineages
+    .ordered()
+    .filter((n) => lineages.root(n).id === root)
+    .map((n) => n.id);
+}

@@ -3,6 +3,7 @@
 import { Inspection } from '../protocol/inspection';
 import { analyze, type Analysis } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompression } from '../analysis/reportTypes';
+import type { Transcript } from '../model/transcript';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
@@ -11,19 +12,22 @@ import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/l
 import { renderHtmlReport } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
-import { filterLineages, OVERVIEW_COLUMNS, overviewColumn, sessionOverview, sortLineages, type OverviewFilter } from '../analysis/sessionOverview';
+import {
+  filterLineages, lineageMembers, OVERVIEW_COLUMNS, overviewColumn, sessionOverview, sortLineages, type OverviewFilter, type OverviewLineage, type SessionOverview,
+} from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
 
 Usage:
-  prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N] [--session ID]
-  prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--session ID]
-  prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--session ID]
+  prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N] [--lineage ID | --session ID]
+  prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
+  prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
   prompt-inspector sessions <file> [--json] [--sort [-]COLUMN] [--desc] [--filter TEXT] [--has breaks|errors] [--session ID]
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
+Without --lineage or --session, every lineage of the file (\`sessions\` lists them).
 Profiles: ${PROFILE_NAMES.join(', ')} (default hermes-current). Tokenizers: ${TOKENIZER_NAMES.join(', ')} (default o200k_base).
 `;
 
@@ -38,20 +42,33 @@ reused from the previous request's prefix, and what broke it.
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
   --turn N        text output: only turn N
-  --session ID    only this session's lineage (its parents and its compaction children); a
-                  state.db too large to read whole lists its sessions until one is chosen
+  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
+                  any session of it; its forks (branches, delegates, resets) are lineages of their own
+  --session ID    session ID's parent chain and every session descending from it, forks included
+                  (what the replay of its lineage reads); a state.db too large to read whole lists
+                  its sessions until one is chosen with either option
+
+Text output of a file of several lineages: one block per lineage (a header line naming it, its
+turns, its request dumps and its findings), then the findings placed in no session.
 `,
   check: `prompt-inspector check <file...> [options]
 
 Exit 0 when no finding of severity error, 1 when there is one (a malformed transcript counts),
 2 on a usage error, a path that cannot be opened, or a state.db too large to read whole checked
-without --session (nothing would have been checked). One line per error or warning:
+without --lineage or --session (nothing would have been checked). One line per error or warning:
   path:line: severity code message
+in a file of several sessions followed by (session ID) and, for a session that continues a
+compaction chain, (session ID, lineage FIRST-ID), where the finding is placed in one.
 
   --format F      text (default) or github (GitHub Actions annotations)
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-  --session ID    only this session's lineage; a file without it exits 2
+  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
+                  any session of it; its forks (branches, delegates, resets) are lineages of their own
+  --session ID    session ID's parent chain and every session descending from it, forks included
+                  (what the replay of its lineage reads); a state.db too large to read whole lists
+                  its sessions until one is chosen with either option
+                  (a file without that session exits 2)
 `,
   report: `prompt-inspector report <file> -o <out.html> [options]
 
@@ -62,7 +79,11 @@ VS Code), which opens offline in any browser and loads nothing from the network.
   --theme T       light (default) or dark
   --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
   --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-  --session ID    only this session's lineage
+  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
+                  any session of it; its forks (branches, delegates, resets) are lineages of their own
+  --session ID    session ID's parent chain and every session descending from it, forks included
+                  (what the replay of its lineage reads); a state.db too large to read whole lists
+                  its sessions until one is chosen with either option
 `,
   sessions: `prompt-inspector sessions <file> [options]
 
@@ -99,6 +120,8 @@ interface Options {
   output: string | null;
   theme: 'light' | 'dark';
   session: string | undefined;
+  /** analyze, check, report: only the lineage holding this session. */
+  lineage: string | undefined;
   help: boolean;
   /** sessions: the column to sort by, descending or not, and the filter. */
   sort: string | null;
@@ -110,7 +133,7 @@ interface Options {
 const SESSIONS_ONLY = ['--sort', '--desc', '--filter', '--has'];
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', session: undefined, help: false,
+  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', session: undefined, lineage: undefined, help: false,
     sort: null, desc: false, filter: {} };
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
@@ -151,6 +174,7 @@ function parseArgs(args: string[]): Options {
       }
       case '-o': case '--output': o.output = take(); break;
       case '--session': o.session = take(); break;
+      case '--lineage': o.lineage = take(); break;
       case '--sort': {
         const v = take();
         const key = v.startsWith('-') ? v.slice(1) : v;
@@ -185,7 +209,7 @@ function parseArgs(args: string[]): Options {
 class NotReadWhole extends Error {}
 
 async function analyzeFile(path: string, o: Options, needsRows = false): Promise<Analysis> {
-  const transcript = await loadTranscript(path, { session: o.session });
+  const transcript = o.lineage !== undefined ? await loadLineage(path, o.lineage) : await loadTranscript(path, { session: o.session });
   if (needsRows && transcript.listedOnly) {
     const ids = (transcript.catalog ?? []).map((s) => s.id);
     throw new NotReadWhole(`${path}: ${transcript.findings[0]?.message ?? 'not read whole'}; nothing was checked. `
@@ -194,45 +218,133 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
   return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
 }
 
-function where(d: Diagnostic): string {
+/**
+ * `--lineage ID`: the lineage holding session ID, alone. It is loaded as `--session` loads (the
+ * session's parent chain and descendants: what its replay reads, a fork's copied rows included),
+ * then everything outside the lineage's own sessions is left out before the replay: their rows,
+ * their catalogue entries, their request dumps and the findings placed in them.
+ */
+async function loadLineage(path: string, id: string): Promise<Transcript> {
+  let transcript = await loadTranscript(path, { session: id });
+  let members = lineageMembers(transcript, id);
+  // A chain member that continues an ancestor of ID on another path (two compaction children of one
+  // parent) is no descendant of ID: its lineage is then loaded from its first session.
+  const loaded = new Set(transcript.sessions.map((s) => s.id));
+  if (members.length && members[0] !== id && (!transcript.catalog || members.some((m) => !loaded.has(m)))) {
+    transcript = await loadTranscript(path, { session: members[0] });
+    members = lineageMembers(transcript, id);
+  }
+  // A file that could not be read at all keeps its findings.
+  if (!members.length) return transcript;
+  const keep = new Set(members);
+  transcript.sessions = transcript.sessions.filter((s) => keep.has(s.id));
+  if (transcript.catalog) transcript.catalog = transcript.catalog.filter((s) => keep.has(s.id));
+  transcript.captured = transcript.captured.filter((c) => keep.has(c.sessionId));
+  transcript.findings = transcript.findings.filter((f) => f.pos.sessionId === undefined || keep.has(f.pos.sessionId));
+  return transcript;
+}
+
+/** Where findings are placed in a file of several sessions: each session's lineage, and the lineages in `sessions` order. */
+interface Placement {
+  /** More than one session: a finding says which one it is in. */
+  named: boolean;
+  lineageOf: Map<string, OverviewLineage>;
+  /** Top-level lineages and their forks, depth first (the order `sessions` lists them in). */
+  lineages: OverviewLineage[];
+}
+
+function placement(overview: SessionOverview, report: Report): Placement {
+  const lineages: OverviewLineage[] = [];
+  const walk = (rows: readonly OverviewLineage[]): void => {
+    for (const l of rows) { lineages.push(l); walk(l.children); }
+  };
+  walk(overview.lineages);
+  const lineageOf = new Map<string, OverviewLineage>();
+  for (const l of lineages) for (const s of l.sessions) lineageOf.set(s.id, l);
+  return { named: report.sessions.length > 1, lineageOf, lineages };
+}
+
+/** The session a finding is placed in: by its sessionId, else by its request's or its turn's session. */
+function sessionOf(r: Report, d: Diagnostic): string | undefined {
+  return d.sessionId ?? (d.request !== null ? r.requests[d.request]?.sessionId : undefined) ?? (d.turn !== null ? r.turns[d.turn]?.sessionId : undefined);
+}
+
+function where(r: Report, d: Diagnostic, p: Placement): string {
   const bits: string[] = [];
-  if (d.sessionId !== undefined && d.line === undefined) bits.push(`session ${d.sessionId}`);
+  if (p.named) {
+    // A file of several sessions: every finding placed in one names it, and its lineage when that starts elsewhere.
+    const session = sessionOf(r, d);
+    if (session !== undefined) {
+      bits.push(`session ${session}`);
+      const lineage = p.lineageOf.get(session)?.id;
+      if (lineage !== undefined && lineage !== session) bits.push(`lineage ${lineage}`);
+    }
+  } else if (d.sessionId !== undefined && d.line === undefined) {
+    bits.push(`session ${d.sessionId}`);
+  }
   if (d.rowId !== undefined) bits.push(`message id ${d.rowId}`);
   return bits.length ? ` (${bits.join(', ')})` : '';
 }
 
-function textReport(r: Report, turn: number | null): string {
+function textReport(r: Report, turn: number | null, p: Placement, read: boolean): string {
   const out: string[] = [];
   out.push(`${r.source.path} (${r.source.format}), profile ${r.profile}, tokenizer ${r.tokenizer}`);
   out.push(`${r.sessions.length} session(s), ${r.turns.length} turn(s), ${r.requests.length} request(s)`);
-  for (const t of r.turns) {
-    if (turn !== null && t.index !== turn) continue;
-    const injected = t.injected.length ? `; injected: ${t.injected.map((s) => s.kind).join(', ')}` : '';
-    out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}`);
-    if (t.compression) out.push(`  ${compactionLine(t.compression, 'compaction')}`);
-    // Compactions inside the turn, each before the first request it broke (its re-billing).
-    const later = [...t.laterCompressions];
-    for (const q of t.requests) {
-      const req = r.requests[q];
-      const p = req.prefix;
-      if (later.length && q !== t.requests[0] && p.breakAt?.cause === 'compression') out.push(`  ${compactionLine(later.shift() as ReportCompression, 'compaction inside the turn')}`);
-      const status = p.previousRequest === null ? 'first request'
-        : p.stable ? `extends #${p.previousRequest}`
-          : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
-      const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
-      out.push(`  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`);
-    }
-    for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);
-  }
-  for (const c of r.captures ?? []) {
-    const marks = c.breakpoints.length ? `; cache breakpoints at wire messages ${c.breakpoints.join(', ')}` : '';
-    out.push(`dump ${c.path} (${c.apiMode ?? 'unread'}): ${c.request === null ? 'matches no replayed request' : `request ${c.request}`}${marks}`);
-  }
   const shown = r.diagnostics.filter((d) => turn === null || d.turn === null || d.turn === turn);
-  out.push(shown.length ? 'findings:' : 'findings: none');
-  for (const d of shown) out.push(`  ${d.severity} ${d.code}: ${d.message}${where(d)}`);
+  const finding = (d: Diagnostic): string => `${d.severity} ${d.code}: ${d.message}${where(r, d, p)}`;
+  if (read && p.lineages.length > 1) {
+    // One block per lineage, in `sessions` order; turns keep their numbers over the whole file.
+    const of = (sessionId: string | undefined): OverviewLineage | undefined => (sessionId === undefined ? undefined : p.lineageOf.get(sessionId));
+    for (const l of p.lineages) {
+      const turns = r.turns.filter((t) => of(t.sessionId) === l && (turn === null || t.index === turn));
+      if (turn !== null && !turns.length) continue;
+      const fork = l.kind === 'conversation' ? '' : ` (${l.kind} of ${l.forkedFrom})`;
+      const sessions = l.sessions.length > 1 ? ` (${l.sessions.map((s) => s.id).join(', ')})` : '';
+      out.push(`lineage ${l.id}${fork}: ${l.sessions.length} session(s)${sessions}, ${l.turns ?? 0} turn(s), ${l.requests ?? 0} request(s)`);
+      for (const t of turns) out.push(...turnLines(r, t).map((line) => `  ${line}`));
+      for (const c of r.captures ?? []) if (of(c.sessionId) === l) out.push(`  ${captureLine(c)}`);
+      const mine = shown.filter((d) => of(sessionOf(r, d)) === l);
+      out.push(mine.length ? '  findings:' : '  findings: none');
+      for (const d of mine) out.push(`    ${finding(d)}`);
+    }
+    for (const c of r.captures ?? []) if (!of(c.sessionId)) out.push(captureLine(c));
+    const unplaced = shown.filter((d) => !of(sessionOf(r, d)));
+    if (unplaced.length) out.push('findings in no lineage:');
+    for (const d of unplaced) out.push(`  ${finding(d)}`);
+  } else {
+    for (const t of r.turns) if (turn === null || t.index === turn) out.push(...turnLines(r, t));
+    for (const c of r.captures ?? []) out.push(captureLine(c));
+    out.push(shown.length ? 'findings:' : 'findings: none');
+    for (const d of shown) out.push(`  ${finding(d)}`);
+  }
   // Paths, session ids and messages come from the input: no line may carry a control character.
   return out.map(visible).join('\n');
+}
+
+function turnLines(r: Report, t: Report['turns'][number]): string[] {
+  const out: string[] = [];
+  const injected = t.injected.length ? `; injected: ${t.injected.map((s) => s.kind).join(', ')}` : '';
+  out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}`);
+  if (t.compression) out.push(`  ${compactionLine(t.compression, 'compaction')}`);
+  // Compactions inside the turn, each before the first request it broke (its re-billing).
+  const later = [...t.laterCompressions];
+  for (const q of t.requests) {
+    const req = r.requests[q];
+    const p = req.prefix;
+    if (later.length && q !== t.requests[0] && p.breakAt?.cause === 'compression') out.push(`  ${compactionLine(later.shift() as ReportCompression, 'compaction inside the turn')}`);
+    const status = p.previousRequest === null ? 'first request'
+      : p.stable ? `extends #${p.previousRequest}`
+        : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
+    const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
+    out.push(`  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`);
+  }
+  for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);
+  return out;
+}
+
+function captureLine(c: NonNullable<Report['captures']>[number]): string {
+  const marks = c.breakpoints.length ? `; cache breakpoints at wire messages ${c.breakpoints.join(', ')}` : '';
+  return `dump ${c.path} (${c.apiMode ?? 'unread'}): ${c.request === null ? 'matches no replayed request' : `request ${c.request}`}${marks}`;
 }
 
 function compactionLine(c: ReportCompression, label: string): string {
@@ -242,13 +354,13 @@ function compactionLine(c: ReportCompression, label: string): string {
     + `(${c.reanchor.rule}${c.reanchor.confirmed ? ', its own row' : ''})${change}`;
 }
 
-function checkLine(path: string, d: Diagnostic, format: Options['format']): string {
+function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format: Options['format']): string {
   const line = d.line ?? 1;
   if (format === 'github') {
     const level = d.severity === 'error' ? 'error' : 'warning';
-    return `::${level} file=${githubProperty(path)},line=${line},title=${githubProperty(d.code)}::${githubData(`${d.code} ${d.message}${where(d)}`)}`;
+    return `::${level} file=${githubProperty(path)},line=${line},title=${githubProperty(d.code)}::${githubData(`${d.code} ${d.message}${where(r, d, p)}`)}`;
   }
-  return visible(`${path}:${line}: ${d.severity} ${d.code} ${d.message}${where(d)}`);
+  return visible(`${path}:${line}: ${d.severity} ${d.code} ${d.message}${where(r, d, p)}`);
 }
 
 export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
@@ -260,6 +372,10 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     if (o.help) { out(HELP[command]); return 0; }
     const misplaced = command === 'sessions' ? undefined : rest.find((a) => SESSIONS_ONLY.includes(a.split('=')[0]));
     if (misplaced) throw new UsageError(`${misplaced.split('=')[0]} is an option of \`sessions\`, not of \`${command}\``);
+    if (o.lineage !== undefined && o.session !== undefined) throw new UsageError('--lineage and --session: give one of them');
+    if (command === 'sessions' && o.lineage !== undefined) {
+      throw new UsageError('--lineage is an option of `analyze`, `check` and `report`; `sessions` lists every lineage (--session ID reads one, --filter TEXT shows some)');
+    }
     if (command === 'sessions') {
       if (o.files.length !== 1) throw new UsageError('sessions takes exactly one file');
       if (o.desc && o.sort === null) throw new UsageError('--desc needs --sort COLUMN');
@@ -273,8 +389,9 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     }
     if (command === 'analyze') {
       if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
-      const { report } = await analyzeFile(o.files[0], o);
-      out(o.json ? JSON.stringify(report, null, 2) : textReport(report, o.turn));
+      const { transcript, report } = await analyzeFile(o.files[0], o);
+      if (o.json) out(JSON.stringify(report, null, 2));
+      else out(textReport(report, o.turn, placement(sessionOverview(transcript, report), report), !transcript.listedOnly));
       return 0;
     }
     if (command === 'report') {
@@ -297,20 +414,22 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     let errors = 0;
     let unopenable = false;
     for (const file of o.files) {
-      let report: Report;
+      let analysis: Analysis;
       try {
         // A check that read no rows must not pass: it says so and exits 2, like a path it cannot open.
-        report = (await analyzeFile(file, o, true)).report;
+        analysis = await analyzeFile(file, o, true);
       } catch (e) {
         if (!(e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof NotReadWhole)) throw e;
         err(`prompt-inspector: ${visible(e.message)}`);
         unopenable = true;
         continue;
       }
+      const { report } = analysis;
+      const placed = placement(sessionOverview(analysis.transcript, report), report);
       for (const d of report.diagnostics) {
         if (d.severity === 'info') continue;
         if (d.severity === 'error') errors++;
-        out(checkLine(file, d, o.format));
+        out(checkLine(file, report, d, placed, o.format));
       }
     }
     if (unopenable) return 2;
