@@ -50,7 +50,7 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}) };
   if (copies.evidence === 'none' && copies.carrier >= 0) {
     findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },
-      message: `${path}: the list starts after a compaction (summary carrier, message ${copies.carrier}); the rows after it may be copies of the parent's tail, which this file cannot tell (no timestamp on the carrier, no session_start): they are counted as new turns` });
+      message: `${path}: the list starts after a compaction (summary carrier, message ${copies.carrier}); the rows after it may be copies of the compacted list's tail, which this file cannot tell: a copy keeps its original's time, and nothing here dates the compaction after them (the carrier has no timestamp; the session's start, where known, is older than them): they are counted as new turns` });
   }
   if (copies.carrier >= 0) {
     findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/hermes/compactionMarkers';
 import { sessionStartSeconds, snapshotCopies } from '../../src/hermes/snapshot';
+import { readHermesSessionJson } from '../../src/transcripts/hermesSessionJson';
 import type { Row } from '../../src/model/rows';
 
 const carrier = (timestamp?: number): Row => ({ role: 'user', content: `${SUMMARY_PREFIX} x\n\n${SUMMARY_END_MARKER}`, _compressed_summary: true, ...(timestamp ? { timestamp } : {}) });
@@ -48,5 +49,31 @@ describe('snapshot copies', () => {
     const noAsk = [carrier(), a('continuing', 40), a('ok', 41)];
     assert.equal(snapshotCopies(noAsk, null).carried, 1, 'with no human ask at all the answers are replayed (and reported, #80622)');
   });
+});
+
+describe('snapshot copies nothing in the file dates (upstream writes the carrier without a timestamp)', () => {
+  // Each list: head copies, the carrier, a copied earlier ask and its answer, the compaction's own
+  // turn, a later turn. Read alone, the copied ask may as well have opened a turn after the carrier.
+  const noTime = (r: Row): Row => { const { timestamp: _, ...rest } = r; return rest; };
+  const cases: { name: string; rows: Row[]; start: string; id: string }[] = [
+    { name: 'in place: the session began before every row',
+      rows: [u('q1', 10), a('a1', 11), carrier(), u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70), u('next', 80), a('ok', 81)],
+      start: '1970-01-01T00:00:05', id: '19700101_000005_abcdef' },
+    { name: 'a rotation child compacted again in place: the copied ask is younger than the child',
+      rows: [u('q1', 10), a('a1', 11), carrier(), u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70), u('next', 80), a('ok', 81)],
+      start: '1970-01-01T00:00:05', id: '19700101_000040_abcdef' },
+    { name: 'older stores: no live row has a timestamp',
+      rows: [u('q1', 10), a('a1', 11), carrier(), u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70)].map(noTime),
+      start: '1970-01-01T00:00:05', id: '19700101_000040_abcdef' },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const doc = { session_id: c.id, session_start: c.start, last_updated: '1970-01-01T00:01:21', messages: c.rows };
+      const t = readHermesSessionJson(`session_${c.id}.json`, JSON.stringify(doc));
+      assert.equal(t.sessions[0].generations[0].carried, 3, 'only the rows up to the carrier are known copies');
+      const undecided = t.findings.filter((f) => f.code === 'snapshot-incomplete' && f.severity === 'info' && f.message.includes('cannot tell'));
+      assert.equal(undecided.length, 1, 'one finding says what the file could not decide');
+    });
+  }
 });
 

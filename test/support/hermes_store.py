@@ -964,6 +964,7 @@ class Agent:
         self.base_url, self.api_mode = PROVIDERS[provider]
         self.session_id = session_id or sim.new_session_id()
         self.session_start = self.clock.iso()
+        self.session_began = self.clock.now()  # when this session id was made (a rotation makes a new one)
         self.system_prompt = system_prompt_for(model, provider, self.clock.now(), role)
         self.tools = TOOLS
         self.model_config = model_config if model_config is not None else {"max_iterations": 90, "reasoning_config": None}
@@ -1064,12 +1065,31 @@ class Agent:
             elif kind == "answer" and t in turns:
                 turns[t] += 1
         cfg = self.model_config or {}
+        undated = self.undated_copied_asks()
         self.sim.snapshots[str(path)] = {
             "path": os.path.relpath(path, self.sim.out), "sessionId": self.session_id, "messageCount": len(cleaned),
             "turns": [{"turn": t, "requests": n} for t, n in turns.items()],
             # Nothing in a snapshot names its parent: a branch's copies read as its own turns.
-            "decidable": "_branched_from" not in cfg,
+            "decidable": "_branched_from" not in cfg and not undated,
+            "undatedCopies": undated,
         }
+
+    def undated_copied_asks(self) -> bool:
+        """The list holds, after a summary carrier, a copy of an earlier turn's ask that nothing in the file
+        dates before the compaction: the carrier carries no timestamp (the compressor builds it without one and
+        this era's _insert_message_rows does not write the stored one back onto the live dict) and the copy is
+        not older than this session id's start (an in-place compaction keeps the session; older stores stamp no
+        live row at all). Read alone, such a file cannot tell whether that ask opened a turn in this list."""
+        carrier = next((i for i, m in enumerate(self.messages) if m.get("_compressed_summary")), -1)
+        if carrier < 0 or isinstance(self.messages[carrier].get("timestamp"), (int, float)):
+            return False
+        for m in self.messages[carrier + 1:]:
+            if m.get("role") != "user" or m.get("_compressed_summary") or id(m) in self.sim.role_of:
+                continue  # not a copied ask: the turn's own rows are registered to their turn
+            ts = m.get("timestamp")
+            if not isinstance(ts, (int, float)) or ts >= self.session_began:
+                return True
+        return False
 
     # --- one provider request -----------------------------------------------------------------
     def wire(self) -> List[Dict[str, Any]]:
@@ -1294,6 +1314,7 @@ class Agent:
             self.store.end_session(parent, "compression")
             self.clock.tick(0.25)
             self.session_id = self.sim.new_session_id()
+            self.session_began = self.clock.now()
             self.store.create_session(self.session_id, self.source, model=self.model, model_config=self.model_config,
                                       system_prompt=self.system_prompt, parent_session_id=parent)
             self.messages = compressed
@@ -1307,6 +1328,7 @@ class Agent:
             self.flush(history=msgs[:persist_idx] if persist_idx is not None else None)
             self.clock.tick(0.25)
             child = self.sim.new_session_id()
+            self.session_began = self.clock.now()
             self.store.publish_compression_child(parent=parent, child=child, source=self.source, messages=compressed,
                                                  model=self.model, model_config=self.model_config,
                                                  system_prompt=self.system_prompt, watermark=watermark, ceiling=ceiling)
@@ -1383,6 +1405,7 @@ class Agent:
         child.__dict__.update(self.__dict__)
         child.session_id = self.sim.new_session_id()
         child.session_start = self.clock.iso()
+        child.session_began = self.clock.now()
         child.model_config = {"max_iterations": 90, "reasoning_config": None, "_branched_from": parent}
         child.branched_from = self
         self.store.create_session(child.session_id, os.environ.get("HERMES_SESSION_SOURCE", "cli"), model=self.model,

@@ -84,8 +84,10 @@ export interface TruthSnapshot {
   sessionId: string;
   messageCount: number;
   turns: { turn: number; requests: number }[];
-  /** False for a branch child's snapshot: nothing in it tells its copies from its own turns. */
+  /** False where nothing in the file tells its copies from its own turns: a branch child's, or one with undatedCopies. */
   decidable: boolean;
+  /** After a summary carrier without a timestamp, a copy of an earlier ask no time in the file places before the compaction. */
+  undatedCopies: boolean;
 }
 
 export interface TruthDump {
