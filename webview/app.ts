@@ -5,9 +5,10 @@
 import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import {
-  PROTOCOL_VERSION, RpcClient,
+  PROTOCOL_VERSION,
   type MessageView, type Navigation, type PagedList, type RequestMap, type ToWebview, type Transport, type UiState,
 } from '../src/protocol/messages';
+import { RpcClient } from '../src/protocol/rpc';
 import './cache-panel';
 import type { ContextState } from './cache-panel';
 import './compaction-panel';
@@ -134,7 +135,8 @@ export class InspectorApp extends LitElement {
         const before = this.sel;
         this.model = new IndexModel(m.index);
         this.pages?.invalidate();
-        for (const d of Object.values(this.details ?? {})) d.invalidate();
+        const d = this.details;
+        if (d) for (const list of [d.turns, d.requests, d.findings]) list.invalidate();
         this.contexts.clear();
         this.sel = restore(this.model, before);
         // Same request still there: the list keeps its scroll; otherwise open the new place.

@@ -15,7 +15,7 @@ interface Remembered {
   source: string | null;
 }
 
-const currentSource = (): string | null => (document.querySelector('prompt-inspector-app') as InspectorApp | null)?.model?.index.source.path ?? null;
+const currentSource = (): string | null => document.querySelector<InspectorApp>('prompt-inspector-app')?.model?.index.source.path ?? null;
 
 function vscodeHost(): { transport: Transport; memory: Memory } {
   const api = acquireVsCodeApi<Remembered>();

@@ -2,9 +2,10 @@
 // inspection embedded in the page, so the report works offline with the same bundle as the editor.
 
 import {
-  pageOf, PROTOCOL_VERSION, serve,
+  pageOf, PROTOCOL_VERSION,
   type EmbeddedInspection, type MessageView, type PagedList, type RequestMap, type ToWebview, type Transport,
 } from '../src/protocol/messages';
+import { serve } from '../src/protocol/rpc';
 
 /** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
 function idAt(data: EmbeddedInspection, request: number, i: number): number | undefined {

@@ -6,11 +6,7 @@ import type { ReportCompression } from '../analysis/reportTypes';
 import type { InjectionKind } from '../model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
-// The webview may import this file only (test/structure/layers.test.ts), so it reaches the RPC here.
-export { RpcClient, serve } from './rpc';
-
 export const PROTOCOL_VERSION = 2;
-
 
 export interface SpanView {
   kind: InjectionKind;
@@ -100,8 +96,13 @@ export interface InspectorIndex {
   turns: { requestCount: PackedInts; flags: PackedInts };
   /** -1 stands for none (no previous request, no break, no user message on the wire). */
   requests: {
-    inputTokens: PackedInts; reusedTokens: PackedInts; messageCount: PackedInts; userWireIndex: PackedInts;
-    previousRequest: PackedInts; breakMessage: PackedInts; flags: PackedInts;
+    inputTokens: PackedInts;
+    reusedTokens: PackedInts;
+    messageCount: PackedInts;
+    userWireIndex: PackedInts;
+    previousRequest: PackedInts;
+    breakMessage: PackedInts;
+    flags: PackedInts;
   };
   summary: {
     /** Requests whose prefix broke, by cause. */
@@ -122,7 +123,10 @@ export function packInts(values: ArrayLike<number>): PackedInts {
     previous = values[i];
     // Arithmetic, not bit operations: token totals can pass 2^31.
     let z = d >= 0 ? d * 2 : -d * 2 - 1;
-    while (z >= 128) { bytes.push((z % 128) + 128); z = Math.floor(z / 128); }
+    while (z >= 128) {
+      bytes.push((z % 128) + 128);
+      z = Math.floor(z / 128);
+    }
     bytes.push(z);
   }
   let binary = '';
@@ -213,10 +217,7 @@ export function pageOf<T>(list: readonly T[], start: number, count: number): T[]
 // ---- webview → host ----
 
 export type FromWebview =
-  | { type: 'ready'; version: number }
-  | RpcRequest<RequestMap>
-  | { type: 'selected'; state: UiState }
-  | { type: 'copyRequest'; request: number };
+  { type: 'ready'; version: number } | RpcRequest<RequestMap> | { type: 'selected'; state: UiState } | { type: 'copyRequest'; request: number };
 
 // ---- host → webview ----
 

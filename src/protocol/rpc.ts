@@ -45,8 +45,8 @@ export class RpcClient<M extends RpcMethods<M>> {
   call<K extends keyof M & string>(method: K, params: M[K]['params']): Promise<M[K]['result']> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.post({ type: 'request', id, method, params } as RpcRequest<M, K>);
+      this.pending.set(id, { resolve, reject });
+      this.post({ type: 'request', id, method, params });
     });
   }
 

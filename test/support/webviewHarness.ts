@@ -279,7 +279,7 @@ export class View {
 
   /** CSP violations the page reported to itself. */
   cspViolations(): Promise<string[]> {
-    return this.page.evaluate('globalThis.__piCsp') as Promise<string[]>;
+    return this.page.evaluate<string[]>('globalThis.__piCsp');
   }
 
   async close(): Promise<void> {

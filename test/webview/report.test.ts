@@ -83,7 +83,7 @@ describe('standalone HTML report', () => {
       assert.ok(((await user.locator('pre.stored').textContent()) ?? '').endsWith(literal), `payload ${turn} shown literally`);
     }
     // A string, so the test transpiler's helpers do not leak into the page.
-    const dom = (await page.evaluate(`(() => {
+    const dom = await page.evaluate<{ pwned?: number; tags: string[]; javascriptLinks: number; inlineHandlers: number }>(`(() => {
       const all = [];
       const walk = (root) => { for (const el of root.querySelectorAll('*')) { all.push(el); if (el.shadowRoot) walk(el.shadowRoot); } };
       walk(document);
@@ -93,7 +93,7 @@ describe('standalone HTML report', () => {
         javascriptLinks: all.filter((e) => String(e.getAttribute('href') || '').startsWith('javascript:')).length,
         inlineHandlers: all.filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
       };
-    })()`)) as { pwned?: number; tags: string[]; javascriptLinks: number; inlineHandlers: number };
+    })()`);
     assert.equal(dom.pwned, undefined, 'no payload ran');
     for (const tag of ['img', 'a', 'iframe', 'object']) assert.ok(!dom.tags.includes(tag), `no <${tag}> element from a payload`);
     assert.equal(dom.javascriptLinks, 0);
