@@ -202,8 +202,9 @@ function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], w
  */
 function dumpKey(message: Row): string {
   if (!Array.isArray(message.tool_calls)) return wireKey(message);
-  const calls = message.tool_calls.map((c) => {
-    const fn = c && typeof c === 'object' ? (c as { function?: { arguments?: unknown } }).function : undefined;
+  const calls = message.tool_calls.map((c: unknown) => {
+    if (!c || typeof c !== 'object') return c;
+    const fn = (c as { function?: { arguments?: unknown } }).function;
     if (!fn || typeof fn.arguments !== 'string') return c;
     try {
       return { ...c, function: { ...fn, arguments: canonicalJson(JSON.parse(fn.arguments)) } };

@@ -1,7 +1,7 @@
 // The wire build (docs/hermes-behaviour.md §1.7, build_api_messages): what one provider request really carried.
 
 import { injectedSpansOfSidecar, multimodalNoteSpans, type InjectedSpan } from './injection';
-import { hasToolCalls, isEmptyContent, isPartList, type Row } from '../model/rows';
+import { copyParts, hasToolCalls, isEmptyContent, isPartList, type Row } from '../model/rows';
 import type { Profile } from './profile';
 import { effectiveSidecar } from './sidecar';
 
@@ -33,7 +33,7 @@ export function wireCopy(row: Row, source: number, ctx: WireCopyContext): WireMe
   // copy never aliases the stored row.
   const message: Row = { role: row.role };
   for (const key of WIRE_KEYS) if (key !== 'role' && row[key] !== undefined) message[key] = row[key];
-  if (Array.isArray(row.content)) message.content = row.content.map((p) => (Array.isArray(p) ? p.slice() : p && typeof p === 'object' ? { ...p } : p));
+  if (Array.isArray(row.content)) message.content = copyParts(row.content);
   let substituted: Substitution = null;
   const sidecar = effectiveSidecar(row);
   if (sidecar !== null && (ctx.profile.sidecarReplay === 'all' || ctx.isCurrent) && sidecar !== row.content) {

@@ -55,9 +55,14 @@ export function hasToolCalls(row: Row): boolean {
   return Array.isArray(row.tool_calls) && row.tool_calls.length > 0;
 }
 
+/** A copy of list content whose parts can be changed without touching the source's. */
+export function copyParts(parts: readonly unknown[]): unknown[] {
+  return parts.map((p: unknown) => (Array.isArray(p) ? p.slice() : p && typeof p === 'object' ? { ...p } : p));
+}
+
 /** A shallow clone deep enough that list content can be appended to without touching the source. */
 export function cloneRow(row: Row): Row {
   const copy: Row = { ...row };
-  if (Array.isArray(row.content)) copy.content = row.content.map((p) => (Array.isArray(p) ? p.slice() : p && typeof p === 'object' ? { ...p } : p));
+  if (Array.isArray(row.content)) copy.content = copyParts(row.content);
   return copy;
 }
