@@ -77,7 +77,7 @@ export function readTranscript(input: ReadInput): Transcript {
   const { path, bytes } = input;
   const format = sniffFormat(path, bytes);
   if (bytes.length === 0) {
-    return { path, format: format === 'unknown' ? 'hermes-session-json' : format as Transcript['format'], sessions: [], captured: [], findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)] };
+    return { path, format: format === 'unknown' ? 'hermes-session-json' : format, sessions: [], captured: [], findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)] };
   }
   if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, session: input.session });
   if (format === 'unknown') {

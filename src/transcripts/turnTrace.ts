@@ -69,7 +69,7 @@ export function readTurnTrace(path: string, text: string): Transcript {
       sessions.push(session);
     }
     const current = gen as Generation;
-    const currentSession = session as TranscriptSession;
+    const currentSession = session;
     const inputs: RecordedTurnInputs = {
       userMessage: t.userMessage,
       memoryPrefetch: str(t.memoryPrefetch), pluginContext: str(t.pluginContext),

@@ -39,7 +39,7 @@ function sqlJsSource(db: Database): RowSource {
             get(column: string): SqlValue {
               const i = names.indexOf(column);
               if (i < 0) throw new Error(`no such column: ${column}`);
-              return row[i] as SqlValue;
+              return row[i];
             },
           };
         }
