@@ -255,7 +255,7 @@ export class InspectorApp extends LitElement {
       <section class="main" aria-label="Messages">
         <request-bar .model=${x} .turn=${turn} .request=${request} .canCopy=${this.canCopy}
           @pi-select=${this.onSelect} @pi-copy=${this.onCopy}></request-bar>
-        <message-list .model=${x} .pages=${this.pages} .request=${request}
+        <message-list .model=${x} .pages=${this.pages} .request=${request} .captured=${detail?.captured}
           .openAt=${this.sel.firstVisibleMessage} .openKey=${this.openKey}
           @pi-scroll=${this.onScroll}></message-list>
       </section>

@@ -45,6 +45,16 @@ export const KIND_LABEL: Record<InjectionKind, string> = {
   'multimodal-note': 'multimodal note',
 };
 
+/** The last part of a path, / or \\ separated (a dump's path comes from the host's file system). */
+export function fileName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
+
+/** What a message carrying a cache breakpoint says of it: the name of the request dump that marked it. */
+export function cacheBreakpointLabel(dumpPath: string): string {
+  return `cache breakpoint (cache_control in ${fileName(dumpPath)})`;
+}
+
 /** Invisible characters in a diff made visible, so a difference in whitespace can be seen. */
 export function showWhitespace(text: string): string {
   return text.replace(/\n/g, '\u21b5\n').replace(/\t/g, '\u2192\t').replace(/\r/g, '\u240d');

@@ -5,7 +5,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent, VisibilityChangedEvent } from '@lit-labs/virtualizer';
-import type { MessageView } from '../src/protocol/messages';
+import type { MessageView, RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';
@@ -26,6 +26,8 @@ export class MessageList extends LitElement {
   /** The message to show at the top after a selection, and a counter that asks for it. */
   @property({ type: Number }) accessor openAt = 0;
   @property({ type: Number }) accessor openKey = 0;
+  /** The request dump that captured the selected request (its details page), if any: its breakpoints mark rows. */
+  @property({ attribute: false }) accessor captured: RequestView['captured'] | undefined;
   @state() accessor expanded: ReadonlySet<number> = new Set();
   /** Wire indexes 0..n-1, kept while the length stays: the virtualizer is not handed a new list
    * of thousands for every page that arrives. */
@@ -111,7 +113,7 @@ export class MessageList extends LitElement {
     this.expanded = next;
   }
 
-  private renderRow(index: number, breakAt: number, breakKind: 'break' | 'compaction', current: number) {
+  private renderRow(index: number, breakAt: number, breakKind: 'break' | 'compaction', current: number, breakpoints: ReadonlySet<number>) {
     const slot = this.pages?.get(this.request, index) ?? 'loading';
     if (slot === 'loading') {
       return html`<div class="placeholder" role="listitem" aria-busy="true" data-placeholder=${index}>#${index} · loading…<div class="lines"></div></div>`;
@@ -121,7 +123,8 @@ export class MessageList extends LitElement {
         <button class="link" @click=${() => this.pages?.retry(this.request, index)}>Retry</button></div>`;
     }
     return html`<message-view role="listitem" .message=${slot} .expanded=${this.expanded.has(index)}
-      .current=${index === current && slot.role === 'user'} .breakHere=${index === breakAt ? breakKind : null}></message-view>`;
+      .current=${index === current && slot.role === 'user'} .breakHere=${index === breakAt ? breakKind : null}
+      .cacheBreakpoint=${breakpoints.has(index) ? (this.captured?.path ?? null) : null}></message-view>`;
   }
 
   render() {
@@ -133,9 +136,10 @@ export class MessageList extends LitElement {
     const breakAt = r.breakMessage;
     const breakKind = r.compaction ? 'compaction' : 'break';
     const current = r.userWireIndex;
+    const breakpoints = new Set(this.captured?.breakpoints);
     // A new function each render (a page arrived) makes the virtualizer re-render
     // its visible rows, and only those.
-    const renderItem = (i: number | undefined) => (i === undefined ? nothing : this.renderRow(i, breakAt, breakKind, current));
+    const renderItem = (i: number | undefined) => (i === undefined ? nothing : this.renderRow(i, breakAt, breakKind, current, breakpoints));
     return html`
       <lit-virtualizer scroller role="list" aria-label="Messages of request ${r.index} (${num(r.messageCount)})"
         .items=${this.rows}

@@ -4,9 +4,10 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
+import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import type { MessageView as Message } from '../src/protocol/messages';
 import { piEvent } from './events';
-import { KIND_LABEL, num } from './format';
+import { cacheBreakpointLabel, KIND_LABEL, num } from './format';
 import { changedRange, collapsePoint, segment, type Range } from './segments';
 import { tokens } from './theme';
 
@@ -26,9 +27,10 @@ export class MessageViewElement extends LitElement {
   @property({ type: Boolean }) accessor expanded = false;
   /** The selected turn's own user message. */
   @property({ type: Boolean, reflect: true }) accessor current = false;
-  /** The first message that differs from the previous request. */
   /** Where this request's prefix first differs from the previous one's: a cache break, or where a compaction's re-billing starts. */
   @property({ reflect: true, attribute: 'break-here' }) accessor breakHere: 'break' | 'compaction' | null = null;
+  /** The path of the request dump whose body puts a cache breakpoint (cache_control) on this message, or null. */
+  @property({ attribute: false }) accessor cacheBreakpoint: string | null = null;
 
   static styles = [tokens, css`
     :host { display: block; width: 100%; padding: 6px 12px 8px 10px; border-bottom: 1px solid var(--pi-border); border-left: 2px solid transparent; }
@@ -58,6 +60,12 @@ export class MessageViewElement extends LitElement {
     }
     mark.changed { background: var(--pi-inserted); outline: 1px dashed var(--pi-hc); }
     .chip { margin-right: 3px; }
+    /* A badge in the theme's badge colours (every role and kind colour is taken); a border in high contrast. */
+    .chip.cache {
+      --k: var(--vscode-badge-foreground, #3b3b3b); display: inline-flex; align-items: center; gap: 3px;
+      background: var(--vscode-badge-background, #cccccc); border-color: var(--pi-hc);
+    }
+    .chip.cache vscode-icon { --vscode-icon-foreground: var(--k); display: inline-flex; }
     .sub { display: grid; gap: 3px; }
     .side-label { font-size: 11px; color: var(--pi-muted); display: flex; gap: 6px; align-items: center; }
     .stored, .sent { padding: 3px 6px; border-radius: 2px; background: var(--pi-code-bg); outline: 1px dashed var(--pi-hc); }
@@ -118,8 +126,9 @@ export class MessageViewElement extends LitElement {
     const m = this.message;
     if (!m) return nothing;
     const long = this.isLong(m);
+    const cache = this.cacheBreakpoint === null ? null : cacheBreakpointLabel(this.cacheBreakpoint);
     return html`
-      <article aria-label="Message ${m.index}, ${m.role}">
+      <article aria-label="Message ${m.index}, ${m.role}${cache ? `, ${cache}` : ''}">
         <header>
           <span class="idx">#${m.index}</span>
           <span class="role ${m.role}">${m.role}</span>
@@ -129,6 +138,8 @@ export class MessageViewElement extends LitElement {
           ${this.current ? html`<span class="chip solid compaction">this turn's user message</span>` : nothing}
           ${this.breakHere === 'break' ? html`<span class="chip solid break">cache break here</span>`
             : this.breakHere === 'compaction' ? html`<span class="chip solid compaction">compaction re-bills from here</span>` : nothing}
+          ${cache ? html`<span class="chip cache" data-badge="cache-breakpoint" role="img" aria-label=${cache} title=${cache}><vscode-icon
+            name="bookmark" size="10"></vscode-icon>cache breakpoint</span>` : nothing}
           ${m.toolCallId ? html`<span class="callid">tool_call_id ${m.toolCallId}</span>` : nothing}
         </header>
         ${m.text === '' && m.toolCalls.length > 0 && m.substitution === null ? nothing : this.body(m)}

@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildIndex, type Inspection } from '../../src/protocol/inspection';
 import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState } from '../../src/protocol/messages';
+import { buildStore } from '../support/upstreamStores';
 import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');
@@ -284,6 +285,72 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       await assertClean(v);
     } finally {
       await v.close();
+    }
+  });
+
+  it('marks the messages a request dump put a cache breakpoint on, naming the dump, and no others', async () => {
+    // An Anthropic messages dump as upstream writes it: cache_control on the system block and on
+    // the last block of the last three messages.
+    const store = buildStore('dumps');
+    const ins = await inspect(store.stateDb, 'hermes-current', 'state.db');
+    const r = ins.requests.find((q) => q.captured?.apiMode === 'anthropic-messages');
+    assert.ok(r?.captured, 'the dumps store captures an anthropic request');
+    const { breakpoints, path } = r.captured;
+    const dump = basename(path);
+    assert.ok(dump.startsWith('request_dump_') && breakpoints.length > 0 && breakpoints.length < r.messageCount, `${dump}: ${breakpoints.join()}`);
+    const label = `cache breakpoint (cache_control in ${dump})`;
+    /** The wire indices of the rendered rows, and of those carrying the marker. */
+    const marked = async (v: View) => {
+      const rows = v.page.locator('message-list message-view');
+      const all = (await rows.locator('.idx').allTextContents()).map((t) => Number(t.slice(1)));
+      const withMark = rows.filter({ has: v.page.locator('[data-badge=cache-breakpoint]') });
+      return { all, marked: (await withMark.locator('.idx').allTextContents()).map((t) => Number(t.slice(1))) };
+    };
+    mkdirSync(SHOTS, { recursive: true });
+    for (const theme of ['light', 'dark', 'high-contrast'] as const) {
+      const v = await h.open(ins, { theme, state: { turn: r.turn, request: r.index, firstVisibleMessage: 0 } });
+      try {
+        await expectSelection(v, r.turn, r.index);
+        // Every row of the request is rendered (it is short); the marks wait for its details page.
+        await eventually(async () => {
+          const seen = await marked(v);
+          assert.deepEqual(seen.all, Array.from({ length: r.messageCount }, (_, i) => i));
+          assert.deepEqual(seen.marked, breakpoints);
+        }, 'the breakpoint marks');
+        // The cache panel lists the same ones.
+        assert.match(await v.page.locator('cache-panel [data-captured]').innerText(), new RegExp(`cache breakpoints on messages ${breakpoints.map((b) => `#${b}`).join(', ')}`));
+        const chip = row(v, breakpoints[0]).locator('[data-badge=cache-breakpoint]');
+        assert.equal(await chip.getAttribute('aria-label'), label);
+        assert.equal(await chip.getAttribute('title'), label);
+        assert.equal(await chip.getAttribute('role'), 'img');
+        assert.equal(await chip.innerText(), 'cache breakpoint');
+        assert.match((await row(v, breakpoints[0]).locator('article').getAttribute('aria-label')) ?? '', new RegExp(`, ${label.replace(/[()]/g, '\\$&')}$`));
+        const unmarked = Array.from({ length: r.messageCount }, (_, i) => i).find((i) => !breakpoints.includes(i));
+        assert.ok(unmarked !== undefined);
+        assert.doesNotMatch((await row(v, unmarked).locator('article').getAttribute('aria-label')) ?? '', /cache breakpoint/);
+        // The codicon rendered (the font loaded, the glyph has a size) and in the badge's colour.
+        const glyph = chip.locator('vscode-icon .codicon-bookmark');
+        type Css = { getComputedStyle(e: unknown, pseudo: string): { fontFamily: string } };
+        assert.equal(await glyph.evaluate((e) => (globalThis as unknown as Css).getComputedStyle(e, '::before').fontFamily), 'codicon');
+        assert.ok(((await glyph.boundingBox())?.width ?? 0) >= 8);
+        const shot = join(SHOTS, `cache-breakpoint-${theme}.png`);
+        await v.page.screenshot({ path: shot });
+        await row(v, breakpoints.at(-1) as number).screenshot({ path: join(SHOTS, `cache-breakpoint-row-${theme}.png`) });
+        if (theme === 'light') {
+          // The request before it was not captured: no row of it is marked.
+          await v.page.keyboard.press('p');
+          await expectSelection(v, ins.requests[r.index - 1].turn, r.index - 1);
+          assert.equal(ins.requests[r.index - 1].captured, null);
+          await eventually(async () => {
+            const seen = await marked(v);
+            assert.ok(seen.all.length > 0);
+            assert.deepEqual(seen.marked, []);
+          }, 'no marks on an uncaptured request');
+        }
+        await assertClean(v);
+      } finally {
+        await v.close();
+      }
     }
   });
 
