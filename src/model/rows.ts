@@ -1,15 +1,11 @@
 // Message rows as the agent keeps them in memory and on disk. Rows are open dictionaries: the agent
 // adds bookkeeping keys freely, and the replay must keep unknown keys to compare bytes faithfully.
 
-export type Role = 'system' | 'user' | 'assistant' | 'tool';
-
 export interface ContentPart {
   type: string;
   text?: string;
   [key: string]: unknown;
 }
-
-export type Content = string | ContentPart[] | null;
 
 export interface Row {
   role: string;
