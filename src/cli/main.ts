@@ -13,7 +13,15 @@ import { renderHtmlReport } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
 import {
-  filterLineages, lineageMembers, OVERVIEW_COLUMNS, overviewColumn, sessionOverview, sortLineages, type OverviewFilter, type OverviewLineage, type SessionOverview,
+  filterLineages,
+  lineageMembers,
+  OVERVIEW_COLUMNS,
+  overviewColumn,
+  sessionOverview,
+  sortLineages,
+  type OverviewFilter,
+  type OverviewLineage,
+  type SessionOverview,
 } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
 
@@ -133,8 +141,23 @@ interface Options {
 const SESSIONS_ONLY = ['--sort', '--desc', '--filter', '--has'];
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { files: [], json: false, messages: false, profile: 'hermes-current', tokenizer: 'o200k_base', turn: null, format: 'text', output: null, theme: 'light', session: undefined, lineage: undefined, help: false,
-    sort: null, desc: false, filter: {} };
+  const o: Options = {
+    files: [],
+    json: false,
+    messages: false,
+    profile: 'hermes-current',
+    tokenizer: 'o200k_base',
+    turn: null,
+    format: 'text',
+    output: null,
+    theme: 'light',
+    session: undefined,
+    lineage: undefined,
+    help: false,
+    sort: null,
+    desc: false,
+    filter: {},
+  };
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -143,11 +166,23 @@ function parseArgs(args: string[]): Options {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const take = (): string => { if (inline !== undefined) return inline; const v = value(i, flag); i++; return v; };
+    const take = (): string => {
+      if (inline !== undefined) return inline;
+      const v = value(i, flag);
+      i++;
+      return v;
+    };
     switch (flag) {
-      case '--json': o.json = true; break;
-      case '--messages': o.messages = true; break;
-      case '-h': case '--help': o.help = true; break;
+      case '--json':
+        o.json = true;
+        break;
+      case '--messages':
+        o.messages = true;
+        break;
+      case '-h':
+      case '--help':
+        o.help = true;
+        break;
       case '--profile': {
         const v = take();
         if (!isProfileName(v)) throw new UsageError(`unknown profile "${v}" (${PROFILE_NAMES.join(', ')})`);
@@ -172,9 +207,16 @@ function parseArgs(args: string[]): Options {
         o.format = v;
         break;
       }
-      case '-o': case '--output': o.output = take(); break;
-      case '--session': o.session = take(); break;
-      case '--lineage': o.lineage = take(); break;
+      case '-o':
+      case '--output':
+        o.output = take();
+        break;
+      case '--session':
+        o.session = take();
+        break;
+      case '--lineage':
+        o.lineage = take();
+        break;
       case '--sort': {
         const v = take();
         const key = v.startsWith('-') ? v.slice(1) : v;
@@ -183,8 +225,12 @@ function parseArgs(args: string[]): Options {
         if (v.startsWith('-')) o.desc = true;
         break;
       }
-      case '--desc': o.desc = true; break;
-      case '--filter': o.filter = { ...o.filter, text: take() }; break;
+      case '--desc':
+        o.desc = true;
+        break;
+      case '--filter':
+        o.filter = { ...o.filter, text: take() };
+        break;
       case '--has': {
         const v = take();
         if (v !== 'breaks' && v !== 'errors') throw new UsageError(`--has is breaks or errors, not "${v}"`);
@@ -212,8 +258,10 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
   const transcript = o.lineage !== undefined ? await loadLineage(path, o.lineage) : await loadTranscript(path, { session: o.session });
   if (needsRows && transcript.listedOnly) {
     const ids = (transcript.catalog ?? []).map((s) => s.id);
-    throw new NotReadWhole(`${path}: ${transcript.findings[0]?.message ?? 'not read whole'}; nothing was checked. `
-      + `Sessions: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all; \`analyze\` lists them)` : ''}`);
+    throw new NotReadWhole(
+      `${path}: ${transcript.findings[0]?.message ?? 'not read whole'}; nothing was checked. `
+        + `Sessions: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all; \`analyze\` lists them)` : ''}`,
+    );
   }
   return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
 }
@@ -256,7 +304,10 @@ interface Placement {
 function placement(overview: SessionOverview, report: Report): Placement {
   const lineages: OverviewLineage[] = [];
   const walk = (rows: readonly OverviewLineage[]): void => {
-    for (const l of rows) { lineages.push(l); walk(l.children); }
+    for (const l of rows) {
+      lineages.push(l);
+      walk(l.children);
+    }
   };
   walk(overview.lineages);
   const lineageOf = new Map<string, OverviewLineage>();
@@ -331,12 +382,18 @@ function turnLines(r: Report, t: Report['turns'][number]): string[] {
   for (const q of t.requests) {
     const req = r.requests[q];
     const p = req.prefix;
-    if (later.length && q !== t.requests[0] && p.breakAt?.cause === 'compression') out.push(`  ${compactionLine(later.shift() as ReportCompression, 'compaction inside the turn')}`);
-    const status = p.previousRequest === null ? 'first request'
-      : p.stable ? `extends #${p.previousRequest}`
-        : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
+    if (later.length && q !== t.requests[0] && p.breakAt?.cause === 'compression')
+      out.push(`  ${compactionLine(later.shift() as ReportCompression, 'compaction inside the turn')}`);
+    const status =
+      p.previousRequest === null
+        ? 'first request'
+        : p.stable
+          ? `extends #${p.previousRequest}`
+          : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
     const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
-    out.push(`  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`);
+    out.push(
+      `  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`,
+    );
   }
   for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);
   return out;
@@ -349,9 +406,11 @@ function captureLine(c: NonNullable<Report['captures']>[number]): string {
 
 function compactionLine(c: ReportCompression, label: string): string {
   const change = c.userRowChange ? `; user row ${c.userRowChange}${c.sidecarDropped ? ', its sidecar dropped' : ''}` : '';
-  return `${label} (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), `
+  return (
+    `${label} (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), `
     + `${c.madeProgress ? 'progress' : 'NO progress'}, gate: ${c.gateBranch ?? 'not recorded'}; user row re-anchored ${c.reanchor.before} -> ${c.reanchor.after} `
-    + `(${c.reanchor.rule}${c.reanchor.confirmed ? ', its own row' : ''})${change}`;
+    + `(${c.reanchor.rule}${c.reanchor.confirmed ? ', its own row' : ''})${change}`
+  );
 }
 
 function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format: Options['format']): string {
@@ -366,15 +425,23 @@ function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format:
 export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (!command || command === '--help' || command === '-h' || command === 'help') { out(USAGE); return command ? 0 : 2; }
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
+      out(USAGE);
+      return command ? 0 : 2;
+    }
     if (command !== 'analyze' && command !== 'check' && command !== 'report' && command !== 'sessions') throw new UsageError(`unknown command "${command}"`);
     const o = parseArgs(rest);
-    if (o.help) { out(HELP[command]); return 0; }
+    if (o.help) {
+      out(HELP[command]);
+      return 0;
+    }
     const misplaced = command === 'sessions' ? undefined : rest.find((a) => SESSIONS_ONLY.includes(a.split('=')[0]));
     if (misplaced) throw new UsageError(`${misplaced.split('=')[0]} is an option of \`sessions\`, not of \`${command}\``);
     if (o.lineage !== undefined && o.session !== undefined) throw new UsageError('--lineage and --session: give one of them');
     if (command === 'sessions' && o.lineage !== undefined) {
-      throw new UsageError('--lineage is an option of `analyze`, `check` and `report`; `sessions` lists every lineage (--session ID reads one, --filter TEXT shows some)');
+      throw new UsageError(
+        '--lineage is an option of `analyze`, `check` and `report`; `sessions` lists every lineage (--session ID reads one, --filter TEXT shows some)',
+      );
     }
     if (command === 'sessions') {
       if (o.files.length !== 1) throw new UsageError('sessions takes exactly one file');
@@ -435,8 +502,14 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     if (unopenable) return 2;
     return errors ? 1 : 0;
   } catch (e) {
-    if (e instanceof UsageError) { err(`prompt-inspector: ${visible(e.message)}\n\n${USAGE}`); return 2; }
-    if (e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof CannotWrite) { err(`prompt-inspector: ${visible(e.message)}`); return 2; }
+    if (e instanceof UsageError) {
+      err(`prompt-inspector: ${visible(e.message)}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof CannotWrite) {
+      err(`prompt-inspector: ${visible(e.message)}`);
+      return 2;
+    }
     err(`prompt-inspector: internal error: ${visible((e as Error).message)}`);
     return 3;
   }
@@ -452,10 +525,13 @@ function lines(stream: NodeJS.WriteStream): (s: string) => void {
     if (e.code !== 'EPIPE') throw e;
     open = false;
   });
-  return (s) => { if (open) stream.write(`${s}\n`); };
+  return (s) => {
+    if (open) stream.write(`${s}\n`);
+  };
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2), lines(process.stdout), lines(process.stderr))
-    .then((code) => { process.exitCode = code; });
+  void main(process.argv.slice(2), lines(process.stdout), lines(process.stderr)).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -31,17 +31,27 @@ function sameFile(a: string, aStat: Stats | null, b: string): boolean {
 }
 
 function statOrNull(p: string): Stats | null {
-  try { return statSync(p); } catch { return null; }
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
 }
 
 /** Where a path leads: its realpath, or for a missing one its resolved folder and name, following dangling links. */
 function resolvedPath(p: string, hops = 0): string {
   const abs = resolve(p);
-  try { return realpathSync(abs); } catch { /* missing, or a dangling link */ }
+  try {
+    return realpathSync(abs);
+  } catch {
+    /* missing, or a dangling link */
+  }
   if (hops < 40) {
     try {
       if (lstatSync(abs).isSymbolicLink()) return resolvedPath(resolve(dirname(abs), readlinkSync(abs)), hops + 1);
-    } catch { /* nothing there */ }
+    } catch {
+      /* nothing there */
+    }
   }
   const parent = dirname(abs);
   return parent === abs ? abs : join(resolvedPath(parent, hops), basename(abs));

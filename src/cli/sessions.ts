@@ -14,9 +14,18 @@ const TITLE_CELLS = 40;
 /** Terminal cells of one code point: 0 for combining marks and joiners, 2 for East Asian wide and emoji. */
 function cells(cp: number): number {
   if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
-  if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff)
-    || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6)
-    || (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd)) return 2;
+  if (
+    (cp >= 0x1100 && cp <= 0x115f)
+    || (cp >= 0x2e80 && cp <= 0xa4cf)
+    || (cp >= 0xac00 && cp <= 0xd7a3)
+    || (cp >= 0xf900 && cp <= 0xfaff)
+    || (cp >= 0xfe30 && cp <= 0xfe4f)
+    || (cp >= 0xff00 && cp <= 0xff60)
+    || (cp >= 0xffe0 && cp <= 0xffe6)
+    || (cp >= 0x1f300 && cp <= 0x1faff)
+    || (cp >= 0x20000 && cp <= 0x3fffd)
+  )
+    return 2;
   return 1;
 }
 
@@ -99,17 +108,21 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
     return OVERVIEW_COLUMNS[i].text ? s + gap : gap + s;
   };
   const out = [
-    visible(`${overview.source.path} (${overview.source.format}), profile ${overview.profile}, tokenizer ${overview.tokenizer}: `
-      + `${lineageCount} lineage(s), ${sessionCount} session(s)`),
+    visible(
+      `${overview.source.path} (${overview.source.format}), profile ${overview.profile}, tokenizer ${overview.tokenizer}: `
+        + `${lineageCount} lineage(s), ${sessionCount} session(s)`,
+    ),
   ];
   if (lineages.length === 0) {
     out.push('no lineage matches');
   } else {
     for (const r of grid) out.push(r.map(pad).join('  ').trimEnd());
   }
-  out.push("* the agent's own counters (state.db sessions columns; INPUT* excludes cache reads and writes, as upstream counts it); "
-    + "the other figures are the replay's. \"not recorded\": the store does not hold the value (or the reader does not read it yet); "
-    + '"not read": those rows were not loaded.');
+  out.push(
+    "* the agent's own counters (state.db sessions columns; INPUT* excludes cache reads and writes, as upstream counts it); "
+      + 'the other figures are the replay\'s. "not recorded": the store does not hold the value (or the reader does not read it yet); '
+      + '"not read": those rows were not loaded.',
+  );
   if (overview.unplaced.errors || overview.unplaced.warnings) {
     out.push(`findings in no session: ${overview.unplaced.errors} error(s), ${overview.unplaced.warnings} warning(s) (\`check\` lists them)`);
   }

@@ -18,7 +18,9 @@ type Json = any;
 
 /** The session a finding is in, as docs/report.md places it: its sessionId, else its request's or turn's session. */
 function sessionOf(report: Json, d: Json): string | undefined {
-  return d.sessionId ?? (d.request !== null ? report.requests[d.request]?.sessionId : undefined) ?? (d.turn !== null ? report.turns[d.turn]?.sessionId : undefined);
+  return (
+    d.sessionId ?? (d.request !== null ? report.requests[d.request]?.sessionId : undefined) ?? (d.turn !== null ? report.turns[d.turn]?.sessionId : undefined)
+  );
 }
 
 /** Each session's lineage (its compaction chain's first session), from the truth of the store. */
@@ -36,19 +38,34 @@ function chainsOf(truth: Truth): Map<string, string> {
 function requestKey(report: Json, q: Json): string {
   const prev = q.prefix.previousRequest === null ? null : report.requests[q.prefix.previousRequest];
   return JSON.stringify({
-    sessionId: q.sessionId, systemPromptSha256: q.systemPromptSha256, messageCount: q.messageCount, inputTokens: q.inputTokens,
-    stable: q.prefix.stable, breakAt: q.prefix.breakAt, reusedTokens: q.prefix.reusedTokens,
+    sessionId: q.sessionId,
+    systemPromptSha256: q.systemPromptSha256,
+    messageCount: q.messageCount,
+    inputTokens: q.inputTokens,
+    stable: q.prefix.stable,
+    breakAt: q.prefix.breakAt,
+    reusedTokens: q.prefix.reusedTokens,
     previous: prev && { sessionId: prev.sessionId, inputTokens: prev.inputTokens, messageCount: prev.messageCount },
   });
 }
 
 function turnKey(t: Json): string {
-  return JSON.stringify({ sessionId: t.sessionId, userMessageIndex: t.userMessageIndex, injected: t.injected, requests: t.requests.length, compression: t.compression });
+  return JSON.stringify({
+    sessionId: t.sessionId,
+    userMessageIndex: t.userMessageIndex,
+    injected: t.injected,
+    requests: t.requests.length,
+    compression: t.compression,
+  });
 }
 
 /** What check must append to a finding: the session, and the lineage when it starts in another session. */
 function suffix(session: string | undefined, lineage: string | undefined, rowId: number | undefined): string {
-  const bits = [...(session ? [`session ${session}`] : []), ...(lineage && lineage !== session ? [`lineage ${lineage}`] : []), ...(rowId !== undefined ? [`message id ${rowId}`] : [])];
+  const bits = [
+    ...(session ? [`session ${session}`] : []),
+    ...(lineage && lineage !== session ? [`lineage ${lineage}`] : []),
+    ...(rowId !== undefined ? [`message id ${rowId}`] : []),
+  ];
   return bits.length ? ` (${bits.join(', ')})` : '';
 }
 
@@ -70,7 +87,10 @@ describe('--lineage on examples/rotation/state.db (one lineage of two sessions)'
     const r = cli('analyze', ROTATION);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!r.stdout.split('\n').some((l) => l.startsWith('lineage ')), r.stdout);
-    const findings = r.stdout.trimEnd().split('\n').slice(r.stdout.split('\n').indexOf('findings:') + 1);
+    const findings = r.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(r.stdout.split('\n').indexOf('findings:') + 1);
     assert.equal(findings.length, full.diagnostics.length);
     full.diagnostics.forEach((d: Json, i: number) => {
       const s = sessionOf(full, d);
@@ -104,7 +124,10 @@ describe('check names the session and lineage of each finding', () => {
     });
     const gh = cli('check', '--format', 'github', PROMPT_CHANGED);
     assert.equal(gh.code, 1, gh.stderr);
-    gh.stdout.trim().split('\n').forEach((l, i) => assert.ok(l.includes(`(session ${sessionOf(full, shown[i])}, lineage ${parent}`), l));
+    gh.stdout
+      .trim()
+      .split('\n')
+      .forEach((l, i) => assert.ok(l.includes(`(session ${sessionOf(full, shown[i])}, lineage ${parent}`), l));
   });
 
   it('a single-session file: no lineage named, no lineage blocks (a state.db finding keeps its session and row, as before)', () => {
@@ -112,7 +135,10 @@ describe('check names the session and lineage of each finding', () => {
     const full = analyzeJson(file);
     const a = cli('analyze', file);
     assert.ok(!/lineage/.test(cli('check', file).stdout + a.stdout), a.stdout);
-    const findings = a.stdout.trimEnd().split('\n').slice(a.stdout.split('\n').indexOf('findings:') + 1);
+    const findings = a.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(a.stdout.split('\n').indexOf('findings:') + 1);
     full.diagnostics.forEach((d: Json, i: number) => assert.ok(findings[i].endsWith(suffix(d.sessionId, undefined, d.rowId)), findings[i]));
   });
 });
@@ -125,20 +151,39 @@ describe('per lineage on a home written as upstream writes it (plain, rotation, 
 
   it('the home holds several lineages, one of two sessions, and forks', () => {
     assert.ok(roots.length >= 5, `${roots.length} lineages`);
-    assert.ok([...chains].some(([s, r]) => s !== r), 'a compaction chain');
+    assert.ok(
+      [...chains].some(([s, r]) => s !== r),
+      'a compaction chain',
+    );
   });
 
-  it('--lineage ID, for every session ID: just its lineage, whose requests, turns and findings are the full analysis\'s of those sessions', () => {
+  it("--lineage ID, for every session ID: just its lineage, whose requests, turns and findings are the full analysis's of those sessions", () => {
     for (const [id, root] of chains) {
       const members = [...chains].filter(([, r]) => r === root).map(([s]) => s);
       const one = analyzeJson(home.stateDb, '--lineage', id);
-      assert.deepEqual(one.sessions.map((s: Json) => s.id), members, id);
-      const ofChain = (r: Json) => (x: Json) => members.includes(x.sessionId);
-      assert.deepEqual(one.requests.map((q: Json) => requestKey(one, q)), full.requests.filter(ofChain(full)).map((q: Json) => requestKey(full, q)), `${id}: requests`);
-      assert.equal(one.requests.length, home.truth.sessions.filter((s) => members.includes(s.id)).reduce((n, s) => n + s.requests, 0), `${id}: the truth's requests`);
-      assert.deepEqual(one.turns.map(turnKey), full.turns.filter(ofChain(full)).map(turnKey), `${id}: turns`);
+      assert.deepEqual(
+        one.sessions.map((s: Json) => s.id),
+        members,
+        id,
+      );
+      const ofChain = (x: Json): boolean => members.includes(x.sessionId);
+      assert.deepEqual(
+        one.requests.map((q: Json) => requestKey(one, q)),
+        full.requests.filter(ofChain).map((q: Json) => requestKey(full, q)),
+        `${id}: requests`,
+      );
+      assert.equal(
+        one.requests.length,
+        home.truth.sessions.filter((s) => members.includes(s.id)).reduce((n, s) => n + s.requests, 0),
+        `${id}: the truth's requests`,
+      );
+      assert.deepEqual(one.turns.map(turnKey), full.turns.filter(ofChain).map(turnKey), `${id}: turns`);
       const findings = (r: Json): string[] => r.diagnostics.map((d: Json) => `${d.severity} ${d.code} ${sessionOf(r, d)}`);
-      assert.deepEqual(findings(one), findings(full).filter((f) => members.includes(f.split(' ')[2])), `${id}: findings`);
+      assert.deepEqual(
+        findings(one),
+        findings(full).filter((f) => members.includes(f.split(' ')[2])),
+        `${id}: findings`,
+      );
     }
   });
 
@@ -202,7 +247,7 @@ describe('per lineage on a home written as upstream writes it (plain, rotation, 
     assert.ok(fork && headers.includes(headers.find((h) => h.startsWith(`lineage ${fork.id} (delegate of ${fork.parentId}):`)) as string), headers.join('\n'));
   });
 
-  it('report --lineage: the lineage\'s turns and requests', () => {
+  it("report --lineage: the lineage's turns and requests", () => {
     const root = roots.find((x) => [...chains].filter(([, y]) => y === x).length > 1) as string;
     const members = [...chains].filter(([, x]) => x === root).map(([s]) => s);
     const out = join(tempDir(), 'lineage.html');
@@ -236,7 +281,7 @@ describe('hostile session ids are printed escaped', () => {
   const HOSTILE_ID = 'x\x1b]0;pwned\x07\x1b[2J\r\nlineage forged: 0 session(s)\u202e';
   const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-  it('in analyze\'s lineage headers and in check\'s finding lines (text and github), and --lineage takes it', () => {
+  it("in analyze's lineage headers and in check's finding lines (text and github), and --lineage takes it", () => {
     const home = buildStore('home');
     const dir = tempDir();
     const db = join(dir, 'state.db');
@@ -249,7 +294,14 @@ describe('hostile session ids are printed escaped', () => {
     const a = cli('analyze', db);
     assert.equal(a.code, 0, a.stderr);
     assert.doesNotMatch(a.stdout, CONTROLS);
-    assert.ok(a.stdout.split('\n').includes(`lineage ${visible(HOSTILE_ID)}: 1 session(s), ${full.turns.filter((t: Json) => t.sessionId === victim).length} turn(s), ${full.requests.filter((q: Json) => q.sessionId === victim).length} request(s)`), a.stdout);
+    assert.ok(
+      a.stdout
+        .split('\n')
+        .includes(
+          `lineage ${visible(HOSTILE_ID)}: 1 session(s), ${full.turns.filter((t: Json) => t.sessionId === victim).length} turn(s), ${full.requests.filter((q: Json) => q.sessionId === victim).length} request(s)`,
+        ),
+      a.stdout,
+    );
     assert.equal(a.stdout.split('\n').filter((l) => l.startsWith('lineage forged')).length, 0);
     const c = cli('check', db);
     assert.equal(c.code, 1, c.stderr);
@@ -260,6 +312,9 @@ describe('hostile session ids are printed escaped', () => {
     assert.equal(gh.stdout.trim().split('\n').length, 1, 'one annotation, none forged');
     const one = cli('analyze', db, '--lineage', HOSTILE_ID, '--json');
     assert.equal(one.code, 0, one.stderr);
-    assert.deepEqual(JSON.parse(one.stdout).sessions.map((s: Json) => s.id), [HOSTILE_ID]);
+    assert.deepEqual(
+      JSON.parse(one.stdout).sessions.map((s: Json) => s.id),
+      [HOSTILE_ID],
+    );
   });
 });

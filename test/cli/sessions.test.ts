@@ -27,11 +27,18 @@ function python(script: string, ...args: string[]): string {
 }
 
 /** The sessions table as SQLite itself reads it. */
-function sessionsTable(db: string): { id: string; parent: string | null; title: string | null; started: number; end: string | null; apiCalls: number; messages: number }[] {
-  return JSON.parse(python(`import sqlite3, json, sys
+function sessionsTable(
+  db: string,
+): { id: string; parent: string | null; title: string | null; started: number; end: string | null; apiCalls: number; messages: number }[] {
+  return JSON.parse(
+    python(
+      `import sqlite3, json, sys
 c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
 print(json.dumps([dict(zip(['id','parent','title','started','end','apiCalls','messages'], r)) for r in c.execute(
-  'SELECT id, parent_session_id, title, started_at, end_reason, api_call_count, message_count FROM sessions ORDER BY started_at, id')]))`, db));
+  'SELECT id, parent_session_id, title, started_at, end_reason, api_call_count, message_count FROM sessions ORDER BY started_at, id')]))`,
+      db,
+    ),
+  );
 }
 
 const flatten = (rows: readonly OverviewLineage[]): OverviewLineage[] => rows.flatMap((r) => [r, ...flatten(r.children)]);
@@ -53,7 +60,14 @@ function expectedLineages(truth: Truth) {
     e.breaks += truth.requests.filter((q) => q.sessionId === s.id && q.breakAt !== null && q.breakCause !== 'compression').length;
     if (root === s.id && s.parentId !== null) {
       e.under = rootOf(byId.get(s.parentId)!);
-      e.kind = s.modelConfig?._branched_from !== undefined ? 'branch' : s.modelConfig?._delegate_from !== undefined ? 'delegate' : s.modelConfig?._reset_from !== undefined ? 'reset' : 'child';
+      e.kind =
+        s.modelConfig?._branched_from !== undefined
+          ? 'branch'
+          : s.modelConfig?._delegate_from !== undefined
+            ? 'delegate'
+            : s.modelConfig?._reset_from !== undefined
+              ? 'reset'
+              : 'child';
     }
     out.set(root, e);
   }
@@ -68,16 +82,25 @@ describe('sessions on the bundled examples', () => {
     const o = overviewJson(ROTATION);
     assert.equal(o.lineages.length, 1);
     const [l] = o.lineages;
-    assert.deepEqual(l.sessions.map((s) => s.id), stored.map((s) => s.id));
+    assert.deepEqual(
+      l.sessions.map((s) => s.id),
+      stored.map((s) => s.id),
+    );
     assert.equal(l.title, stored[0].title);
     assert.equal(l.startedAt, stored[0].started);
-    assert.deepEqual(l.sessions.map((s) => s.endReason), stored.map((s) => s.end));
+    assert.deepEqual(
+      l.sessions.map((s) => s.endReason),
+      stored.map((s) => s.end),
+    );
     assert.equal(l.turns, report.turns.length);
     assert.equal(l.requests, report.requests.length);
     assert.equal(l.recorded.apiCalls, stored[0].apiCalls + stored[1].apiCalls);
-    assert.deepEqual(l.sessions.map((s) => s.recorded.messages), stored.map((s) => s.messages));
+    assert.deepEqual(
+      l.sessions.map((s) => s.recorded.messages),
+      stored.map((s) => s.messages),
+    );
     assert.equal(l.compactions, 1, 'the rotation');
-    assert.equal(l.cacheBreaks, 0, 'the compaction\'s break is no cache break');
+    assert.equal(l.cacheBreaks, 0, "the compaction's break is no cache break");
     assert.deepEqual([l.source, l.model], [null, null]);
 
     const text = cli('sessions', ROTATION);
@@ -123,31 +146,52 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
   const store = buildStore('home');
   const expected = expectedLineages(store.truth);
 
-  it('one row per lineage with the scenario\'s turns, requests, recorded calls and breaks; forks under their parent', () => {
+  it("one row per lineage with the scenario's turns, requests, recorded calls and breaks; forks under their parent", () => {
     const o = overviewJson(store.stateDb);
     const rows = flatten(o.lineages);
     assert.deepEqual(rows.map((r) => r.id).sort(), [...expected.keys()].sort());
-    assert.ok([...expected.values()].some((e) => e.sessions.length > 1), 'the scenario has a rotation chain');
+    assert.ok(
+      [...expected.values()].some((e) => e.sessions.length > 1),
+      'the scenario has a rotation chain',
+    );
     assert.ok([...expected.values()].some((e) => e.kind === 'delegate') && [...expected.values()].some((e) => e.kind === 'branch'));
     for (const r of rows) {
       const e = expected.get(r.id)!;
-      assert.deepEqual({ sessions: r.sessions.map((s) => s.id), turns: r.turns, requests: r.requests, apiCalls: r.recorded.apiCalls, breaks: r.cacheBreaks, kind: r.kind },
-        { sessions: e.sessions, turns: e.turns, requests: e.requests, apiCalls: e.apiCalls, breaks: e.breaks, kind: e.kind }, r.id);
+      assert.deepEqual(
+        { sessions: r.sessions.map((s) => s.id), turns: r.turns, requests: r.requests, apiCalls: r.recorded.apiCalls, breaks: r.cacheBreaks, kind: r.kind },
+        { sessions: e.sessions, turns: e.turns, requests: e.requests, apiCalls: e.apiCalls, breaks: e.breaks, kind: e.kind },
+        r.id,
+      );
       const parent = rows.find((p) => p.children.includes(r));
       assert.equal(parent?.id ?? null, e.under, `${r.id} hangs under its parent's lineage`);
     }
-    assert.ok(rows.some((r) => (r.errors ?? 0) > 0), 'the re-ask after /undo breaks as history-rewritten: an error');
+    assert.ok(
+      rows.some((r) => (r.errors ?? 0) > 0),
+      'the re-ask after /undo breaks as history-rewritten: an error',
+    );
   });
 
-  it('the table: aligned columns, forks indented with their kind, every row\'s requests under its heading', () => {
+  it("the table: aligned columns, forks indented with their kind, every row's requests under its heading", () => {
     const r = cli('sessions', store.stateDb);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trimEnd().split('\n');
-    const grid = lines.slice(1, lines.findIndex((l) => l.startsWith('* ')));
+    const grid = lines.slice(
+      1,
+      lines.findIndex((l) => l.startsWith('* ')),
+    );
     assert.ok(grid.length > expected.size);
-    assert.ok(grid.every((l) => l.length === grid[0].length), 'every row as wide as the heading');
+    assert.ok(
+      grid.every((l) => l.length === grid[0].length),
+      'every row as wide as the heading',
+    );
     for (const [id, e] of expected) {
-      const at = lines.findIndex((l) => l.trimStart().replace(/^└ \w+ /, '').startsWith(`${id} `) && !l.includes('·'));
+      const at = lines.findIndex(
+        (l) =>
+          l
+            .trimStart()
+            .replace(/^└ \w+ /, '')
+            .startsWith(`${id} `) && !l.includes('·'),
+      );
       assert.ok(at > 1, id);
       if (e.kind !== 'conversation') assert.match(lines[at], new RegExp(`^ +└ ${e.kind} ${id} `));
       assert.equal(cellUnder(lines, 'REQUESTS', at), String(e.requests), id);
@@ -163,7 +207,10 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
         for (const level of [o.lineages, ...flatten(o.lineages).map((l) => l.children)]) {
           const values = level.map((l) => c.value(l));
           const known = values.filter((v) => v !== null);
-          assert.ok(values.slice(0, known.length).every((v) => v !== null), `${c.key}: nulls last`);
+          assert.ok(
+            values.slice(0, known.length).every((v) => v !== null),
+            `${c.key}: nulls last`,
+          );
           for (let i = 1; i < known.length; i++) {
             const [a, b] = [known[i - 1], known[i]] as (string | number)[];
             assert.ok(descending ? a >= b : a <= b, `${c.key} ${args.join(' ')}: ${a} then ${b}`);
@@ -172,17 +219,29 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
       }
     }
     const byRequests = overviewJson(store.stateDb, '--sort', '-requests').lineages.map((l) => expected.get(l.id)!.requests);
-    assert.deepEqual(byRequests, [...byRequests].sort((a, b) => b - a));
+    assert.deepEqual(
+      byRequests,
+      [...byRequests].sort((a, b) => b - a),
+    );
   });
 
   it('--filter matches title, id or source, keeping the parent of a matching child; --has breaks and --has errors', () => {
     const delegate = [...expected].find(([, e]) => e.kind === 'delegate')![0];
     const o = overviewJson(store.stateDb, '--filter', delegate.slice(-6).toUpperCase());
-    assert.deepEqual(o.lineages.map((l) => l.id), [expected.get(delegate)!.under]);
-    assert.deepEqual(o.lineages[0].children.map((l) => l.id), [delegate]);
+    assert.deepEqual(
+      o.lineages.map((l) => l.id),
+      [expected.get(delegate)!.under],
+    );
+    assert.deepEqual(
+      o.lineages[0].children.map((l) => l.id),
+      [delegate],
+    );
     const withBreaks = [...expected].filter(([, e]) => e.breaks > 0).map(([id]) => id);
     assert.ok(withBreaks.length > 0);
-    assert.deepEqual(flatten(overviewJson(store.stateDb, '--has', 'breaks').lineages).map((l) => l.id), withBreaks);
+    assert.deepEqual(
+      flatten(overviewJson(store.stateDb, '--has', 'breaks').lineages).map((l) => l.id),
+      withBreaks,
+    );
     const errors = flatten(overviewJson(store.stateDb, '--has', 'errors').lineages);
     assert.ok(errors.length > 0 && errors.every((l) => (l.errors ?? 0) > 0));
     const none = cli('sessions', store.stateDb, '--filter', 'no such session anywhere');
@@ -197,13 +256,24 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
     assert.equal(rows.length, expected.size, 'every lineage is still listed');
     for (const r of rows) {
       const wasRead = r.id === delegate || r.id === expected.get(delegate)!.under;
-      assert.equal(r.sessions.every((s) => s.read), wasRead, r.id);
+      assert.equal(
+        r.sessions.every((s) => s.read),
+        wasRead,
+        r.id,
+      );
       if (!wasRead) assert.deepEqual([r.turns, r.requests], [null, null]);
       else assert.equal(r.requests, expected.get(r.id)!.requests);
     }
     const lines = cli('sessions', store.stateDb, '--session', delegate).stdout.split('\n');
     const other = [...expected.keys()].find((id) => id !== delegate && id !== expected.get(delegate)!.under)!;
-    assert.equal(cellUnder(lines, 'TURNS', lines.findIndex((l) => l.startsWith(`${other} `))), 'not read');
+    assert.equal(
+      cellUnder(
+        lines,
+        'TURNS',
+        lines.findIndex((l) => l.startsWith(`${other} `)),
+      ),
+      'not read',
+    );
   });
 
   it('a hostile session title is printed escaped: no control or bidi character reaches the terminal, no line is forged', () => {
@@ -212,9 +282,15 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
     const title = '\u001b[31mX\u202eY\nforged\r\u0007';
     const target = store.truth.sessions[0].id;
     // A clean copy through SQLite's backup, then the title set as upstream's set_session_title stores it.
-    python(`import sqlite3, sys
+    python(
+      `import sqlite3, sys
 src = sqlite3.connect(sys.argv[1]); dst = sqlite3.connect(sys.argv[2]); src.backup(dst)
-dst.execute('UPDATE sessions SET title = ? WHERE id = ?', (sys.argv[3], sys.argv[4])); dst.commit(); dst.close()`, store.stateDb, db, title, target);
+dst.execute('UPDATE sessions SET title = ? WHERE id = ?', (sys.argv[3], sys.argv[4])); dst.commit(); dst.close()`,
+      store.stateDb,
+      db,
+      title,
+      target,
+    );
     const r = cli('sessions', db);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /[\u0000-\u0009\u000b-\u001f\u007f\u202e]/, 'only newlines end lines');
@@ -228,8 +304,13 @@ dst.execute('UPDATE sessions SET title = ? WHERE id = ?', (sys.argv[3], sys.argv
 describe('sessions --json: the schema', () => {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'schemas/sessions.schema.json'), 'utf8')));
-  const files = [ROTATION, example('rotation-prompt-changed/state.db'), example('in-place/state.db'),
-    example('sidecars/session_20260918_101500_a1b2c3.json'), example('trace/agent.trace.jsonl')];
+  const files = [
+    ROTATION,
+    example('rotation-prompt-changed/state.db'),
+    example('in-place/state.db'),
+    example('sidecars/session_20260918_101500_a1b2c3.json'),
+    example('trace/agent.trace.jsonl'),
+  ];
 
   for (const f of files) {
     it(`validates ${f.slice(ROOT.length + 1)}`, () => {
@@ -268,7 +349,12 @@ describe('sessions: usage and exit codes', () => {
     [['check', ROTATION, '--has=breaks'], /--has is an option of `sessions`, not of `check`/],
   ];
   for (const [args, message] of cases) {
-    it(`${args.slice(args[0] === 'sessions' ? 1 : 0).map((a) => (a === ROTATION ? 'FILE' : a)).join(' ') || '(no file)'}: exit 2 with a message`, () => {
+    it(`${
+      args
+        .slice(args[0] === 'sessions' ? 1 : 0)
+        .map((a) => (a === ROTATION ? 'FILE' : a))
+        .join(' ') || '(no file)'
+    }: exit 2 with a message`, () => {
       const r = cli(...args);
       assert.equal(r.code, 2);
       assert.match(r.stderr, message);
