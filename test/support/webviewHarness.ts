@@ -16,7 +16,19 @@ import { analyze } from '../../src/analysis/report';
 import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import type { BreakContext, DiagnosticView, FromWebview, InspectorIndex, MessageView, PagedList, RequestMap, RequestView, ToWebview, TurnView, UiState } from '../../src/protocol/messages';
+import type {
+  BreakContext,
+  DiagnosticView,
+  FromWebview,
+  InspectorIndex,
+  MessageView,
+  PagedList,
+  RequestMap,
+  RequestView,
+  ToWebview,
+  TurnView,
+  UiState,
+} from '../../src/protocol/messages';
 import { pageOf, PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { serve } from '../../src/protocol/rpc';
 import { loadTranscript } from '../../src/transcripts/load';
@@ -46,45 +58,111 @@ export type Theme = 'light' | 'dark' | 'high-contrast';
 /** A representative part of what VS Code sets on <html> for each theme kind (Modern themes, HC Black). */
 const THEME_VARIABLES: Record<Theme, Record<string, string>> = {
   light: {
-    'editor-background': '#ffffff', foreground: '#3b3b3b', descriptionForeground: '#717171',
-    'sideBar-background': '#f8f8f8', 'sideBarSectionHeader-background': '#f8f8f8', 'sideBarSectionHeader-border': '#e5e5e5',
-    'sideBarTitle-foreground': '#3b3b3b', 'panel-border': '#e5e5e5', focusBorder: '#005fb8',
-    'list-activeSelectionBackground': '#e8e8e8', 'list-inactiveSelectionBackground': '#e4e6f1', 'list-hoverBackground': '#f2f2f2',
-    'button-background': '#005fb8', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#e5e5e5',
-    'button-secondaryForeground': '#3b3b3b', 'badge-background': '#cccccc', 'badge-foreground': '#3b3b3b',
-    'textCodeBlock-background': '#f3f3f3', 'textLink-foreground': '#005fb8', 'editorError-foreground': '#e51400',
-    'editorWarning-foreground': '#bf8803', 'editorInfo-foreground': '#1a85ff', 'testing-iconPassed': '#388a34',
-    'charts-red': '#e51400', 'charts-blue': '#1a85ff', 'charts-yellow': '#bf8803', 'charts-orange': '#d18616',
-    'charts-green': '#388a34', 'charts-purple': '#652d90', 'diffEditor-insertedTextBackground': '#9ccc2c40',
-    'diffEditor-removedTextBackground': '#ff000033', 'icon-foreground': '#3b3b3b',
+    'editor-background': '#ffffff',
+    foreground: '#3b3b3b',
+    descriptionForeground: '#717171',
+    'sideBar-background': '#f8f8f8',
+    'sideBarSectionHeader-background': '#f8f8f8',
+    'sideBarSectionHeader-border': '#e5e5e5',
+    'sideBarTitle-foreground': '#3b3b3b',
+    'panel-border': '#e5e5e5',
+    focusBorder: '#005fb8',
+    'list-activeSelectionBackground': '#e8e8e8',
+    'list-inactiveSelectionBackground': '#e4e6f1',
+    'list-hoverBackground': '#f2f2f2',
+    'button-background': '#005fb8',
+    'button-foreground': '#ffffff',
+    'button-secondaryBackground': '#e5e5e5',
+    'button-secondaryForeground': '#3b3b3b',
+    'badge-background': '#cccccc',
+    'badge-foreground': '#3b3b3b',
+    'textCodeBlock-background': '#f3f3f3',
+    'textLink-foreground': '#005fb8',
+    'editorError-foreground': '#e51400',
+    'editorWarning-foreground': '#bf8803',
+    'editorInfo-foreground': '#1a85ff',
+    'testing-iconPassed': '#388a34',
+    'charts-red': '#e51400',
+    'charts-blue': '#1a85ff',
+    'charts-yellow': '#bf8803',
+    'charts-orange': '#d18616',
+    'charts-green': '#388a34',
+    'charts-purple': '#652d90',
+    'diffEditor-insertedTextBackground': '#9ccc2c40',
+    'diffEditor-removedTextBackground': '#ff000033',
+    'icon-foreground': '#3b3b3b',
   },
   dark: {
-    'editor-background': '#1f1f1f', foreground: '#cccccc', descriptionForeground: '#9d9d9d',
-    'sideBar-background': '#181818', 'sideBarSectionHeader-background': '#181818', 'sideBarSectionHeader-border': '#2b2b2b',
-    'sideBarTitle-foreground': '#cccccc', 'panel-border': '#2b2b2b', focusBorder: '#0078d4',
-    'list-activeSelectionBackground': '#04395e', 'list-activeSelectionForeground': '#ffffff',
-    'list-inactiveSelectionBackground': '#37373d', 'list-hoverBackground': '#2a2d2e',
-    'button-background': '#0078d4', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#313131',
-    'button-secondaryForeground': '#cccccc', 'badge-background': '#616161', 'badge-foreground': '#f8f8f8',
-    'textCodeBlock-background': '#2b2b2b', 'textLink-foreground': '#4daafc', 'editorError-foreground': '#f85149',
-    'editorWarning-foreground': '#cca700', 'editorInfo-foreground': '#3794ff', 'testing-iconPassed': '#73c991',
-    'charts-red': '#f14c4c', 'charts-blue': '#3794ff', 'charts-yellow': '#cca700', 'charts-orange': '#d18616',
-    'charts-green': '#89d185', 'charts-purple': '#b180d7', 'diffEditor-insertedTextBackground': '#9ccc2c33',
-    'diffEditor-removedTextBackground': '#ff000033', 'icon-foreground': '#cccccc',
+    'editor-background': '#1f1f1f',
+    foreground: '#cccccc',
+    descriptionForeground: '#9d9d9d',
+    'sideBar-background': '#181818',
+    'sideBarSectionHeader-background': '#181818',
+    'sideBarSectionHeader-border': '#2b2b2b',
+    'sideBarTitle-foreground': '#cccccc',
+    'panel-border': '#2b2b2b',
+    focusBorder: '#0078d4',
+    'list-activeSelectionBackground': '#04395e',
+    'list-activeSelectionForeground': '#ffffff',
+    'list-inactiveSelectionBackground': '#37373d',
+    'list-hoverBackground': '#2a2d2e',
+    'button-background': '#0078d4',
+    'button-foreground': '#ffffff',
+    'button-secondaryBackground': '#313131',
+    'button-secondaryForeground': '#cccccc',
+    'badge-background': '#616161',
+    'badge-foreground': '#f8f8f8',
+    'textCodeBlock-background': '#2b2b2b',
+    'textLink-foreground': '#4daafc',
+    'editorError-foreground': '#f85149',
+    'editorWarning-foreground': '#cca700',
+    'editorInfo-foreground': '#3794ff',
+    'testing-iconPassed': '#73c991',
+    'charts-red': '#f14c4c',
+    'charts-blue': '#3794ff',
+    'charts-yellow': '#cca700',
+    'charts-orange': '#d18616',
+    'charts-green': '#89d185',
+    'charts-purple': '#b180d7',
+    'diffEditor-insertedTextBackground': '#9ccc2c33',
+    'diffEditor-removedTextBackground': '#ff000033',
+    'icon-foreground': '#cccccc',
   },
   'high-contrast': {
-    'editor-background': '#000000', foreground: '#ffffff', descriptionForeground: '#ffffff',
-    'sideBar-background': '#000000', 'sideBarSectionHeader-background': '#000000', 'sideBarSectionHeader-border': '#6fc3df',
-    'sideBarTitle-foreground': '#ffffff', 'panel-border': '#6fc3df', focusBorder: '#f38518',
-    contrastBorder: '#6fc3df', contrastActiveBorder: '#f38518',
-    'list-hoverBackground': '#000000', 'button-background': '#000000', 'button-foreground': '#ffffff',
-    'button-border': '#6fc3df', 'button-secondaryBackground': '#000000', 'button-secondaryForeground': '#ffffff',
-    'badge-background': '#000000', 'badge-foreground': '#ffffff', 'textCodeBlock-background': '#000000',
-    'textLink-foreground': '#21a6ff', 'editorError-foreground': '#f48771', 'editorWarning-foreground': '#ffd370',
-    'editorInfo-foreground': '#3794ff', 'testing-iconPassed': '#73c991', 'charts-red': '#f48771',
-    'charts-blue': '#3794ff', 'charts-yellow': '#ffd370', 'charts-orange': '#ffa657', 'charts-green': '#89d185',
-    'charts-purple': '#d2a8ff', 'diffEditor-insertedTextBackground': '#33ff2e33',
-    'diffEditor-removedTextBackground': '#ff000033', 'icon-foreground': '#ffffff',
+    'editor-background': '#000000',
+    foreground: '#ffffff',
+    descriptionForeground: '#ffffff',
+    'sideBar-background': '#000000',
+    'sideBarSectionHeader-background': '#000000',
+    'sideBarSectionHeader-border': '#6fc3df',
+    'sideBarTitle-foreground': '#ffffff',
+    'panel-border': '#6fc3df',
+    focusBorder: '#f38518',
+    contrastBorder: '#6fc3df',
+    contrastActiveBorder: '#f38518',
+    'list-hoverBackground': '#000000',
+    'button-background': '#000000',
+    'button-foreground': '#ffffff',
+    'button-border': '#6fc3df',
+    'button-secondaryBackground': '#000000',
+    'button-secondaryForeground': '#ffffff',
+    'badge-background': '#000000',
+    'badge-foreground': '#ffffff',
+    'textCodeBlock-background': '#000000',
+    'textLink-foreground': '#21a6ff',
+    'editorError-foreground': '#f48771',
+    'editorWarning-foreground': '#ffd370',
+    'editorInfo-foreground': '#3794ff',
+    'testing-iconPassed': '#73c991',
+    'charts-red': '#f48771',
+    'charts-blue': '#3794ff',
+    'charts-yellow': '#ffd370',
+    'charts-orange': '#ffa657',
+    'charts-green': '#89d185',
+    'charts-purple': '#d2a8ff',
+    'diffEditor-insertedTextBackground': '#33ff2e33',
+    'diffEditor-removedTextBackground': '#ff000033',
+    'icon-foreground': '#ffffff',
   },
 };
 
@@ -190,15 +268,18 @@ export class Harness {
     const theme = opts.theme ?? 'light';
     const path = `/inspector-${++this.counter}`;
     const nonce = randomBytes(16).toString('base64');
-    this.pages.set(path, renderInspectorHtml({
-      title: 'Prompt Inspector',
-      nonce,
-      cspSource: this.origin,
-      script: { uri: `${this.origin}/dist/webview.js` },
-      style: { uri: `${this.origin}/dist/webview.css` },
-      codicons: { uri: `${this.origin}/dist/codicon.css` },
-      bodyClass: `vscode-${theme}`,
-    }));
+    this.pages.set(
+      path,
+      renderInspectorHtml({
+        title: 'Prompt Inspector',
+        nonce,
+        cspSource: this.origin,
+        script: { uri: `${this.origin}/dist/webview.js` },
+        style: { uri: `${this.origin}/dist/webview.css` },
+        codicons: { uri: `${this.origin}/dist/codicon.css` },
+        bodyClass: `vscode-${theme}`,
+      }),
+    );
     const context = await this.browser.newContext({ viewport: { width: opts.width ?? 1400, height: 900 } });
     const page = await context.newPage();
     const view = new View(page, data, opts.state ?? null);
@@ -211,12 +292,16 @@ export class Harness {
     });
     await page.exposeFunction('__piHostReceive', (json: string) => view.receive(JSON.parse(json) as FromWebview));
     await page.addInitScript(initScript(theme));
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') view.console.push(`${m.type()}: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') view.console.push(`${m.type()}: ${m.text()}`);
+    });
     page.on('pageerror', (e) => view.console.push(`pageerror: ${e.message}`));
     await page.goto(`${this.origin}${path}`);
     // A bundle that never says ready must fail the test, not hang it.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const silent = new Promise<never>((_, fail) => { timer = setTimeout(() => fail(new Error(`no ready from the page: ${view.console.join('; ')}`)), 30_000); });
+    const silent = new Promise<never>((_, fail) => {
+      timer = setTimeout(() => fail(new Error(`no ready from the page: ${view.console.join('; ')}`)), 30_000);
+    });
     try {
       await Promise.race([view.initialised, silent]);
     } finally {
@@ -241,8 +326,14 @@ export class View {
   readonly initialised: Promise<void>;
   private resolveInit!: () => void;
 
-  constructor(readonly page: Page, public data: HostData, private readonly state: UiState | null) {
-    this.initialised = new Promise((ok) => { this.resolveInit = ok; });
+  constructor(
+    readonly page: Page,
+    public data: HostData,
+    private readonly state: UiState | null,
+  ) {
+    this.initialised = new Promise((ok) => {
+      this.resolveInit = ok;
+    });
   }
 
   async receive(m: FromWebview): Promise<void> {

@@ -18,11 +18,22 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
     const ids = Array.from({ length: n }, (_, k) => requests.length + k);
     for (const id of ids) {
       requests.push({
-        index: id, turn: t, sessionId: 's', systemPromptSha256: id === 3 ? 'b' : 'a', messageCount: 10 + id, inputTokens: 100, reusedTokens: 50,
-        previousRequest: id === 0 ? null : id - 1, stable: !broken.includes(id) && !compacted.includes(id),
-        breakAt: broken.includes(id) ? { messageIndex: 1, byteOffset: 0, cause: 'history-rewritten' }
-          : compacted.includes(id) ? { messageIndex: 1, byteOffset: null, cause: 'compression' } : null,
-        userWireIndex: 2 * t + 1, captured: null,
+        index: id,
+        turn: t,
+        sessionId: 's',
+        systemPromptSha256: id === 3 ? 'b' : 'a',
+        messageCount: 10 + id,
+        inputTokens: 100,
+        reusedTokens: 50,
+        previousRequest: id === 0 ? null : id - 1,
+        stable: !broken.includes(id) && !compacted.includes(id),
+        breakAt: broken.includes(id)
+          ? { messageIndex: 1, byteOffset: 0, cause: 'history-rewritten' }
+          : compacted.includes(id)
+            ? { messageIndex: 1, byteOffset: null, cause: 'compression' }
+            : null,
+        userWireIndex: 2 * t + 1,
+        captured: null,
       });
     }
     turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });
@@ -60,8 +71,14 @@ describe('webview selection', () => {
   it('does not count a compaction\u2019s re-billing as a cache break, nor stop there on nextBreak', () => {
     const m = index([2, 2, 2], [4], [2]);
     assert.equal(m.breakCount, 1);
-    assert.deepEqual([0, 1, 2].map((t) => m.broken(t)), [false, false, true]);
-    assert.deepEqual([1, 2, 4].map((r) => m.status(r)), ['stable', 'compaction', 'break']);
+    assert.deepEqual(
+      [0, 1, 2].map((t) => m.broken(t)),
+      [false, false, true],
+    );
+    assert.deepEqual(
+      [1, 2, 4].map((r) => m.status(r)),
+      ['stable', 'compaction', 'break'],
+    );
     assert.equal(m.request(2)?.compaction, true);
     let at = restore(m, null);
     at = step(m, at, 'nextBreak');
@@ -88,19 +105,25 @@ describe('webview text runs', () => {
     const mem = { kind: 'memory' as const, start: 7, end: 41 };
     const plug = { kind: 'plugin' as const, start: 43, end: text.length };
     const runs = segment(text, [plug, mem], changedRange('hello', text));
-    assert.deepEqual(runs.map((r) => [r.text, r.kind, r.spanStart, r.changed]), [
-      ['hello', null, false, false],
-      ['\n\n', null, false, true],
-      ['<memory-context>m</memory-context>', 'memory', true, true],
-      ['\n\n', null, false, true],
-      ['Workspace: w', 'plugin', true, true],
-    ]);
+    assert.deepEqual(
+      runs.map((r) => [r.text, r.kind, r.spanStart, r.changed]),
+      [
+        ['hello', null, false, false],
+        ['\n\n', null, false, true],
+        ['<memory-context>m</memory-context>', 'memory', true, true],
+        ['\n\n', null, false, true],
+        ['Workspace: w', 'plugin', true, true],
+      ],
+    );
     assert.equal(runs.map((r) => r.text).join(''), text);
   });
 
   it('cuts at a limit, inside a span too', () => {
     const runs = segment('abcdef', [{ kind: 'plugin', start: 2, end: 6 }], null, 4);
-    assert.deepEqual(runs.map((r) => r.text), ['ab', 'cd']);
+    assert.deepEqual(
+      runs.map((r) => r.text),
+      ['ab', 'cd'],
+    );
     assert.equal(runs[1].spanStart, true);
   });
 
@@ -122,13 +145,25 @@ describe('webview text runs', () => {
 
 describe('webview message pages', () => {
   const view = (i: number): MessageView => ({
-    index: i, role: 'user', text: `m${i}`, tokens: 1, roughTokens: 1, substitution: null, storedText: null, injected: [], toolCalls: [], toolCallId: null,
+    index: i,
+    role: 'user',
+    text: `m${i}`,
+    tokens: 1,
+    roughTokens: 1,
+    substitution: null,
+    storedText: null,
+    injected: [],
+    toolCalls: [],
+    toolCallId: null,
   });
 
   it('asks each page once, serves it, and refetches after an update while showing the old copy', async () => {
     const asked: number[] = [];
     let changes = 0;
-    const pages = new Pages<MessageView>(async (_r, start, count) => { asked.push(start); return Array.from({ length: count }, (_, k) => view(start + k)); }, 10);
+    const pages = new Pages<MessageView>(async (_r, start, count) => {
+      asked.push(start);
+      return Array.from({ length: count }, (_, k) => view(start + k));
+    }, 10);
     pages.onChange(() => changes++);
     pages.ensure(0, 0, 25);
     pages.ensure(0, 5, 15);
@@ -146,9 +181,14 @@ describe('webview message pages', () => {
   it('keeps a failed page as an error until retried, and drops answers from before an update', async () => {
     let fail = true;
     let release: () => void = () => undefined;
-    const gate = new Promise<void>((ok) => { release = ok; });
+    const gate = new Promise<void>((ok) => {
+      release = ok;
+    });
     const pages = new Pages<MessageView>(async (r, start) => {
-      if (r === 1) { await gate; return [view(99)]; }
+      if (r === 1) {
+        await gate;
+        return [view(99)];
+      }
       if (fail) throw new Error('host went away');
       return [view(start)];
     }, 10);

@@ -14,7 +14,9 @@ let browser: Browser;
 before(async () => {
   browser = await launchChromium();
 });
-after(async () => { await browser?.close(); });
+after(async () => {
+  await browser?.close();
+});
 
 async function openReport(file: string): Promise<{ page: Page; requests: string[]; problems: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -27,7 +29,9 @@ async function openReport(file: string): Promise<{ page: Page; requests: string[
     requests.push(u);
     return route.abort();
   });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(url);
   return { page, requests, problems };
@@ -66,11 +70,22 @@ describe('standalone HTML report', () => {
     ];
     const dir = tempDir();
     const session = join(dir, 'session_xss.json');
-    writeFileSync(session, JSON.stringify({ session_id: 'xss', system_prompt: corpus.join('\n'), messages: corpus.flatMap((p, i) => [
-      { role: 'user', content: `payload ${i}: ${p}`, api_content: `payload ${i}: ${p}\n\n<memory-context>\n${p}\n</memory-context>` },
-      { role: 'assistant', content: p, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: p.slice(0, 40), arguments: JSON.stringify({ p }) } }] },
-      { role: 'tool', tool_call_id: `c${i}`, content: p },
-    ]) }));
+    writeFileSync(
+      session,
+      JSON.stringify({
+        session_id: 'xss',
+        system_prompt: corpus.join('\n'),
+        messages: corpus.flatMap((p, i) => [
+          { role: 'user', content: `payload ${i}: ${p}`, api_content: `payload ${i}: ${p}\n\n<memory-context>\n${p}\n</memory-context>` },
+          {
+            role: 'assistant',
+            content: p,
+            tool_calls: [{ id: `c${i}`, type: 'function', function: { name: p.slice(0, 40), arguments: JSON.stringify({ p }) } }],
+          },
+          { role: 'tool', tool_call_id: `c${i}`, content: p },
+        ]),
+      }),
+    );
     const out = join(dir, 'xss.html');
     assert.equal(cli('report', session, '-o', out).code, 0);
     const { page, requests, problems } = await openReport(out);
@@ -110,10 +125,17 @@ describe('standalone HTML report', () => {
     const dir = tempDir();
     const payload = '</script><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> <|endoftext|> <!-- ${7*7} {{7*7}}';
     const session = join(dir, 'session_x.json');
-    writeFileSync(session, JSON.stringify({ session_id: 'x', system_prompt: `SYS ${payload}`, messages: [
-      { role: 'user', content: `look: ${payload}`, api_content: `look: ${payload}\n\nPLUGIN ${payload}` },
-      { role: 'assistant', content: payload },
-    ] }));
+    writeFileSync(
+      session,
+      JSON.stringify({
+        session_id: 'x',
+        system_prompt: `SYS ${payload}`,
+        messages: [
+          { role: 'user', content: `look: ${payload}`, api_content: `look: ${payload}\n\nPLUGIN ${payload}` },
+          { role: 'assistant', content: payload },
+        ],
+      }),
+    );
     const out = join(dir, 'x.html');
     assert.equal(cli('report', session, '-o', out, '--theme', 'dark').code, 0);
     const { page, requests, problems } = await openReport(out);
@@ -123,7 +145,11 @@ describe('standalone HTML report', () => {
     assert.ok(shown.includes('</script><img src=x onerror="window.__pwned=1">'), shown);
     assert.equal(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned), undefined);
     assert.equal(await page.locator('img').count(), 0);
-    assert.ok(await page.evaluate(() => (globalThis as unknown as { document: { body: { classList: { contains(c: string): boolean } } } }).document.body.classList.contains('vscode-dark')));
+    assert.ok(
+      await page.evaluate(() =>
+        (globalThis as unknown as { document: { body: { classList: { contains(c: string): boolean } } } }).document.body.classList.contains('vscode-dark'),
+      ),
+    );
     await page.screenshot({ path: join(SHOTS, 'report-hostile-dark.png') });
     assert.deepEqual(requests, []);
     assert.deepEqual(problems, []);

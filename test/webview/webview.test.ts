@@ -30,8 +30,7 @@ async function eventually<T>(check: () => Promise<T> | T, what = 'condition'): P
   throw new Error(`${what} never held: ${(last as Error)?.message ?? last}`);
 }
 
-const selectedTurn = (v: View): Promise<string | null> =>
-  v.page.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id', { timeout: 500 });
+const selectedTurn = (v: View): Promise<string | null> => v.page.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id', { timeout: 500 });
 const selectedRequest = (v: View): Promise<string | null> =>
   v.page.locator('request-bar [role=tab][aria-selected=true]').getAttribute('data-request', { timeout: 500 });
 
@@ -74,7 +73,9 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     h = await Harness.start();
     v0 = await inspect(SIDECARS, 'hermes-v0', 'session_20260918_101500_a1b2c3.json');
   });
-  after(async () => { await h?.close(); });
+  after(async () => {
+    await h?.close();
+  });
 
   it('handshakes once, then steps through turns and requests by keyboard, clicks and host commands', async () => {
     const v = await h.open(v0);
@@ -124,7 +125,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       await v.page.locator('turn-stepper #turn-1').focus();
       await v.page.keyboard.press('ArrowDown');
       await expectSelection(v, 2, 4);
-      assert.equal(await v.page.locator('turn-stepper #turn-2').evaluate((e) => e === (e.getRootNode() as unknown as { activeElement: unknown }).activeElement), true);
+      assert.equal(
+        await v.page.locator('turn-stepper #turn-2').evaluate((e) => e === (e.getRootNode() as unknown as { activeElement: unknown }).activeElement),
+        true,
+      );
       await v.page.keyboard.press('End');
       await expectSelection(v, 4, 9);
       // The token chart is a slider over requests: arrows move along it, and it says where it is.
@@ -136,7 +140,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       await expectSelection(v, 0, 0);
       assert.equal(await chart.getAttribute('role'), 'slider');
       assert.equal(await chart.getAttribute('aria-valuenow'), '0');
-      assert.match(await chart.getAttribute('aria-valuetext') ?? '', /^Request 0, turn 0: [\d,]+ input tokens, 0 reused/);
+      assert.match((await chart.getAttribute('aria-valuetext')) ?? '', /^Request 0, turn 0: [\d,]+ input tokens, 0 reused/);
 
       // A bar of the token chart, a finding (Enter on it), a cell of the cache strip.
       const slot = Number(await chart.getAttribute('width')) / v.data.requests.length;
@@ -278,7 +282,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       const panel = v.page.locator('cache-panel');
       assert.equal(await panel.locator('[data-system]').getAttribute('data-system'), 'changed');
       assert.match(await panel.locator('[data-system]').innerText(), new RegExp(`≠ request #${r.previousRequest} \\(${prevHash.slice(0, 12)}\\)`));
-      assert.equal((await panel.locator('[data-first-difference]').innerText()).replace(/\s+/g, ' '), `message #0, byte ${r.breakAt.byteOffset?.toLocaleString('en-US')} (UTF-8)`);
+      assert.equal(
+        (await panel.locator('[data-first-difference]').innerText()).replace(/\s+/g, ' '),
+        `message #0, byte ${r.breakAt.byteOffset?.toLocaleString('en-US')} (UTF-8)`,
+      );
       assert.equal(await panel.locator('svg.cells').getAttribute('data-system-changes'), String(r.index), 'one mark, on this request');
       assert.equal(await panel.locator('path.hashmark').count(), 1);
       await panel.locator('pre[data-side=cur] mark').waitFor();
@@ -314,11 +321,17 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         // Every row of the request is rendered (it is short); the marks wait for its details page.
         await eventually(async () => {
           const seen = await marked(v);
-          assert.deepEqual(seen.all, Array.from({ length: r.messageCount }, (_, i) => i));
+          assert.deepEqual(
+            seen.all,
+            Array.from({ length: r.messageCount }, (_, i) => i),
+          );
           assert.deepEqual(seen.marked, breakpoints);
         }, 'the breakpoint marks');
         // The cache panel lists the same ones.
-        assert.match(await v.page.locator('cache-panel [data-captured]').innerText(), new RegExp(`cache breakpoints on messages ${breakpoints.map((b) => `#${b}`).join(', ')}`));
+        assert.match(
+          await v.page.locator('cache-panel [data-captured]').innerText(),
+          new RegExp(`cache breakpoints on messages ${breakpoints.map((b) => `#${b}`).join(', ')}`),
+        );
         const chip = row(v, breakpoints[0]).locator('[data-badge=cache-breakpoint]');
         assert.equal(await chip.getAttribute('aria-label'), label);
         assert.equal(await chip.getAttribute('title'), label);
@@ -358,14 +371,39 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     const N = 5000;
     const pagesAsked: { start: number; count: number }[] = [];
     const body = (i: number): MessageView => ({
-      index: i, role: i === 0 ? 'system' : i % 2 ? 'user' : 'assistant',
-      text: `message ${i}\n${'line of text\n'.repeat(i % 5)}`, tokens: 10 + (i % 5) * 3, roughTokens: 12,
-      substitution: null, storedText: null, injected: [], toolCalls: [], toolCallId: null,
+      index: i,
+      role: i === 0 ? 'system' : i % 2 ? 'user' : 'assistant',
+      text: `message ${i}\n${'line of text\n'.repeat(i % 5)}`,
+      tokens: 10 + (i % 5) * 3,
+      roughTokens: 12,
+      substitution: null,
+      storedText: null,
+      injected: [],
+      toolCalls: [],
+      toolCallId: null,
     });
     const turns: TurnView[] = [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'a long one', requests: [0], injectedKinds: [], compression: null }];
-    const requests: RequestView[] = [{ index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: N, inputTokens: 80_000, reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1, captured: null }];
+    const requests: RequestView[] = [
+      {
+        index: 0,
+        turn: 0,
+        sessionId: 's',
+        systemPromptSha256: 'a'.repeat(64),
+        messageCount: N,
+        inputTokens: 80_000,
+        reusedTokens: 0,
+        previousRequest: null,
+        stable: true,
+        breakAt: null,
+        userWireIndex: 1,
+        captured: null,
+      },
+    ];
     const header = {
-      title: 'synthetic', source: { path: 'synthetic.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base',
+      title: 'synthetic',
+      source: { path: 'synthetic.jsonl', format: 'synthetic' },
+      profile: 'hermes-v1',
+      tokenizer: 'o200k_base',
       sessions: [{ id: 's', parentId: null, systemPromptSha256: 'a'.repeat(64), replayedRequests: requests.length, recordedApiCalls: null }],
     };
     const host: HostData = {
@@ -385,7 +423,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       await row(v, 1).waitFor();
       const first = await rows.count();
       assert.ok(first > 5 && first < 120, `${first} rows rendered`);
-      assert.ok(pagesAsked.every((p) => p.count <= 50), 'pages of at most 50');
+      assert.ok(
+        pagesAsked.every((p) => p.count <= 50),
+        'pages of at most 50',
+      );
       const asked = pagesAsked.reduce((n, p) => n + p.count, 0);
       assert.ok(asked <= 150, `asked for ${asked} bodies up front`);
 
@@ -393,12 +434,22 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       // near the end have been measured, so one jump may land short of it.
       const list = v.page.locator('message-list lit-virtualizer');
       await eventually(async () => {
-        await list.evaluate((el) => { (el as unknown as { scrollTop: number }).scrollTop = 1e9; });
-        assert.match(await row(v, N - 1).locator('pre').innerText({ timeout: 250 }), /message 4999/);
+        await list.evaluate((el) => {
+          (el as unknown as { scrollTop: number }).scrollTop = 1e9;
+        });
+        assert.match(
+          await row(v, N - 1)
+            .locator('pre')
+            .innerText({ timeout: 250 }),
+          /message 4999/,
+        );
       }, 'the last message');
       const atEnd = await rows.count();
       assert.ok(atEnd < 120, `${atEnd} rows rendered at the end`);
-      assert.ok(pagesAsked.some((p) => p.start === 4950), 'the last page was fetched');
+      assert.ok(
+        pagesAsked.some((p) => p.start === 4950),
+        'the last page was fetched',
+      );
       assert.ok(pagesAsked.length < 12, `${pagesAsked.length} pages fetched in all`);
       // The scroll position reaches the host (debounced), so a reopened panel comes back there.
       await eventually(() => assert.ok((v.sent('selected').at(-1)?.state.firstVisibleMessage ?? 0) > 4900));
@@ -487,10 +538,35 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       { name: 'break-light', data: v0, theme: 'light', state: { turn: 1, request: 2, firstVisibleMessage: 1 }, background: 'rgb(255, 255, 255)' },
       { name: 'break-dark', data: v0, theme: 'dark', state: { turn: 1, request: 2, firstVisibleMessage: 1 }, background: 'rgb(31, 31, 31)' },
       { name: 'break-high-contrast', data: v0, theme: 'high-contrast', state: { turn: 1, request: 2, firstVisibleMessage: 1 }, background: 'rgb(0, 0, 0)' },
-      { name: 'compaction-light', data: rot, theme: 'light', state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 1 }, background: 'rgb(255, 255, 255)' },
-      { name: 'compaction-dark', data: rot, theme: 'dark', state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 1 }, background: 'rgb(31, 31, 31)' },
-      { name: 'narrow-dark', data: rot, theme: 'dark', state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 4 }, background: 'rgb(31, 31, 31)', width: 760 },
-      { name: 'trace-multimodal-light', data: trace, theme: 'light', state: { turn: 2, request: 5, firstVisibleMessage: 11 }, background: 'rgb(255, 255, 255)' },
+      {
+        name: 'compaction-light',
+        data: rot,
+        theme: 'light',
+        state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 1 },
+        background: 'rgb(255, 255, 255)',
+      },
+      {
+        name: 'compaction-dark',
+        data: rot,
+        theme: 'dark',
+        state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 1 },
+        background: 'rgb(31, 31, 31)',
+      },
+      {
+        name: 'narrow-dark',
+        data: rot,
+        theme: 'dark',
+        state: { turn: compacted.index, request: compacted.requests[0], firstVisibleMessage: 4 },
+        background: 'rgb(31, 31, 31)',
+        width: 760,
+      },
+      {
+        name: 'trace-multimodal-light',
+        data: trace,
+        theme: 'light',
+        state: { turn: 2, request: 5, firstVisibleMessage: 11 },
+        background: 'rgb(255, 255, 255)',
+      },
     ];
     for (const s of shots) {
       const v = await h.open(s.data, { theme: s.theme, state: s.state, width: s.width });
