@@ -46,7 +46,7 @@ export const KIND_LABEL: Record<InjectionKind, string> = {
 };
 
 /** The last part of a path, / or \\ separated (a dump's path comes from the host's file system). */
-export function fileName(path: string): string {
+function fileName(path: string): string {
   return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 }
 
