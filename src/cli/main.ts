@@ -39,6 +39,18 @@ Without --lineage or --session, every lineage of the file (\`sessions\` lists th
 Profiles: ${PROFILE_NAMES.join(', ')} (default hermes-current). Tokenizers: ${TOKENIZER_NAMES.join(', ')} (default o200k_base).
 `;
 
+const ENGINE_OPTIONS = `  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
+  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
+`;
+
+/** What analyze, check and report read of a file: one lineage, one session's family, or (neither) all of it. */
+const SCOPE_OPTIONS = `  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
+                  any session of it; its forks (branches, delegates, resets) are lineages of their own
+  --session ID    session ID's parent chain and every session descending from it, forks included
+                  (what the replay of its lineage reads); a state.db too large to read whole lists
+                  its sessions until one is chosen with either option
+`;
+
 const HELP: Record<string, string> = {
   analyze: `prompt-inspector analyze <file> [options]
 
@@ -47,15 +59,8 @@ reused from the previous request's prefix, and what broke it.
 
   --json          the full report as JSON (contract: docs/report.md, schema: schemas/report.schema.json)
   --messages      with --json: every wire message of every request (quadratic in size)
-  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
-  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-  --turn N        text output: only turn N
-  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
-                  any session of it; its forks (branches, delegates, resets) are lineages of their own
-  --session ID    session ID's parent chain and every session descending from it, forks included
-                  (what the replay of its lineage reads); a state.db too large to read whole lists
-                  its sessions until one is chosen with either option
-
+${ENGINE_OPTIONS}  --turn N        text output: only turn N
+${SCOPE_OPTIONS}
 Text output of a file of several lineages: one block per lineage (a header line naming it, its
 turns, its request dumps and its findings), then the findings placed in no session.
 `,
@@ -65,18 +70,11 @@ Exit 0 when no finding of severity error, 1 when there is one (a malformed trans
 2 on a usage error, a path that cannot be opened, or a state.db too large to read whole checked
 without --lineage or --session (nothing would have been checked). One line per error or warning:
   path:line: severity code message
-in a file of several sessions followed by (session ID) and, for a session that continues a
-compaction chain, (session ID, lineage FIRST-ID), where the finding is placed in one.
+In a file of several sessions, a finding placed in one ends with (session ID), or with
+(session ID, lineage FIRST) when that session continues a compaction chain begun by FIRST.
 
   --format F      text (default) or github (GitHub Actions annotations)
-  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
-  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
-                  any session of it; its forks (branches, delegates, resets) are lineages of their own
-  --session ID    session ID's parent chain and every session descending from it, forks included
-                  (what the replay of its lineage reads); a state.db too large to read whole lists
-                  its sessions until one is chosen with either option
-                  (a file without that session exits 2)
+${ENGINE_OPTIONS}${SCOPE_OPTIONS}                  (a file without that session exits 2)
 `,
   report: `prompt-inspector report <file> -o <out.html> [options]
 
@@ -85,14 +83,7 @@ VS Code), which opens offline in any browser and loads nothing from the network.
 
   -o, --output F  the HTML file to write
   --theme T       light (default) or dark
-  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
-  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
-                  any session of it; its forks (branches, delegates, resets) are lineages of their own
-  --session ID    session ID's parent chain and every session descending from it, forks included
-                  (what the replay of its lineage reads); a state.db too large to read whole lists
-                  its sessions until one is chosen with either option
-`,
+${ENGINE_OPTIONS}${SCOPE_OPTIONS}`,
   sessions: `prompt-inspector sessions <file> [options]
 
 One row per lineage: a compaction chain is one row with its sessions listed under it, branches,
@@ -106,9 +97,7 @@ does not hold is "not recorded", one of rows that were not loaded "not read".
   --desc          descending
   --filter TEXT   only lineages whose title, id or source (or a session's) contains TEXT, any case
   --has breaks    only lineages with a cache break; --has errors: with a finding of severity error
-  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
-  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-  --session ID    read only this session's lineage; the other sessions are listed, not read
+${ENGINE_OPTIONS}  --session ID    read only session ID's parent chain and descendants; the other sessions are listed, not read
 `,
 };
 

@@ -126,7 +126,8 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
   if (overview.unplaced.errors || overview.unplaced.warnings) {
     out.push(`findings in no session: ${overview.unplaced.errors} error(s), ${overview.unplaced.warnings} warning(s) (\`check\` lists them)`);
   }
-  if (!overview.read) out.push('the file is too large to read whole: only its sessions were listed; `--session ID` reads one lineage');
+  if (!overview.read)
+    out.push('the file is too large to read whole: only its sessions were listed; `--session ID` reads one session with its parents and descendants');
   // Every cell is escaped already; the whole line once more, so nothing printed can skip it.
   return out.map(visible);
 }
