@@ -7,6 +7,7 @@ import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
 import { packInts, PROTOCOL_VERSION, unpackInts, type MessageView, type RequestMap } from '../../src/protocol/messages';
 import { RpcClient, serve, type RpcRequest } from '../../src/protocol/rpc';
+import { bodyIdAt } from '../../src/protocol/embedded';
 import fc from 'fast-check';
 import { IndexModel } from '../../webview/index-model';
 import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';
@@ -15,17 +16,6 @@ import { example } from '../cli/support';
 async function inspect(path: string, profile: keyof typeof PROFILES = 'hermes-current'): Promise<Inspection> {
   const analysis = analyze(await loadTranscript(path), { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
   return new Inspection(analysis, path);
-}
-
-/** The same reconstruction the standalone report does, in Node. */
-function pageFromExport(data: ReturnType<Inspection['exportAll']>, request: number): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < data.requests[request].messageCount; i++) {
-    let layout = data.layouts[request];
-    while (i < layout.keep && layout.base !== null) layout = data.layouts[layout.base];
-    out.push(layout.add[i - layout.keep]);
-  }
-  return out;
 }
 
 describe('inspection model', () => {
@@ -96,7 +86,7 @@ describe('inspection model', () => {
       const total = ins.requests.reduce((s, r) => s + r.messageCount, 0);
       assert.ok(data.bodies.length < total / 2, `${data.bodies.length} bodies for ${total} wire messages`);
       for (const r of ins.requests) {
-        assert.deepEqual(pageFromExport(data, r.index).map((id) => data.bodies[id].text), ins.messages(r.index, 0, r.messageCount).map((m) => m.text), `${file} request ${r.index}`);
+        assert.deepEqual(Array.from({ length: r.messageCount }, (_, i) => data.bodies[bodyIdAt(data, r.index, i) ?? -1]?.text), ins.messages(r.index, 0, r.messageCount).map((m) => m.text), `${file} request ${r.index}`);
       }
     }
   });

@@ -35,12 +35,13 @@ const ALLOWED: Record<string, string[]> = {
 };
 /**
  * Single files a layer may import beyond ALLOWED: the webview knows the messages, the RPC they ride
- * on and the report's types, nothing of the engine.
+ * on, the report page's embedded host and the report's types, nothing of the engine.
  */
 const ALLOWED_FILES: Record<string, string[]> = {
   webview: [
     'src/protocol/messages.ts',
     'src/protocol/rpc.ts',
+    'src/protocol/embedded.ts',
     'src/analysis/reportTypes.ts',
     'src/model/injection.ts',
     'src/model/transcript.ts',
