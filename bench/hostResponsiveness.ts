@@ -327,7 +327,7 @@ export async function benchHostResponsiveness(): Promise<string[]> {
 }
 
 if (require.main === module && process.argv[2] === HOST_CHILD) {
-  firstView(process.argv[3], process.argv[4]).then((v) => process.send?.(v, () => process.exit(0)));
+  void firstView(process.argv[3], process.argv[4]).then((v) => process.send?.(v, () => process.exit(0)));
 } else if (require.main === module) {
   benchHostResponsiveness().then((lines) => console.log(lines.join('\n'))).catch((error: unknown) => {
     console.error(error);

@@ -107,7 +107,7 @@ function measure(input: Input, SQL: SqlJsStatic): { m: Measured; analysis: Analy
   // Untimed pass: the texts the floor counts, and what the analysis itself asked the counter.
   const asked = new Set<string>();
   const inner = createTokenCounter('o200k_base');
-  const recording: TokenCounter = { name: inner.name, isApproximate: inner.isApproximate, count: (t) => { asked.add(t); return inner.count(t); } };
+  const recording: TokenCounter = { name: inner.name, isApproximate: (t) => inner.isApproximate(t), count: (t) => { asked.add(t); return inner.count(t); } };
   const analysis = fullAnalysis(input, recording);
   const texts = [...distinctWireTexts(analysis)];
   const textChars = texts.reduce((n, t) => n + t.length, 0);

@@ -324,7 +324,9 @@ function replayGeneration(replay: Replay, profile: Profile, session: TranscriptS
   state: LineageState, handover: Handover | undefined, handedOn: number, sent: Map<Row, Row>): void {
   const extra = continuations.get(gen.rows);
   const rows = (extra ? [...gen.rows, ...extra] : gen.rows.slice()).map((r) => sent.get(r) ?? r);
-  let { start, turn, pending, turnRows } = beginGeneration(profile, gen, rows, state, handover);
+  const begun = beginGeneration(profile, gen, rows, state, handover);
+  const { start, turnRows } = begun;
+  let { turn, pending } = begun;
   let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
 
   for (let i = start; i < rows.length; i++) {

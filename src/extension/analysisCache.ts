@@ -29,7 +29,7 @@ export class RemoteInspection {
   }
 
   page<L extends PagedList>(list: L, start: number, count: number): Promise<RequestMap[L]['result']> {
-    return this.engine.call('page', { key: this.key, list, start, count }) as Promise<RequestMap[L]['result']>;
+    return this.engine.call('page', { key: this.key, list, start, count });
   }
 
   sessionTurns(sessionId: string): Promise<SessionTurn[]> {

@@ -22,7 +22,7 @@ const ALIGN_LIMIT = 512;
 export function matchCopies(before: CopySide, after: CopySide): CopyMatch {
   const n = after.rows.length;
   const source = new Int32Array(n).fill(-1);
-  const relation: (ContentRelation | null)[] = new Array(n).fill(null);
+  const relation = new Array<ContentRelation | null>(n).fill(null);
   const used = new Uint8Array(before.rows.length);
   const take = (j: number, i: number): boolean => {
     if (used[i]) return false;

@@ -23,6 +23,8 @@ export interface WireBody {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** An id or a role as the chat wire spells it: a string as it is, a number as its digits, else empty. */
+const idText = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
 
 /** The mode a body was built for, from its keys (a dump's URL only confirms it). */
 export function apiModeOf(body: Obj): ApiMode {
@@ -56,7 +58,7 @@ function readChat(body: Obj, push: Push): void {
     const { content, marked } = unmark(m.content);
     // A system prompt split into marked text parts (a static prefix, then the rest) is one string again.
     const joined = m.role === 'system' && Array.isArray(content) && content.every((p) => isObj(p) && p.type === 'text') ? textOf(content) : content;
-    push({ ...m, role: String(m.role), content: joined } as Row, i, marked);
+    push({ ...m, role: String(m.role), content: joined }, i, marked);
   });
 }
 
@@ -67,7 +69,7 @@ function readChat(body: Obj, push: Push): void {
 function unmark(content: unknown): { content: unknown; marked: boolean } {
   if (!Array.isArray(content)) return { content, marked: false };
   let marked = false;
-  const parts = content.map((p) => {
+  const parts = content.map((p: unknown) => {
     if (!isObj(p) || !('cache_control' in p)) return p;
     marked = true;
     const { cache_control: _drop, ...rest } = p;
@@ -95,7 +97,7 @@ function readAnthropic(body: Obj, push: Push): void {
     for (const b of blocks) {
       if (b.type !== 'tool_result') continue;
       const inner = unmark(b.content).content;
-      push({ role: 'tool', tool_call_id: String(b.tool_use_id ?? ''), content: Array.isArray(inner) ? textOf(inner) : inner ?? '' }, i, marked);
+      push({ role: 'tool', tool_call_id: idText(b.tool_use_id), content: Array.isArray(inner) ? textOf(inner) : inner ?? '' }, i, marked);
     }
     const parts: ContentPart[] = [];
     const toolCalls: unknown[] = [];
@@ -122,7 +124,8 @@ function readResponses(body: Obj, push: Push): void {
     if (type === 'function_call') {
       const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
       if (lastAssistant) {
-        lastAssistant.tool_calls = [...(Array.isArray(lastAssistant.tool_calls) ? lastAssistant.tool_calls : []), call];
+        const earlier: unknown[] = Array.isArray(lastAssistant.tool_calls) ? lastAssistant.tool_calls : [];
+        lastAssistant.tool_calls = [...earlier, call];
       } else {
         lastAssistant = { role: 'assistant', content: null, tool_calls: [call] };
         push(lastAssistant, i, false);
@@ -131,11 +134,11 @@ function readResponses(body: Obj, push: Push): void {
     }
     if (type === 'function_call_output') {
       lastAssistant = null;
-      push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '') }, i, false);
+      push({ role: 'tool', tool_call_id: idText(item.call_id), content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '') }, i, false);
       return;
     }
     if (type !== 'message') return; // reasoning items carry no content the replay builds
-    const role = String(item.role ?? 'user');
+    const role = typeof item.role === 'string' ? item.role : 'user';
     const content = Array.isArray(item.content)
       ? partsAsContent(item.content.filter(isObj).map((p) => (p.type === 'input_image' ? chatImage({ type: 'url', url: p.image_url }) : { type: 'text', text: str(p.text) ?? '' })), role, false)
       : item.content ?? '';

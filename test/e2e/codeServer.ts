@@ -303,7 +303,7 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   }
   await new Promise<void>((r) => logStream.end(r));
   removeDir();
-  throw lastError;
+  throw lastError ?? new Error("code-server did not start");
 }
 
 // ------------------------------------------------------------------ browser
@@ -442,7 +442,7 @@ export async function findFrameWith(page: Page, what: string | FramePredicate, t
 
 /** textContent of the first element matching `selector` in `frame`, shadow roots included (null if none). */
 export async function deepText(frame: Frame, selector: string): Promise<string | null> {
-  return (await frame.evaluate(`(() => { const e = (${DEEP_QUERY})(${JSON.stringify(selector)}); return e ? e.textContent : null })()`)) as string | null;
+  return frame.evaluate<string | null>(`(() => { const e = (${DEEP_QUERY})(${JSON.stringify(selector)}); return e ? e.textContent : null })()`);
 }
 
 /** Saves a PNG of the page as test-results/e2e/<name>.png and returns its path. */

@@ -142,7 +142,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const stored = (await sub.locator('pre.stored').textContent()) ?? '';
     assert.ok(stored.length > 0);
     assert.ok(((await sub.locator('pre.sent').textContent()) ?? '').startsWith(stored));
-    await shot(page as Page, 'sidecars-light');
+    await shot(page, 'sidecars-light');
 
     // Keyboard inside the webview, then the extension's own keybinding through the host.
     assert.equal(await selectedTurn(frame), 'turn-0');

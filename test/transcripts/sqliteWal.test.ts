@@ -9,7 +9,6 @@ import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { applyWal, readWalIndex, WalApplyResult } from '../../src/transcripts/sqliteWal';
 import { sqliteExec } from '../support/sqliteExec';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const initSqlJs: () => Promise<SqlJsStatic> = require('sql.js');
 const sqlJs = initSqlJs();
 
