@@ -57,7 +57,3 @@ function unwrapMergedAsk(text: string): string | null {
   const ask = text.slice(marker + SUMMARY_END_MARKER.length).replace(/^\n\n/, '');
   return ask.trim() ? ask : null;
 }
-
-export function isUserOriginated(row: Row): boolean {
-  return userOriginatedTurnView(row) !== null;
-}

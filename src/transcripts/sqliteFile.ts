@@ -16,10 +16,10 @@ import { SqliteFormatError } from './sqlite/errors';
 import { Pager, type PagerOptions, type TextEncoding } from './sqlite/pager';
 import type { SqlValue } from './sqlite/record';
 import { TableRow } from './sqlite/row';
-import { foldName, parseCreateTable, type SqliteColumn, type SqliteTable } from './sqlite/schema';
+import { foldName, parseCreateTable, type SqliteTable } from './sqlite/schema';
 
 export { foldName, SqliteFormatError, TableRow };
-export type { SqlValue, SqliteColumn, SqliteTable, TextEncoding };
+export type { SqlValue, SqliteTable, TextEncoding };
 export type SqliteFileOptions = PagerOptions;
 
 export class SqliteFile {
