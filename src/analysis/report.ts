@@ -149,7 +149,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     sessions: transcript.sessions.map((s) => ({
       id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPrompt === null ? null : sha(s.systemPrompt), endReason: s.endReason,
       replayed: counts.get(s) as SessionCounts,
-      ...(s.recorded ? { recorded: { ...s.recorded } } : {}),
+      ...(s.recorded ? { recorded: { ...s.recorded, ...(s.recorded.usage ? { usage: s.recorded.usage.map((u) => ({ ...u })) } : {}) } } : {}),
     })),
     turns,
     requests,

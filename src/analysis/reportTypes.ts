@@ -78,7 +78,7 @@ export interface ReportSession {
   endReason: string | null;
   /** What the replay found in this session, beside what the agent recorded (`recorded`). */
   replayed: SessionCounts;
-  /** The agent's own counters (sessions table), where the store keeps them; absent: not recorded. */
+  /** The agent's own counters (sessions table; `usage`: its session_model_usage rows), where the store keeps them; absent: not recorded. */
   recorded?: RecordedCounters;
 }
 

@@ -36,6 +36,14 @@ export interface OverviewRecorded {
   outputTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
+  /**
+   * Summary calls of compactions: the api_call_count of session_model_usage rows with task
+   * 'compression' (an auxiliary call, in no counter above). A lineage's is the sum over its chain,
+   * since upstream bills an auxiliary call to the session its turn started in (#112848). Shown
+   * beside the replay's compactions, not compared: one compaction can make zero or several calls.
+   * null where the store has no session_model_usage table or the session was not read.
+   */
+  compactionCalls: number | null;
 }
 
 export interface OverviewSession extends OverviewFigures {
@@ -46,8 +54,19 @@ export interface OverviewSession extends OverviewFigures {
   startedAt: number | null;
   /** The latest timestamp of a stored row of the session, epoch seconds. */
   lastRowAt: number | null;
-  /** From its start to its latest stored row; 0 when no row is later than the start (a fork's copies keep their parent's times). */
+  /** sessions.ended_at, epoch seconds; null: not recorded (still open, or not in the schema). */
+  endedAt: number | null;
+  /**
+   * From its start to its ended_at when recorded, else to its latest stored row; 0 when neither is
+   * later than the start (a fork's copies keep their parent's times).
+   */
   durationSeconds: number | null;
+  /** sessions.source (a snapshot's platform); null: not recorded. */
+  source: string | null;
+  /** sessions.model (a snapshot's model); null: not recorded. */
+  model: string | null;
+  /** The distinct models of its main-loop usage rows (session_model_usage, task ''), in storage order; [] when none recorded. */
+  mainLoopModels: string[];
   endReason: string | null;
   /** Its rows were read and replayed. */
   read: boolean;
@@ -65,13 +84,23 @@ export interface OverviewLineage extends OverviewFigures {
   forkedFrom: string | null;
   title: string | null;
   /**
-   * sessions.source and sessions.model: null until the readers expose them (the state.db reader
-   * reads neither column today, and a session JSON's `platform`/`model` are not kept either).
+   * sessions.source of its sessions (a snapshot's `platform`), distinct, joined with ", "; null
+   * when none records one.
    */
   source: string | null;
+  /**
+   * The model that ran: sessions.model (a snapshot's `model`); when that is null, or when the
+   * main-loop usage rows (session_model_usage, task '') name several models, those models, in
+   * storage order, joined with ", ". null when neither records one.
+   */
   model: string | null;
   startedAt: number | null;
-  /** From the first session's start to its latest stored row; 0 when no row is later than the start. */
+  /** The last session's ended_at, when recorded; null otherwise. */
+  endedAt: number | null;
+  /**
+   * From the first session's start to the last one's ended_at when recorded, else to the latest
+   * stored row; 0 when that is not later than the start.
+   */
   durationSeconds: number | null;
   /** The last session's end reason (`compression` on every session but the last of a chain). */
   endReason: string | null;
@@ -95,13 +124,16 @@ export interface SessionOverview {
   unplaced: { errors: number; warnings: number };
 }
 
-const RECORDED_KEYS: readonly (keyof RecordedCounters)[] = ['apiCalls', 'messages', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'];
+const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = ['apiCalls', 'messages', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'];
 const FIGURE_KEYS: readonly (keyof OverviewFigures)[] = ['turns', 'requests', 'compactions', 'cacheBreaks', 'inputTokens', 'reusedTokens', 'errors', 'warnings'];
 
 interface Node extends LineageNode {
   title: string | null;
   startedAt: number | null;
   messageCount: number | null;
+  source: string | null;
+  model: string | null;
+  endedAt: number | null;
   loaded: TranscriptSession | undefined;
 }
 
@@ -114,13 +146,14 @@ function nodesOf(transcript: Transcript): Node[] {
     if (seen.has(c.id)) continue;
     seen.add(c.id);
     const s = loaded.get(c.id);
-    out.push({ id: c.id, parentId: s ? s.parentId : c.parentId, endReason: s ? s.endReason : c.endReason, forkKind: s?.forkKind,
-      title: c.title, startedAt: c.startedAt, messageCount: c.messageCount, loaded: s });
+    out.push({ id: c.id, parentId: s ? s.parentId : c.parentId, endReason: s ? s.endReason : c.endReason, forkKind: s ? s.forkKind : c.forkKind,
+      title: c.title, startedAt: c.startedAt, messageCount: c.messageCount, source: c.source, model: c.model, endedAt: c.endedAt, loaded: s });
   }
   for (const s of transcript.sessions) {
     if (seen.has(s.id)) continue;
     seen.add(s.id);
-    out.push({ id: s.id, parentId: s.parentId, endReason: s.endReason, forkKind: s.forkKind, title: null, startedAt: null, messageCount: null, loaded: s });
+    out.push({ id: s.id, parentId: s.parentId, endReason: s.endReason, forkKind: s.forkKind, title: null, startedAt: s.startedAt ?? null, messageCount: null,
+      source: s.source ?? null, model: s.model ?? null, endedAt: s.endedAt ?? null, loaded: s });
   }
   return out;
 }
@@ -161,12 +194,32 @@ function recordedOf(node: Node): OverviewRecorded {
   const out = Object.fromEntries(RECORDED_KEYS.map((k) => [k, r?.[k] ?? null])) as unknown as OverviewRecorded;
   // A session that was listed but not loaded still has its message_count in the catalogue.
   if (out.messages === null) out.messages = node.messageCount;
+  const usage = r?.usage;
+  out.compactionCalls = usage ? usage.filter((u) => u.task === 'compression').reduce((a, u) => a + u.apiCalls, 0) : null;
   return out;
 }
 
-function durationOf(startedAt: number | null, lastRow: number | null): number | null {
+/** Distinct values in first-seen order, without nulls. */
+function distinct(values: readonly (string | null)[]): string[] {
+  return [...new Set(values.filter((v): v is string => v !== null))];
+}
+
+function mainLoopModels(s: TranscriptSession | undefined): string[] {
+  // 'unknown' is upstream's placeholder for a call that named no model: not a model that ran.
+  return distinct((s?.recorded?.usage ?? []).filter((u) => u.task === '' && u.model !== 'unknown').map((u) => u.model));
+}
+
+/** The lineage's MODEL: sessions.model, unless it is null or the main loop ran several models. */
+function lineageModel(sessions: readonly OverviewSession[]): string | null {
+  const ran = distinct(sessions.flatMap((s) => s.mainLoopModels));
+  const stored = distinct(sessions.map((s) => s.model));
+  const models = ran.length > 1 || !stored.length ? ran : stored;
+  return models.length ? models.join(', ') : null;
+}
+
+function durationOf(startedAt: number | null, end: number | null): number | null {
   // To the millisecond the stores keep, without the float noise of a difference of epochs.
-  return startedAt === null || lastRow === null ? null : Math.round((Math.max(lastRow, startedAt) - startedAt) * 1000) / 1000;
+  return startedAt === null || end === null ? null : Math.round((Math.max(end, startedAt) - startedAt) * 1000) / 1000;
 }
 
 function lastRowAt(s: TranscriptSession | undefined): number | null {
@@ -198,6 +251,9 @@ function chainRecorded(sessions: OverviewSession[]): OverviewRecorded {
     out[k] = values.some((v) => v === null) ? null
       : cumulative ? values[values.length - 1] : (values as number[]).reduce((a, b) => a + b, 0);
   }
+  // Auxiliary rows are per call (record_auxiliary_usage adds deltas, a gateway too): always summed.
+  const calls = sessions.map((s) => s.recorded.compactionCalls);
+  out.compactionCalls = calls.some((v) => v === null) ? null : (calls as number[]).reduce((a, b) => a + b, 0);
   return out;
 }
 
@@ -221,8 +277,9 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     const f = read && n.loaded ? bySession.get(n.id) : undefined;
     const last = lastRowAt(n.loaded);
     return {
-      id: n.id, parentId: n.parentId, title: n.title, startedAt: n.startedAt, lastRowAt: last, durationSeconds: durationOf(n.startedAt, last), endReason: n.endReason,
-      read: f !== undefined, recorded: recordedOf(n), ...(f ? { ...f } : nullFigures()),
+      id: n.id, parentId: n.parentId, title: n.title, startedAt: n.startedAt, lastRowAt: last, endedAt: n.endedAt,
+      durationSeconds: durationOf(n.startedAt, n.endedAt ?? last), source: n.source, model: n.model, mainLoopModels: mainLoopModels(n.loaded),
+      endReason: n.endReason, read: f !== undefined, recorded: recordedOf(n), ...(f ? { ...f } : nullFigures()),
     };
   };
 
@@ -240,13 +297,16 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     const parent = lineages.parentOf(root);
     const kind: LineageKind = root.parentId === null || !parent ? 'conversation' : root.forkKind ?? 'child';
     const lastRow = sessions.reduce<number | null>((m, s) => (s.lastRowAt !== null && (m === null || s.lastRowAt > m) ? s.lastRowAt : m), null);
+    // The chain ends when its last session does; a rotated session's ended_at is only a handover.
+    const endedAt = sessions[sessions.length - 1].endedAt;
+    const sources = distinct(sessions.map((s) => s.source));
     rows.set(rootId, {
       id: rootId, kind, forkedFrom: root.parentId,
       // The conversation's own title; a chain whose first session has none takes the first title along it.
       title: sessions.find((s) => s.title !== null)?.title ?? null,
-      source: null, model: null,
-      startedAt: root.startedAt,
-      durationSeconds: durationOf(root.startedAt, lastRow),
+      source: sources.length ? sources.join(', ') : null, model: lineageModel(sessions),
+      startedAt: root.startedAt, endedAt,
+      durationSeconds: durationOf(root.startedAt, endedAt ?? lastRow),
       endReason: chain[chain.length - 1].endReason,
       sessions, ...sumFigures(sessions), recorded: chainRecorded(sessions), children: [],
     });
@@ -289,6 +349,7 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'requests', heading: 'REQUESTS', text: false, value: (r) => r.requests },
   { key: 'api-calls', heading: 'API CALLS*', text: false, value: (r) => r.recorded.apiCalls },
   { key: 'compactions', heading: 'COMPACTIONS', text: false, value: (r) => r.compactions },
+  { key: 'compaction-calls', heading: 'COMPACTION CALLS*', text: false, value: (r) => r.recorded.compactionCalls },
   { key: 'breaks', heading: 'BREAKS', text: false, value: (r) => r.cacheBreaks },
   { key: 'input', heading: 'INPUT', text: false, value: (r) => r.inputTokens },
   { key: 'reused', heading: 'REUSED', text: false, value: (r) => r.reusedTokens },

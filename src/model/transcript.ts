@@ -100,6 +100,14 @@ export interface TranscriptSession {
   generations: Generation[];
   /** The agent's own counters for this session, where the store keeps them. */
   recorded?: RecordedCounters;
+  /** sessions.source (a snapshot's `platform`): cli, telegram, subagent, cron…; null: not recorded. */
+  source?: string | null;
+  /** sessions.model (a snapshot's `model`): the session's recorded route; null: not recorded. */
+  model?: string | null;
+  /** Epoch seconds: a snapshot's `session_start` (local time, placed by its rows' clock); state.db's is in the catalogue. */
+  startedAt?: number | null;
+  /** sessions.ended_at, epoch seconds; null: not recorded (still open, or a store without the column). */
+  endedAt?: number | null;
   pos: SourcePos;
 }
 
@@ -120,6 +128,26 @@ export interface RecordedCounters {
   outputTokens?: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /**
+   * The session's `session_model_usage` rows, where the table exists (docs/hermes-behaviour.md §5.7):
+   * one per model, billing route and task. Task '' is the main loop's per-call deltas (the CLI path;
+   * a gateway's absolute writes add none); an auxiliary task (`compression`, `title_generation`,
+   * `vision`…) is not in the counters above, and is billed to the session its turn started in.
+   */
+  usage?: RecordedUsage[];
+}
+
+/** One `session_model_usage` row, as stored. */
+export interface RecordedUsage {
+  model: string;
+  billingProvider: string;
+  /** '' for the main loop. */
+  task: string;
+  apiCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
 }
 
 /** A provider request body captured by the agent (request_dump_*.json): the bytes really sent. */
@@ -146,6 +174,12 @@ export interface SessionSummary {
   /** The table's message_count column, when it has one. */
   messageCount: number | null;
   title: string | null;
+  /** sessions.source, sessions.model, sessions.ended_at; null where not recorded. */
+  source: string | null;
+  model: string | null;
+  endedAt: number | null;
+  /** The fork marker of its model_config, so a session listed but not loaded still groups as its lineage. */
+  forkKind?: ForkKind;
 }
 
 export interface Transcript {

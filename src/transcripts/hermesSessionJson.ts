@@ -46,7 +46,8 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   const id = typeof doc.session_id === 'string' ? doc.session_id : sessionIdFromPath(path);
   // A snapshot written after a compaction or a fork starts with copies; nothing names the parent,
   // so their timestamps tell them from new rows (docs/hermes-behaviour.md §5.5).
-  const copies = snapshotCopies(rows, sessionStartSeconds(doc.session_start, doc.last_updated, rows, id));
+  const startedAt = sessionStartSeconds(doc.session_start, doc.last_updated, rows, id);
+  const copies = snapshotCopies(rows, startedAt);
   const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}) };
   if (copies.evidence === 'none' && copies.carrier >= 0) {
     findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },
@@ -66,6 +67,12 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
       systemPrompt: typeof doc.system_prompt === 'string' ? doc.system_prompt : null,
       tools: Array.isArray(doc.tools) ? doc.tools : undefined,
       generations: [generation],
+      // The snapshot's own platform and model; its session_start is local time without a zone,
+      // placed on the rows' clock by last_updated (null when nothing places it). No end is kept.
+      source: typeof doc.platform === 'string' ? doc.platform : null,
+      model: typeof doc.model === 'string' ? doc.model : null,
+      startedAt,
+      endedAt: null,
       pos: { line: 1, sessionId: id },
     }],
     captured: [],

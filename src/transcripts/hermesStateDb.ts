@@ -12,7 +12,7 @@ import { forkKindOf, Lineages } from '../hermes/lineage';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
 import type { RowEvidence } from '../hermes/rowIdentity';
 import type { Row } from '../model/rows';
-import type { Generation, InputFinding, RecordedCounters, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { ForkKind, Generation, InputFinding, RecordedCounters, RecordedUsage, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
 import { foldName, SqliteFile, type SqlValue } from './sqliteFile';
@@ -249,7 +249,7 @@ function compareSql(a: Value, b: Value): number {
   return 0;
 }
 
-const COUNTERS: Record<keyof RecordedCounters, string> = {
+const COUNTERS: Record<Exclude<keyof RecordedCounters, 'usage'>, string> = {
   apiCalls: 'api_call_count', messages: 'message_count', inputTokens: 'input_tokens', outputTokens: 'output_tokens',
   cacheReadTokens: 'cache_read_tokens', cacheWriteTokens: 'cache_write_tokens',
 };
@@ -260,11 +260,14 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
   const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(sCols.of(name))) : undefined);
   const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
   // First pass: the small columns of every session; prompts and tools are read below for the kept ones only.
-  const light: { ordinal: number; id: Value; startedAt: Value; parent: Value; endReason: Value; hash: Value; messageCount: Value; title: Value }[] = [];
+  const light: { ordinal: number; id: Value; startedAt: Value; parent: Value; endReason: Value; hash: Value; messageCount: Value; title: Value;
+    source: Value; model: Value; endedAt: Value; fork: ForkKind | undefined }[] = [];
   let ordinal = 0;
   for (const r of db.rows(sessionsTable)) {
+    // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
     light.push({ ordinal: ordinal++, id: col(r, 'id'), startedAt: col(r, 'started_at'), parent: col(r, 'parent_session_id'), endReason: col(r, 'end_reason'),
-      hash: col(r, 'system_prompt_hash'), messageCount: col(r, 'message_count'), title: col(r, 'title') });
+      hash: col(r, 'system_prompt_hash'), messageCount: col(r, 'message_count'), title: col(r, 'title'),
+      source: col(r, 'source'), model: col(r, 'model'), endedAt: col(r, 'ended_at'), fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))) });
   }
   // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
   light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
@@ -287,8 +290,13 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
       endReason: str(s.endReason),
       systemPrompt: null,
       generations: [],
+      // Older schemas lack some of these columns: absent reads as null, not recorded.
+      source: str(s.source),
+      model: str(s.model),
+      endedAt: epoch(s.endedAt),
       pos: { sessionId: id },
     };
+    if (s.fork) session.forkKind = s.fork;
     byId.set(id, session);
     sessions.push(session);
     ordinals.set(session, s.ordinal);
@@ -307,7 +315,8 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
     const session = byId.get(idText(s.id));
     if (!session || ordinals.get(session) !== s.ordinal) continue;
     catalog.push({ id: session.id, parentId: session.parentId, startedAt: typeof s.startedAt === 'number' ? s.startedAt : null, endReason: session.endReason,
-      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null, title: str(s.title) });
+      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null, title: str(s.title),
+      source: session.source ?? null, model: session.model ?? null, endedAt: session.endedAt ?? null, ...(session.forkKind ? { forkKind: session.forkKind } : {}) });
   }
 
   const keep = options.session !== undefined && byId.has(options.session) ? new Lineages(sessions).around(options.session) : null;
@@ -331,16 +340,49 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
     if (!session) continue;
     const hash = hashes.get(session) ?? null;
     session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? str(col(r, 'system_prompt'));
-    const fork = forkKindOf(parseJsonColumn(col(r, 'model_config')));
-    if (fork) session.forkKind = fork;
     const recorded: RecordedCounters = {};
-    for (const [key, column] of Object.entries(COUNTERS) as [keyof RecordedCounters, string][]) {
+    for (const [key, column] of Object.entries(COUNTERS) as [Exclude<keyof RecordedCounters, 'usage'>, string][]) {
       const v = col(r, column);
       if (typeof v === 'number' && Number.isFinite(v)) recorded[key] = v;
     }
     if (Object.keys(recorded).length) session.recorded = recorded;
   }
+  if (tables.has('session_model_usage')) readModelUsage(db, tables.of('session_model_usage'), new Map(kept.map((s) => [s.id, s])));
   return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
+}
+
+/** A finite REAL or INTEGER column as epoch seconds; anything else (NULL, text, a blob) is not recorded. */
+function epoch(v: Value): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+const USAGE_COUNTS = { apiCalls: 'api_call_count', inputTokens: 'input_tokens', outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens', cacheWriteTokens: 'cache_write_tokens' } as const;
+
+/**
+ * The `session_model_usage` rows of the given sessions into their `recorded.usage`, in storage
+ * order (rowid). A row without a text session id or model is no row upstream
+ * writes and is skipped; a count that is not a number reads as 0, as upstream's upserts start it.
+ */
+function readModelUsage(db: RowSource, table: string, byId: Map<string, TranscriptSession>): void {
+  const cols = new Names(db.columns(table));
+  if (!cols.has('session_id') || !cols.has('model')) return;
+  const get = (r: StoredRow, name: string): Value => (cols.has(name) ? plain(r.get(cols.of(name))) : undefined);
+  const text = (v: Value): string => (typeof v === 'string' ? v : '');
+  // The table exists: a session without rows in it recorded no such calls ([]), which is not "not recorded".
+  for (const s of byId.values()) (s.recorded ??= {}).usage = [];
+  for (const r of db.rows(table)) {
+    const session = byId.get(String(get(r, 'session_id')));
+    const model = get(r, 'model');
+    if (!session || typeof model !== 'string') continue;
+    const row: RecordedUsage = { model, billingProvider: text(get(r, 'billing_provider')), task: text(get(r, 'task')),
+      apiCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    for (const [key, column] of Object.entries(USAGE_COUNTS) as [keyof typeof USAGE_COUNTS, string][]) {
+      const v = get(r, column);
+      if (typeof v === 'number' && Number.isFinite(v)) row[key] = v;
+    }
+    (session.recorded?.usage ?? []).push(row);
+  }
 }
 
 function parseJsonColumn(value: unknown): unknown {

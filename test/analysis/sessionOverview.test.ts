@@ -9,6 +9,7 @@ import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
+import { spawnSync } from 'node:child_process';
 import { buildStore } from '../support/upstreamStores';
 
 interface SessionSpec {
@@ -25,6 +26,9 @@ interface SessionSpec {
   requests?: number;
   input?: number;
   reused?: number;
+  source?: string;
+  model?: string;
+  endedAt?: number;
 }
 
 function session(s: SessionSpec): TranscriptSession {
@@ -51,7 +55,8 @@ function build(specs: SessionSpec[], turns: [string, number, boolean?, string?][
   const loaded = opts.loaded ?? specs.map((s) => s.id);
   const sessions = specs.filter((s) => loaded.includes(s.id)).map(session);
   const catalog: SessionSummary[] | undefined = opts.catalog === false ? undefined
-    : specs.map((s) => ({ id: s.id, parentId: s.parent ?? null, startedAt: s.startedAt ?? null, endReason: s.endReason ?? null, messageCount: s.recorded?.messages ?? null, title: s.title ?? null }));
+    : specs.map((s) => ({ id: s.id, parentId: s.parent ?? null, startedAt: s.startedAt ?? null, endReason: s.endReason ?? null, messageCount: s.recorded?.messages ?? null, title: s.title ?? null,
+      source: s.source ?? null, model: s.model ?? null, endedAt: s.endedAt ?? null, ...(s.fork ? { forkKind: s.fork } : {}) }));
   const report: Report = {
     schemaVersion: 1, source: { path: 'state.db', format: 'hermes-state-db' }, profile: 'hermes-current', tokenizer: 'o200k_base',
     sessions: sessions.map((s) => {
@@ -99,7 +104,7 @@ describe('session overview: lineages', () => {
     assert.equal(l.startedAt, 1000);
     assert.equal(l.durationSeconds, 1200.125, 'from the first start to the latest stored row of the chain');
     assert.equal(l.sessions[1].durationSeconds, 700.125);
-    assert.deepEqual(l.recorded, { apiCalls: 5, messages: 11, inputTokens: 120, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
+    assert.deepEqual(l.recorded, { apiCalls: 5, messages: 11, inputTokens: 120, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, compactionCalls: null });
   });
 
   it('branches, delegates and resets are nested under the lineage of the session they came from, in start order', () => {
@@ -154,12 +159,48 @@ describe('session overview: lineages', () => {
 });
 
 describe('session overview: nothing invented', () => {
-  it('source and model are null (no reader reads them yet); a file without a catalogue has no title or start', () => {
+  it('source, model and end are null where the store records none; a file without a catalogue has no title or start', () => {
     const o = overviewOf(build([{ id: 's', rowTimes: [5, 9], requests: 1 }], [['s', 1]], { catalog: false }));
     const [l] = o.lineages;
-    assert.deepEqual([l.source, l.model, l.title, l.startedAt, l.durationSeconds], [null, null, null, null, null]);
+    assert.deepEqual([l.source, l.model, l.title, l.startedAt, l.endedAt, l.durationSeconds], [null, null, null, null, null, null]);
     assert.equal(l.sessions[0].lastRowAt, 9, 'the rows\' times are still there');
-    assert.deepEqual(l.recorded, { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
+    assert.deepEqual(l.recorded, { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, compactionCalls: null });
+  });
+
+  it('source, model and ended_at as stored: the duration ends at the last session\'s ended_at, the main loop\'s models fill or widen MODEL', () => {
+    const usage = (model: string, task: string, apiCalls: number) =>
+      ({ model, billingProvider: 'openrouter', task, apiCalls, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    const o = overviewOf(build([
+      { id: 'a', endReason: 'compression', startedAt: 1000, endedAt: 1500, rowTimes: [1001, 1400], source: 'telegram', model: 'm1',
+        recorded: { apiCalls: 2, usage: [usage('m1', '', 2), usage('aux', 'compression', 1), usage('aux', 'title_generation', 1)] } },
+      { id: 'b', parent: 'a', startedAt: 1500, endedAt: 2000.5, rowTimes: [1501, 1700], source: 'telegram', model: 'm1',
+        recorded: { apiCalls: 1, usage: [usage('m2', '', 1)] } },
+      // Listed only: its model and source come from the catalogue, its usage was not read.
+      { id: 'c', startedAt: 3000, model: 'solo' },
+      // No sessions.model: the main loop's usage rows name it ('unknown' is upstream's placeholder, not a model).
+      { id: 'd', startedAt: 4000, rowTimes: [4010], recorded: { usage: [usage('unknown', '', 1), usage('m3', '', 1)] } },
+    ], [['a', 2], ['b', 1], ['d', 1]], { loaded: ['a', 'b', 'd'] }));
+    const [ab, c, d] = o.lineages;
+    assert.deepEqual([ab.source, ab.model, ab.endedAt], ['telegram', 'm1, m2', 2000.5], 'two models ran in the main loop');
+    assert.equal(ab.durationSeconds, 1000.5, 'to the last session\'s ended_at, not its last row (1700)');
+    assert.deepEqual([ab.sessions[0].durationSeconds, ab.sessions[0].endedAt, ab.sessions[0].model], [500, 1500, 'm1']);
+    assert.deepEqual([ab.recorded.compactionCalls, ab.sessions[0].recorded.compactionCalls, ab.sessions[1].recorded.compactionCalls], [1, 1, 0],
+      'the compression rows of the chain, summed (billed to the session the turn started in)');
+    assert.equal(ab.compactions, 0, 'beside the replay\'s compactions, never merged into them');
+    assert.deepEqual([c.model, c.source, c.endedAt, c.durationSeconds, c.recorded.compactionCalls], ['solo', null, null, null, null]);
+    assert.deepEqual([d.model, d.durationSeconds], ['m3', 10], 'no ended_at: to the latest row, as before');
+    assert.equal(overviewColumn('compaction-calls')?.value(ab), 1);
+    assert.equal(overviewColumn('model')?.value(ab), 'm1, m2');
+  });
+
+  it('a fork listed but not loaded still hangs under its parent: the catalogue carries the fork marker', () => {
+    const o = overviewOf(build([
+      { id: 'p', endReason: 'compression', startedAt: 1 },
+      { id: 'deleg', parent: 'p', fork: 'delegate', startedAt: 2 },
+      { id: 'c', parent: 'p', startedAt: 3 },
+    ], [], { loaded: ['c'] }));
+    assert.deepEqual(o.lineages.map((l) => [l.id, l.sessions.map((s) => s.id), l.children.map((k) => [k.id, k.kind])]),
+      [['p', ['p', 'c'], [['deleg', 'delegate']]]]);
   });
 
   it('sessions outside the loaded lineage are listed with the store\'s values and no replay figures; a chain partly read has no total', () => {
@@ -195,6 +236,53 @@ describe('session overview: nothing invented', () => {
       assert.equal(s.recorded.apiCalls, truth?.counters.api_call_count, s.id);
     }
   });
+});
+
+describe('session overview: the store\'s own columns (stores written as upstream writes them)', () => {
+  /** sessions and session_model_usage, read by SQLite itself. */
+  function storeRows(db: string): { sessions: { id: string; source: string | null; model: string | null; started: number; ended: number | null }[];
+    usage: { sessionId: string; model: string; task: string; calls: number }[] } {
+    const r = spawnSync('python3', ['-c', `import sqlite3, json, sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+print(json.dumps({'sessions': [dict(zip(['id', 'source', 'model', 'started', 'ended'], r)) for r in c.execute('SELECT id, source, model, started_at, ended_at FROM sessions')],
+  'usage': [dict(zip(['sessionId', 'model', 'task', 'calls'], r)) for r in c.execute('SELECT session_id, model, task, api_call_count FROM session_model_usage ORDER BY rowid')]}))`, db], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    return JSON.parse(r.stdout) as ReturnType<typeof storeRows>;
+  }
+  const all = (rows: OverviewLineage[]): OverviewLineage[] => rows.flatMap((r) => [r, ...all(r.children)]);
+
+  for (const name of ['home', 'rotation-in-place', 'in-place', 'dumps']) {
+    it(`${name}: SOURCE, MODEL, the end and the compaction calls come from its sessions and session_model_usage rows`, async () => {
+      const store = buildStore(name);
+      const transcript = await loadTranscript(store.stateDb);
+      const o = sessionOverview(transcript, analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false }).report);
+      const rows = storeRows(store.stateDb);
+      const lineages = all(o.lineages);
+      assert.equal(lineages.flatMap((l) => l.sessions).length, rows.sessions.length);
+      const uniq = (v: (string | null)[]): string[] => [...new Set(v.filter((x): x is string => x !== null))];
+      for (const l of lineages) {
+        const mine = l.sessions.map((s) => rows.sessions.find((r) => r.id === s.id)!);
+        const last = mine[mine.length - 1];
+        assert.equal(l.source, uniq(mine.map((m) => m.source)).join(', ') || null, l.id);
+        const ran = uniq(rows.usage.filter((u) => u.task === '' && mine.some((m) => m.id === u.sessionId)).map((u) => u.model));
+        const stored = uniq(mine.map((m) => m.model));
+        assert.equal(l.model, (ran.length > 1 || !stored.length ? ran : stored).join(', ') || null, l.id);
+        assert.equal(l.endedAt, last.ended, l.id);
+        if (last.ended !== null) assert.equal(l.durationSeconds, Math.round((last.ended - mine[0].started) * 1000) / 1000, l.id);
+        const calls = rows.usage.filter((u) => u.task === 'compression' && mine.some((m) => m.id === u.sessionId)).reduce((a, u) => a + u.calls, 0);
+        assert.equal(l.recorded.compactionCalls, calls, l.id);
+        // Each compaction of these scenarios made one summary call, billed to the session its turn started in.
+        const compactions = new Set(store.truth.turns.filter((t) => l.sessions.some((s) => s.id === t.sessionId))
+          .flatMap((t) => [t.compression, t.midTurn]).filter((c) => c !== null).map((c) => JSON.stringify(c)));
+        assert.equal(calls, compactions.size, `${l.id}: the truth's compactions`);
+        for (const s of l.sessions) {
+          const r = rows.sessions.find((x) => x.id === s.id)!;
+          assert.deepEqual([s.source, s.model, s.endedAt], [r.source, r.model, r.ended], s.id);
+        }
+      }
+      if (name === 'home') assert.ok(lineages.some((l) => (l.recorded.compactionCalls ?? 0) > 0) && lineages.some((l) => l.endedAt !== null));
+    });
+  }
 });
 
 describe('session overview: sort and filter', () => {
