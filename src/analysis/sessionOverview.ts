@@ -36,14 +36,6 @@ export interface OverviewRecorded {
   outputTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
-  /**
-   * Summary calls of compactions: the api_call_count of session_model_usage rows with task
-   * 'compression' (an auxiliary call, in no counter above). A lineage's is the sum over its chain,
-   * since upstream bills an auxiliary call to the session its turn started in (#112848). Shown
-   * beside the replay's compactions, not compared: one compaction can make zero or several calls.
-   * null where the store has no session_model_usage table or the session was not read.
-   */
-  compactionCalls: number | null;
 }
 
 export interface OverviewSession extends OverviewFigures {
@@ -71,6 +63,15 @@ export interface OverviewSession extends OverviewFigures {
   /** Its rows were read and replayed. */
   read: boolean;
   recorded: OverviewRecorded;
+  /**
+   * Summary calls of compactions: the api_call_count of session_model_usage rows with task
+   * 'compression' (an auxiliary call, in no counter above). A lineage's is the sum over its chain,
+   * since upstream bills an auxiliary call to the session its turn started in (#112848). Shown
+   * beside the replay's compactions, not compared: one compaction can make zero or several calls.
+   * In `recorded`'s sense (the agent's own figure), kept beside it so `recorded` stays the sessions
+   * columns. null where the store has no session_model_usage table or the session was not read.
+   */
+  recordedCompactionCalls: number | null;
 }
 
 /** How a lineage hangs off its parent: its own conversation, a fork the store marks, or an unmarked child. */
@@ -108,6 +109,8 @@ export interface OverviewLineage extends OverviewFigures {
   sessions: OverviewSession[];
   /** The chain's counters: the sessions' own summed, or the last one's where they are cumulative (a gateway's). */
   recorded: OverviewRecorded;
+  /** Its sessions' compaction summary calls (session_model_usage task 'compression'), summed; null if any is. */
+  recordedCompactionCalls: number | null;
   /** Lineages forked from one of its sessions, in start order. */
   children: OverviewLineage[];
 }
@@ -194,9 +197,12 @@ function recordedOf(node: Node): OverviewRecorded {
   const out = Object.fromEntries(RECORDED_KEYS.map((k) => [k, r?.[k] ?? null])) as unknown as OverviewRecorded;
   // A session that was listed but not loaded still has its message_count in the catalogue.
   if (out.messages === null) out.messages = node.messageCount;
-  const usage = r?.usage;
-  out.compactionCalls = usage ? usage.filter((u) => u.task === 'compression').reduce((a, u) => a + u.apiCalls, 0) : null;
   return out;
+}
+
+function compactionCallsOf(node: Node): number | null {
+  const usage = node.loaded?.recorded?.usage;
+  return usage ? usage.filter((u) => u.task === 'compression').reduce((a, u) => a + u.apiCalls, 0) : null;
 }
 
 /** Distinct values in first-seen order, without nulls. */
@@ -251,9 +257,6 @@ function chainRecorded(sessions: OverviewSession[]): OverviewRecorded {
     out[k] = values.some((v) => v === null) ? null
       : cumulative ? values[values.length - 1] : (values as number[]).reduce((a, b) => a + b, 0);
   }
-  // Auxiliary rows are per call (record_auxiliary_usage adds deltas, a gateway too): always summed.
-  const calls = sessions.map((s) => s.recorded.compactionCalls);
-  out.compactionCalls = calls.some((v) => v === null) ? null : (calls as number[]).reduce((a, b) => a + b, 0);
   return out;
 }
 
@@ -279,7 +282,7 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     return {
       id: n.id, parentId: n.parentId, title: n.title, startedAt: n.startedAt, lastRowAt: last, endedAt: n.endedAt,
       durationSeconds: durationOf(n.startedAt, n.endedAt ?? last), source: n.source, model: n.model, mainLoopModels: mainLoopModels(n.loaded),
-      endReason: n.endReason, read: f !== undefined, recorded: recordedOf(n), ...(f ? { ...f } : nullFigures()),
+      endReason: n.endReason, read: f !== undefined, recorded: recordedOf(n), recordedCompactionCalls: compactionCallsOf(n), ...(f ? { ...f } : nullFigures()),
     };
   };
 
@@ -300,6 +303,8 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     // The chain ends when its last session does; a rotated session's ended_at is only a handover.
     const endedAt = sessions[sessions.length - 1].endedAt;
     const sources = distinct(sessions.map((s) => s.source));
+    // Auxiliary rows are per-call deltas on every path (a gateway's too): a chain's are summed.
+    const calls = sessions.map((s) => s.recordedCompactionCalls);
     rows.set(rootId, {
       id: rootId, kind, forkedFrom: root.parentId,
       // The conversation's own title; a chain whose first session has none takes the first title along it.
@@ -308,7 +313,8 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
       startedAt: root.startedAt, endedAt,
       durationSeconds: durationOf(root.startedAt, endedAt ?? lastRow),
       endReason: chain[chain.length - 1].endReason,
-      sessions, ...sumFigures(sessions), recorded: chainRecorded(sessions), children: [],
+      sessions, ...sumFigures(sessions), recorded: chainRecorded(sessions),
+      recordedCompactionCalls: calls.some((v) => v === null) ? null : (calls as number[]).reduce((a, b) => a + b, 0), children: [],
     });
   }
   // A fork hangs under the lineage of the session it came from; one whose parent is unknown stands alone.
@@ -339,8 +345,9 @@ const lineageOnly = (get: (row: OverviewLineage) => string | number | null) =>
 export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'id', heading: 'LINEAGE', text: true, value: (r) => r.id },
   { key: 'title', heading: 'TITLE', text: true, value: (r) => r.title },
-  { key: 'source', heading: 'SOURCE', text: true, value: lineageOnly((r) => r.source) },
-  { key: 'model', heading: 'MODEL', text: true, value: lineageOnly((r) => r.model) },
+  { key: 'source', heading: 'SOURCE', text: true, value: (r) => r.source },
+  // A chain's session row by the same rule as its lineage's, from its own rows.
+  { key: 'model', heading: 'MODEL', text: true, value: (r) => ('sessions' in r ? r.model : lineageModel([r])) },
   { key: 'start', heading: 'START (UTC)', text: false, value: (r) => r.startedAt },
   { key: 'duration', heading: 'DURATION', text: false, value: (r) => r.durationSeconds },
   { key: 'end', heading: 'END', text: true, value: (r) => r.endReason },
@@ -349,7 +356,7 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'requests', heading: 'REQUESTS', text: false, value: (r) => r.requests },
   { key: 'api-calls', heading: 'API CALLS*', text: false, value: (r) => r.recorded.apiCalls },
   { key: 'compactions', heading: 'COMPACTIONS', text: false, value: (r) => r.compactions },
-  { key: 'compaction-calls', heading: 'COMPACTION CALLS*', text: false, value: (r) => r.recorded.compactionCalls },
+  { key: 'compaction-calls', heading: 'COMPACTION CALLS*', text: false, value: (r) => r.recordedCompactionCalls },
   { key: 'breaks', heading: 'BREAKS', text: false, value: (r) => r.cacheBreaks },
   { key: 'input', heading: 'INPUT', text: false, value: (r) => r.inputTokens },
   { key: 'reused', heading: 'REUSED', text: false, value: (r) => r.reusedTokens },

@@ -104,7 +104,7 @@ describe('session overview: lineages', () => {
     assert.equal(l.startedAt, 1000);
     assert.equal(l.durationSeconds, 1200.125, 'from the first start to the latest stored row of the chain');
     assert.equal(l.sessions[1].durationSeconds, 700.125);
-    assert.deepEqual(l.recorded, { apiCalls: 5, messages: 11, inputTokens: 120, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, compactionCalls: null });
+    assert.deepEqual(l.recorded, { apiCalls: 5, messages: 11, inputTokens: 120, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
   });
 
   it('branches, delegates and resets are nested under the lineage of the session they came from, in start order', () => {
@@ -164,7 +164,7 @@ describe('session overview: nothing invented', () => {
     const [l] = o.lineages;
     assert.deepEqual([l.source, l.model, l.title, l.startedAt, l.endedAt, l.durationSeconds], [null, null, null, null, null, null]);
     assert.equal(l.sessions[0].lastRowAt, 9, 'the rows\' times are still there');
-    assert.deepEqual(l.recorded, { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, compactionCalls: null });
+    assert.deepEqual(l.recorded, { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
   });
 
   it('source, model and ended_at as stored: the duration ends at the last session\'s ended_at, the main loop\'s models fill or widen MODEL', () => {
@@ -184,10 +184,10 @@ describe('session overview: nothing invented', () => {
     assert.deepEqual([ab.source, ab.model, ab.endedAt], ['telegram', 'm1, m2', 2000.5], 'two models ran in the main loop');
     assert.equal(ab.durationSeconds, 1000.5, 'to the last session\'s ended_at, not its last row (1700)');
     assert.deepEqual([ab.sessions[0].durationSeconds, ab.sessions[0].endedAt, ab.sessions[0].model], [500, 1500, 'm1']);
-    assert.deepEqual([ab.recorded.compactionCalls, ab.sessions[0].recorded.compactionCalls, ab.sessions[1].recorded.compactionCalls], [1, 1, 0],
+    assert.deepEqual([ab.recordedCompactionCalls, ab.sessions[0].recordedCompactionCalls, ab.sessions[1].recordedCompactionCalls], [1, 1, 0],
       'the compression rows of the chain, summed (billed to the session the turn started in)');
     assert.equal(ab.compactions, 0, 'beside the replay\'s compactions, never merged into them');
-    assert.deepEqual([c.model, c.source, c.endedAt, c.durationSeconds, c.recorded.compactionCalls], ['solo', null, null, null, null]);
+    assert.deepEqual([c.model, c.source, c.endedAt, c.durationSeconds, c.recordedCompactionCalls], ['solo', null, null, null, null]);
     assert.deepEqual([d.model, d.durationSeconds], ['m3', 10], 'no ended_at: to the latest row, as before');
     assert.equal(overviewColumn('compaction-calls')?.value(ab), 1);
     assert.equal(overviewColumn('model')?.value(ab), 'm1, m2');
@@ -270,7 +270,7 @@ print(json.dumps({'sessions': [dict(zip(['id', 'source', 'model', 'started', 'en
         assert.equal(l.endedAt, last.ended, l.id);
         if (last.ended !== null) assert.equal(l.durationSeconds, Math.round((last.ended - mine[0].started) * 1000) / 1000, l.id);
         const calls = rows.usage.filter((u) => u.task === 'compression' && mine.some((m) => m.id === u.sessionId)).reduce((a, u) => a + u.calls, 0);
-        assert.equal(l.recorded.compactionCalls, calls, l.id);
+        assert.equal(l.recordedCompactionCalls, calls, l.id);
         // Each compaction of these scenarios made one summary call, billed to the session its turn started in.
         const compactions = new Set(store.truth.turns.filter((t) => l.sessions.some((s) => s.id === t.sessionId))
           .flatMap((t) => [t.compression, t.midTurn]).filter((c) => c !== null).map((c) => JSON.stringify(c)));
@@ -280,7 +280,7 @@ print(json.dumps({'sessions': [dict(zip(['id', 'source', 'model', 'started', 'en
           assert.deepEqual([s.source, s.model, s.endedAt], [r.source, r.model, r.ended], s.id);
         }
       }
-      if (name === 'home') assert.ok(lineages.some((l) => (l.recorded.compactionCalls ?? 0) > 0) && lineages.some((l) => l.endedAt !== null));
+      if (name === 'home') assert.ok(lineages.some((l) => (l.recordedCompactionCalls ?? 0) > 0) && lineages.some((l) => l.endedAt !== null));
     });
   }
 });

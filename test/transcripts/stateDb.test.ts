@@ -152,7 +152,8 @@ describe('a state.db above the read-whole limit', () => {
     assert.ok(t.sessions.every((s) => s.generations.every((g) => g.rows.length === 0)));
     assert.equal(t.sessions[0].systemPrompt, 'You are Hermes, by hash.');
     assert.equal(t.sessions[3].systemPrompt, 'You are Hermes (d).');
-    assert.deepEqual(t.catalog, SESSIONS.map((s) => ({ id: s.id, parentId: s.parent ?? null, startedAt: s.startedAt, endReason: s.endReason ?? null, messageCount: 12, title: s.title ?? null })));
+    // (source, model, ended_at and the fork marker: test/transcripts/sessionColumns.test.ts)
+    assert.deepEqual(t.catalog?.map(({ id, parentId, startedAt, endReason, messageCount, title }) => ({ id, parentId, startedAt, endReason, messageCount, title })), SESSIONS.map((s) => ({ id: s.id, parentId: s.parent ?? null, startedAt: s.startedAt, endReason: s.endReason ?? null, messageCount: 12, title: s.title ?? null })));
     const info = t.findings[0];
     assert.equal(info.severity, 'info');
     assert.match(info.message, /^state\.db is \d+ KB \(above the 1 KB read-whole limit\): 6 sessions listed; choose one to load \(CLI: --session ID\)$/);
