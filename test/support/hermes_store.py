@@ -43,7 +43,9 @@ Upstream facts this module relies on (file :: function):
     agent's session_id at that moment, so after a rotation on the child). It also upserts the
     per-call delta into session_model_usage (task ''). Auxiliary calls (the compaction summary,
     titles) go through record_auxiliary_usage: session_model_usage with task='compression', the
-    sessions row untouched. A failed call (the one a request dump records) counts nothing.
+    sessions row untouched, billed to the session id the turn STARTED with (the accounting context
+    is published at turn start, and a compaction mints the child id mid-turn: #112848, which is why
+    auxiliary_usage_by_task sums over the compression lineage). One summary call per compaction. A failed call (the one a request dump records) counts nothing.
     rewind does not decrement api_call_count: undone turns' requests stay counted.
 * Batched flush: agent/session_persistence.py :: _flush_messages_to_session_db / _db_flush_row.
   Rows reach state.db at persistence points (turn start, before a rotation, turn end); the row
@@ -939,8 +941,14 @@ class Sim:
             active = self.store.conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ? AND active = 1",
                                              (s["id"],)).fetchone()[0]
             total = self.store.conn.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (s["id"],)).fetchone()[0]
+            usage = [{"model": u["model"], "billingProvider": u["billing_provider"], "task": u["task"],
+                      "apiCalls": u["api_call_count"], "inputTokens": u["input_tokens"], "outputTokens": u["output_tokens"],
+                      "cacheReadTokens": u["cache_read_tokens"], "cacheWriteTokens": u["cache_write_tokens"]}
+                     for u in self.store.conn.execute("SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY rowid",
+                                                      (s["id"],))]
             sessions.append({"id": s["id"], "parentId": s.get("parent_session_id"), "source": s.get("source"),
-                             "endReason": s.get("end_reason"),
+                             "model": s.get("model"), "startedAt": s.get("started_at"), "endedAt": s.get("ended_at"),
+                             "usage": usage, "endReason": s.get("end_reason"),
                              "modelConfig": json.loads(s["model_config"]) if s.get("model_config") else None,
                              "counters": counters, "activeRows": active, "storedRows": total,
                              "requests": sum(1 for r in self.requests if r["sessionId"] == s["id"])})
@@ -1224,6 +1232,7 @@ class Agent:
         self.sim.register(u, "user", index)
         persist_idx = len(self.messages) - 1
         self.current, self.memory, self.plugin = u, memory, plugin
+        self.turn_session_id = self.session_id  # the accounting context auxiliary calls bill to
         if self.sim.era == "older":
             self.persist()  # V0: _persist_session ran before preflight
         after_compaction = False
@@ -1273,8 +1282,8 @@ class Agent:
         assert head_n < start, "scenario error: the tail overlaps the protected head"
         role = self._carrier_role(msgs, head_n, start)
         self.clock.tick(3.0)
-        # the summary is an auxiliary call: session_model_usage only
-        self.store.record_auxiliary_usage(self.session_id, "compression", model="google/gemini-3-flash",
+        # the summary is an auxiliary call: session_model_usage only, on the id the turn started with
+        self.store.record_auxiliary_usage(getattr(self, "turn_session_id", None) or self.session_id, "compression", model="google/gemini-3-flash",
                                           billing_provider="openrouter", input_tokens=sum(len(content_text(m.get("content"))) for m in msgs[head_n:start]) // 4 + 200,
                                           output_tokens=len(summary) // 4 + 20)
         head = [self._fresh(m) for m in msgs[:head_n]]

@@ -70,6 +70,12 @@ export interface TruthSession {
   id: string;
   parentId: string | null;
   source: string;
+  /** sessions.model, started_at, ended_at as written (ended_at null: still open). */
+  model: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  /** Its session_model_usage rows in rowid order (task '' main loop; 'compression' a compaction's summary call). */
+  usage: { model: string; billingProvider: string; task: string; apiCalls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }[];
   endReason: string | null;
   modelConfig: Record<string, unknown> | null;
   counters: Record<string, number>;

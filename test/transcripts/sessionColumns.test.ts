@@ -52,7 +52,13 @@ describe('sessions columns and session_model_usage', () => {
   for (const name of ['home', 'rotation-in-place', 'older', 'dumps']) {
     it(`${name}: source, model, ended_at, fork marker and usage rows are the store's own`, async () => {
       const store = buildStore(name);
-      checkAgainstStore(await loadTranscript(store.stateDb), store.stateDb, false);
+      const t = await loadTranscript(store.stateDb);
+      checkAgainstStore(t, store.stateDb, false);
+      // The scenario's truth says the same (hermes_store.py reads it back from what it wrote).
+      for (const want of store.truth.sessions) {
+        const s = t.sessions.find((x) => x.id === want.id);
+        assert.deepEqual([s?.source, s?.model, s?.endedAt, s?.recorded?.usage], [want.source, want.model, want.endedAt, want.usage], want.id);
+      }
     });
   }
 
