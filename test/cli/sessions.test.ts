@@ -101,7 +101,16 @@ describe('sessions on the bundled examples', () => {
     );
     assert.equal(l.compactions, 1, 'the rotation');
     assert.equal(l.cacheBreaks, 0, "the compaction's break is no cache break");
-    assert.deepEqual([l.source, l.model], [null, null]);
+    // The store's own sessions.source and sessions.model (read here by SQLite itself).
+    const [source, model] = JSON.parse(
+      python(
+        `import sqlite3, json, sys
+c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+print(json.dumps(c.execute('SELECT source, model FROM sessions ORDER BY started_at, id LIMIT 1').fetchone()))`,
+        ROTATION,
+      ),
+    ) as [string | null, string | null];
+    assert.deepEqual([l.source, l.model], [source, model]);
 
     const text = cli('sessions', ROTATION);
     assert.equal(text.code, 0, text.stderr);
@@ -110,20 +119,24 @@ describe('sessions on the bundled examples', () => {
     assert.match(lines[1], /^LINEAGE\s+TITLE\s+SOURCE\s+MODEL\s+START \(UTC\)/);
     assert.ok(lines[2].startsWith(`${stored[0].id} `), 'the lineage row');
     assert.ok(lines[2].includes(stored[0].title as string));
-    assert.match(lines[2], /not recorded\s+not recorded/, 'source and model');
+    assert.equal(cellUnder(lines, 'SOURCE', 2), source ?? 'not recorded');
+    assert.equal(cellUnder(lines, 'MODEL', 2), model ?? 'not recorded');
     assert.ok(lines[3].startsWith(`  · ${stored[0].id} `) && lines[4].startsWith(`  · ${stored[1].id} `), 'its sessions under it');
     assert.equal(new Date(stored[0].started * 1000).toISOString().slice(0, 16).replace('T', ' '), cellUnder(lines, 'START (UTC)', 2));
     assert.equal(cellUnder(lines, 'REQUESTS', 2), String(report.requests.length));
     assert.equal(cellUnder(lines, 'END', 3), 'compression');
   });
 
-  it('a session JSON is one lineage; what it cannot say (title, start, counters) is "not recorded"', () => {
+  it('a session JSON is one lineage; what it cannot say (title, counters) is "not recorded"', () => {
     const file = example('sidecars/session_20260918_101500_a1b2c3.json');
     const o = overviewJson(file);
     const report = analyzeJson(file);
+    const snapshot = JSON.parse(readFileSync(file, 'utf8')) as { session_start: string };
     assert.equal(o.lineages.length, 1);
     assert.deepEqual([o.lineages[0].turns, o.lineages[0].requests], [report.turns.length, report.requests.length]);
-    assert.deepEqual([o.lineages[0].title, o.lineages[0].startedAt, o.lineages[0].recorded.apiCalls], [null, null, null]);
+    // session_start is a naive local time as the agent writes it; the file's own value, read as UTC.
+    assert.equal(o.lineages[0].startedAt, Date.parse(`${snapshot.session_start}Z`) / 1000);
+    assert.deepEqual([o.lineages[0].title, o.lineages[0].recorded.apiCalls], [null, null]);
     const lines = cli('sessions', file).stdout.trimEnd().split('\n');
     assert.equal(cellUnder(lines, 'TITLE', 2), 'not recorded');
     assert.equal(cellUnder(lines, 'API CALLS*', 2), 'not recorded');
