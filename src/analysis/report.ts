@@ -166,7 +166,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
  * replay is rebuilt for that prefix when no answered request matches).
  */
 function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], wire: RequestWire, diagnostics: Diagnostic[]): ReportCapture {
-  const out: ReportCapture = { path: captured.path, sessionId: captured.sessionId, apiMode: captured.apiMode ?? null, request: null, breakpoints: captured.breakpoints ?? [] };
+  const out: ReportCapture = { path: captured.path, sessionId: captured.sessionId, apiMode: captured.apiMode ?? null, request: null, breakpoints: captured.breakpoints ?? [], bodyEntries: captured.bodyEntries ?? null };
   const rowsNeeded = captured.messages.length - 1;
   const candidates = requests.filter((r) => r.session.id === captured.sessionId);
   if (!candidates.length) return out;

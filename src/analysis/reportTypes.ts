@@ -103,6 +103,12 @@ export interface ReportCapture {
   request: number | null;
   /** Wire message indices that carried an Anthropic cache_control breakpoint. */
   breakpoints: number[];
+  /**
+   * Entries of the body's own list in its API mode (Anthropic: system + messages; Responses:
+   * instructions + input items); null when the dump could not be read whole. The request's
+   * messageCount counts chat wire messages in every mode.
+   */
+  bodyEntries: number | null;
 }
 
 export interface Report {

@@ -162,6 +162,8 @@ export interface CapturedRequest {
   apiMode?: string;
   /** Wire messages that carried a cache_control breakpoint. */
   breakpoints?: number[];
+  /** Entries of the body's own list in its API mode (requestBody.ts WireBody.bodyEntries). */
+  bodyEntries?: number;
   pos: SourcePos;
 }
 

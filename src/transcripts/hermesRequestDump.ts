@@ -60,6 +60,7 @@ function readDump(path: string, text: string, findings: InputFinding[], salvage:
       tools: wire?.tools,
       apiMode: wire?.apiMode,
       breakpoints: wire?.breakpoints,
+      bodyEntries: wire?.bodyEntries,
       pos: { line: 1, sessionId },
     },
     rowPos,
@@ -87,7 +88,9 @@ export function readHermesRequestDump(path: string, text: string): Transcript {
       generations: [{ rows, pos: hasSystem ? rowPos.slice(1) : rowPos, trailingRequest: !captured.truncated }],
       pos: captured.pos,
     }],
-    captured: [],
+    // Itself, so its API mode, breakpoints and body entries reach the report and the view as for
+    // a dump beside a session (the replay built from it is compared with it like any other).
+    captured: captured.truncated ? [] : [captured],
     findings,
   };
 }

@@ -18,6 +18,12 @@ export interface WireBody {
   tools?: unknown[];
   /** Wire message indices that carried a cache_control breakpoint. */
   breakpoints: number[];
+  /**
+   * Entries of the body's own list, the unit its API bills and caches by: chat messages; Anthropic's
+   * `system` plus its messages; Responses' `instructions` plus its input items (a function call is
+   * an item of its own there, on the chat wire a part of its assistant message).
+   */
+  bodyEntries: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -25,6 +31,13 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /** An id or a role as the chat wire spells it: a string as it is, a number as its digits, else empty. */
 const idText = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+
+function bodyEntriesOf(body: Obj, mode: ApiMode): number {
+  const length = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+  if (mode === 'responses') return (typeof body.instructions === 'string' ? 1 : 0) + length(body.input);
+  if (mode === 'anthropic-messages') return (body.system !== undefined ? 1 : 0) + length(body.messages);
+  return length(body.messages);
+}
 
 /** The mode a body was built for, from its keys (a dump's URL only confirms it). */
 export function apiModeOf(body: Obj): ApiMode {
@@ -36,7 +49,7 @@ export function apiModeOf(body: Obj): ApiMode {
 
 export function wireOfRequestBody(body: Obj): WireBody {
   const mode = apiModeOf(body);
-  const out: WireBody = { apiMode: mode, messages: [], entry: [], breakpoints: [] };
+  const out: WireBody = { apiMode: mode, messages: [], entry: [], breakpoints: [], bodyEntries: bodyEntriesOf(body, mode) };
   const push = (row: Row, entry: number, marked: boolean): void => {
     if (marked) out.breakpoints.push(out.messages.length);
     out.messages.push(row);
