@@ -5,16 +5,16 @@
 import { css, html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { CompressionView, TurnView } from '../src/protocol/messages';
+import type { CompactionView, TurnView } from '../src/protocol/messages';
 import { delta, num, percentOf } from './format';
 import { tokens } from './theme';
 
-const GATE: Record<NonNullable<CompressionView['gateBranch']>, string> = {
+const GATE: Record<NonNullable<CompactionView['gateBranch']>, string> = {
   count: 'row count: the list had more rows than protect-first + protect-last + 1 (3 + 20 + 1 by default)',
   chars: 'char-based estimate: the rough token estimate reached the compaction threshold',
 };
 
-const ROW_CHANGE: Record<NonNullable<CompressionView['userRowChange']>, string> = {
+const ROW_CHANGE: Record<NonNullable<CompactionView['userRowChange']>, string> = {
   'todo-merged': 'the compaction folded the todo snapshot into this turn\u2019s user row',
   projected: 'the user row was stored as text before and as its part list after (images as placeholders)',
 };
@@ -57,7 +57,7 @@ export class CompactionPanel extends LitElement {
     h3 { margin: 0 0 2px; font-size: 12px; font-weight: 600; }
   `];
 
-  private verdict(c: CompressionView) {
+  private verdict(c: CompactionView) {
     const fewer = c.afterMessages < c.beforeMessages;
     const share = c.beforeRoughTokens > 0 ? c.afterRoughTokens / c.beforeRoughTokens : 1;
     const why = [

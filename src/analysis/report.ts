@@ -4,13 +4,13 @@ import { wireCopy, wireKey } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
-import { compressionMadeProgress } from '../engine/progress';
+import { compactionMadeProgress } from '../engine/progress';
 import { replayTranscript, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
-import type { Diagnostic, Report, ReportCapture, ReportCompression, SessionCounts } from './reportTypes';
+import type { Diagnostic, Report, ReportCapture, ReportCompaction, SessionCounts } from './reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
@@ -58,12 +58,12 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     severity: f.severity, code: f.code, message: f.message, turn: null, request: null, ...at(f.pos), ...(f.atEnd ? { atEnd: true } : {}),
   }));
 
-  const compressionOf = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompression => {
+  const reportCompaction = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompaction => {
     const tokensOf = (rows: Row[], current: number): number => rows.reduce((sum, row, i) =>
       sum + wire.messageTokens(wireCopy(row, i, { profile, isCurrent: i === current, isFinal: i === rows.length - 1 }).message), 0);
     const beforeRough = estimateMessagesTokensRough(c.before, profile);
     const afterRough = estimateMessagesTokensRough(c.after, profile);
-    const madeProgress = compressionMadeProgress(c.before.length, c.after.length, beforeRough, afterRough);
+    const madeProgress = compactionMadeProgress(c.before.length, c.after.length, beforeRough, afterRough);
     if (!madeProgress) {
       diagnostics.push({ severity: 'warning', code: 'compression-no-progress', turn, request: null, ...at(pos),
         message: `compaction kept ${c.after.length} of ${c.before.length} rows and ${afterRough} of ${beforeRough} rough tokens: not below 95 %, so it made no progress` });
@@ -107,8 +107,8 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
       userMessageIndex: t.userRow,
       requests: t.requests,
       injected: t.injected.map((s) => ({ kind: s.kind, text: s.text, start: s.start, end: s.end, ...(s.part === undefined ? {} : { part: s.part }) })),
-      compression: t.compaction ? compressionOf(t.compaction, t.index, pos) : null,
-      laterCompressions: t.laterCompactions.map((c) => compressionOf(c, t.index, pos)),
+      compression: t.compaction ? reportCompaction(t.compaction, t.index, pos) : null,
+      laterCompressions: t.laterCompactions.map((c) => reportCompaction(c, t.index, pos)),
       ...(pos.line === undefined ? {} : { line: pos.line }),
     };
   });

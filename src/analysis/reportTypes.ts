@@ -21,7 +21,7 @@ export interface PrefixResult {
 }
 
 /** A compaction as the report states it (docs/report.md `compression`). */
-export interface ReportCompression {
+export interface ReportCompaction {
   mode: 'rotation' | 'in-place';
   beforeMessages: number;
   afterMessages: number;
@@ -123,8 +123,8 @@ export interface Report {
     userMessageIndex: number;
     requests: number[];
     injected: { kind: InjectionKind; text: string; start: number; end: number; part?: number }[];
-    compression: ReportCompression | null;
-    laterCompressions: ReportCompression[];
+    compression: ReportCompaction | null;
+    laterCompressions: ReportCompaction[];
     line?: number;
   }[];
   requests: {

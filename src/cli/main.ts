@@ -2,7 +2,7 @@
 
 import { Inspection } from '../protocol/inspection';
 import { analyze, type Analysis } from '../analysis/report';
-import type { Diagnostic, Report, ReportCompression } from '../analysis/reportTypes';
+import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTypes';
 import type { Transcript } from '../model/transcript';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
@@ -372,7 +372,7 @@ function turnLines(r: Report, t: Report['turns'][number]): string[] {
     const req = r.requests[q];
     const p = req.prefix;
     if (later.length && q !== t.requests[0] && p.breakAt?.cause === 'compression')
-      out.push(`  ${compactionLine(later.shift() as ReportCompression, 'compaction inside the turn')}`);
+      out.push(`  ${compactionLine(later.shift() as ReportCompaction, 'compaction inside the turn')}`);
     const status =
       p.previousRequest === null
         ? 'first request'
@@ -393,7 +393,7 @@ function captureLine(c: NonNullable<Report['captures']>[number]): string {
   return `dump ${c.path} (${c.apiMode ?? 'unread'}): ${c.request === null ? 'matches no replayed request' : `request ${c.request}`}${marks}`;
 }
 
-function compactionLine(c: ReportCompression, label: string): string {
+function compactionLine(c: ReportCompaction, label: string): string {
   const change = c.userRowChange ? `; user row ${c.userRowChange}${c.sidecarDropped ? ', its sidecar dropped' : ''}` : '';
   return (
     `${label} (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), `

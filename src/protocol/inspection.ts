@@ -11,11 +11,11 @@ import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import {
   INJECTION_KINDS, packInts, pageOf, PROTOCOL_VERSION, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
-  type BreakContext, type CompressionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
+  type BreakContext, type CompactionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
   type PackedInts, type PagedList, type RequestView, type SpanView, type TurnView,
 } from './messages';
 import type { Analysis } from '../analysis/report';
-import type { ReportCompression } from '../analysis/reportTypes';
+import type { ReportCompaction } from '../analysis/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 
@@ -83,7 +83,7 @@ export class Inspection {
         title: userRow ? preview(displayText(ownContent(userRow.content)).text, 80) : '(no user message)',
         requests: t.requests,
         injectedKinds: [...new Set(t.injected.map((s) => s.kind))],
-        compression: t.compression && rt.compaction ? compressionView(t.compression, rt.compaction) : null,
+        compression: t.compression && rt.compaction ? compactionView(t.compression, rt.compaction) : null,
       };
     });
     const captured = new Map((report.captures ?? []).filter((c) => c.request !== null)
@@ -247,7 +247,7 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
   };
 }
 
-function compressionView(c: ReportCompression, replayed: ReplayCompaction): CompressionView {
+function compactionView(c: ReportCompaction, replayed: ReplayCompaction): CompactionView {
   const kept = new Set(replayed.after.map((row) => JSON.stringify([row.role, row.content ?? null])));
   return {
     ...c,

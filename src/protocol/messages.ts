@@ -2,7 +2,7 @@
 // Shared by both bundles: no imports from either side. The webview knows nothing about transcript
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
-import type { ReportCompression } from '../analysis/reportTypes';
+import type { ReportCompaction } from '../analysis/reportTypes';
 import type { InjectionKind } from '../model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
@@ -15,7 +15,7 @@ export interface SpanView {
   end: number;
 }
 
-export interface CompressionView extends ReportCompression {
+export interface CompactionView extends ReportCompaction {
   /** The summary carrier's text, when the compacted list has one. */
   carrier: string | null;
   /** Rows of the list before that are not in the list after: role and a one-line preview each. */
@@ -30,7 +30,7 @@ export interface TurnView {
   title: string;
   requests: number[];
   injectedKinds: InjectionKind[];
-  compression: CompressionView | null;
+  compression: CompactionView | null;
 }
 
 export interface BreakView {

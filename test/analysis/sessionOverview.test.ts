@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { filterLineages, overviewColumn, sessionOverview, sortLineages, type OverviewLineage } from '../../src/analysis/sessionOverview';
-import type { Diagnostic, Report, ReportCompression } from '../../src/analysis/reportTypes';
+import type { Diagnostic, Report, ReportCompaction } from '../../src/analysis/reportTypes';
 import type { ForkKind, RecordedCounters, SessionSummary, Transcript, TranscriptSession } from '../../src/model/transcript';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
@@ -40,7 +40,7 @@ function session(s: SessionSpec): TranscriptSession {
   };
 }
 
-const compression: ReportCompression = {
+const compression: ReportCompaction = {
   mode: 'rotation', beforeMessages: 10, afterMessages: 4, beforeTokens: 900, afterTokens: 300, beforeRoughTokens: 950, afterRoughTokens: 320,
   madeProgress: true, gateBranch: null, reanchor: { before: 9, after: 3, rule: 'exact' },
 };

@@ -7,7 +7,7 @@ import { buildMemoryContextBlock, MEMORY_SYSTEM_NOTE } from '../../src/hermes/me
 import type { Row } from '../../src/model/rows';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes } from '../../src/engine/notes';
 import { PROFILES } from '../../src/engine/profile';
-import { compressionMadeProgress } from '../../src/engine/progress';
+import { compactionMadeProgress } from '../../src/engine/progress';
 import { pythonReprMeasured } from '../../src/engine/pythonRepr';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { composeMultimodalContextPart, composeUserApiContent, effectiveSidecar } from '../../src/engine/sidecar';
@@ -100,15 +100,15 @@ describe('one-shot notes', () => {
 });
 
 describe('compaction progress at its threshold', () => {
-  it('fewer rows always counts', () => assert.equal(compressionMadeProgress(220, 219, 100, 100), true));
+  it('fewer rows always counts', () => assert.equal(compactionMadeProgress(220, 219, 100, 100), true));
   it('same rows: 95 % exactly is not progress, just below is', () => {
-    assert.equal(compressionMadeProgress(220, 220, 100000, 95000), false);
-    assert.equal(compressionMadeProgress(220, 220, 100000, 94999), true);
-    assert.equal(compressionMadeProgress(220, 220, 288028, 183180), true);
+    assert.equal(compactionMadeProgress(220, 220, 100000, 95000), false);
+    assert.equal(compactionMadeProgress(220, 220, 100000, 94999), true);
+    assert.equal(compactionMadeProgress(220, 220, 288028, 183180), true);
   });
   it('zero original tokens: only the row test applies', () => {
-    assert.equal(compressionMadeProgress(5, 5, 0, 0), false);
-    assert.equal(compressionMadeProgress(5, 6, 0, 0), false);
+    assert.equal(compactionMadeProgress(5, 5, 0, 0), false);
+    assert.equal(compactionMadeProgress(5, 6, 0, 0), false);
   });
 });
 
