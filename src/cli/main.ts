@@ -88,7 +88,7 @@ ${ENGINE_OPTIONS}${SCOPE_OPTIONS}`,
 
 One row per lineage: a compaction chain is one row with its sessions listed under it, branches,
 delegates and resets are indented under the lineage they came from. Columns marked * are the
-agent's own counters (state.db sessions columns), the others the replay's; a value the store
+agent's own counters (state.db sessions and session_model_usage), the others the replay's; a value the store
 does not hold is "not recorded", one of rows that were not loaded "not read".
 
   --json          the overview as JSON (contract: docs/report.md "sessions", schema: schemas/sessions.schema.json)
