@@ -10,7 +10,9 @@ const watch = process.argv.includes('--watch');
 const problemMatcher = {
   name: 'problem-matcher',
   setup(build) {
-    build.onStart(() => { if (watch) console.log('[watch] build started'); });
+    build.onStart(() => {
+      if (watch) console.log('[watch] build started');
+    });
     build.onEnd((result) => {
       for (const { text, location } of result.errors) {
         console.error(`✘ [ERROR] ${text}`);

@@ -59,7 +59,20 @@ function watchEventLoop(): { stop(): { max: number; p99: number; lateMax: number
   };
 }
 
-interface FirstView { max: number; p99: number; lateMax: number; busyMs: number; loadMs: number; analysisMs: number; totalMs: number; answerBytes: number; deserializeMs: number; messageBytes: number; stringifyMs: number; diagnostics: number }
+interface FirstView {
+  max: number;
+  p99: number;
+  lateMax: number;
+  busyMs: number;
+  loadMs: number;
+  analysisMs: number;
+  totalMs: number;
+  answerBytes: number;
+  deserializeMs: number;
+  messageBytes: number;
+  stringifyMs: number;
+  diagnostics: number;
+}
 
 /**
  * What the extension host does on its own thread for the first view of a file: start the worker,
@@ -77,8 +90,9 @@ async function firstView(engineScript: string, path: string): Promise<FirstView>
   const t1 = performance.now();
   const result = await engine.call('analyze', { key: path, path, title: path, profile: 'hermes-current', tokenizer: 'o200k_base' });
   const t2 = performance.now();
-  const message = JSON.stringify({ type: 'init', version: PROTOCOL_VERSION, index: result.index, state: null },
-    (_k, v: unknown) => (v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? null : v));
+  const message = JSON.stringify({ type: 'init', version: PROTOCOL_VERSION, index: result.index, state: null }, (_k, v: unknown) =>
+    v instanceof ArrayBuffer || ArrayBuffer.isView(v) ? null : v,
+  );
   const t3 = performance.now();
   await new Promise((r) => setTimeout(r, 3 * PROBE_MS)); // let the probe see the end of the last block
   const loop = watch.stop();
@@ -90,8 +104,15 @@ async function firstView(engineScript: string, path: string): Promise<FirstView>
   deserialize(wire);
   const deserializeMs = performance.now() - d0;
   return {
-    ...loop, loadMs: t1 - t0, analysisMs: t2 - t1, totalMs: t3 - t0, answerBytes: wire.length, deserializeMs,
-    messageBytes: Buffer.byteLength(message), stringifyMs: t3 - t2, diagnostics: result.diagnostics.length,
+    ...loop,
+    loadMs: t1 - t0,
+    analysisMs: t2 - t1,
+    totalMs: t3 - t0,
+    answerBytes: wire.length,
+    deserializeMs,
+    messageBytes: Buffer.byteLength(message),
+    stringifyMs: t3 - t2,
+    diagnostics: result.diagnostics.length,
   };
 }
 
@@ -118,7 +139,8 @@ function firstViewInChild(bundle: string, path: string, label: string): Promise<
  * request answered: every answer the loaded code posts carries the heap size at that moment.
  */
 async function workerHeaps(load: string, requests: RpcRequest<EngineCalls>[] = []): Promise<number[]> {
-  const worker = new Worker(`
+  const worker = new Worker(
+    `
     const { parentPort } = require('node:worker_threads');
     require('node:v8').setFlagsFromString('--expose-gc');
     const collect = require('node:vm').runInNewContext('gc');
@@ -126,7 +148,9 @@ async function workerHeaps(load: string, requests: RpcRequest<EngineCalls>[] = [
     const post = parentPort.postMessage.bind(parentPort);
     parentPort.postMessage = (m) => post({ ...m, heap: heap() });
     ${load};
-    post({ heap: heap() });`, { eval: true });
+    post({ heap: heap() });`,
+    { eval: true },
+  );
   const heaps: number[] = [];
   worker.on('message', (m: { heap: number }) => heaps.push(m.heap));
   for (const r of [null, ...requests]) {
@@ -172,15 +196,19 @@ function activationLines(what: string, runs: Activation[], failed: string[]): st
     `  ${what} (${runs.length} extension hosts; ${[...new Set(runs.map((r) => r.event))].join(', ')}): Running Extensions shows ${shown.join(', ')} ms, `
       + `median ${median(shown)} ms [target < ${TARGET_MS} ms: ${verdict(median(shown) < TARGET_MS)}]`,
     `    = code loading ${runs.map((r) => r.loadMs).join(', ')} ms + activate() ${runs.map((r) => r.activateMs).join(', ')} ms`
-      + (runs.some((r) => r.requireMs !== null) ? `; the require itself took ${runs.map((r) => r.requireMs ?? '-').join(', ')} ms `
-        + `(this extension's own share, require + activate(): median ${median(runs.map((r) => (r.requireMs ?? r.loadMs) + r.activateMs))} ms)`
-        + (waited.length ? `, the rest of code loading is VS Code requiring ${waited.join(', ')} of the same activation batch first` : '') : ''),
+      + (runs.some((r) => r.requireMs !== null)
+        ? `; the require itself took ${runs.map((r) => r.requireMs ?? '-').join(', ')} ms `
+          + `(this extension's own share, require + activate(): median ${median(runs.map((r) => (r.requireMs ?? r.loadMs) + r.activateMs))} ms)`
+          + (waited.length ? `, the rest of code loading is VS Code requiring ${waited.join(', ')} of the same activation batch first` : '')
+        : ''),
     ...misses,
   ];
 }
 
 const firstLine = (e: unknown): string => String(e instanceof Error ? e.message : e).split('\n')[0];
-const progress = (s: string): void => { process.stderr.write(`[bench] ${s}\n`); };
+const progress = (s: string): void => {
+  process.stderr.write(`[bench] ${s}\n`);
+};
 
 /**
  * `run` within `ms`: a workbench that stops answering (a renderer too busy to take a key press,
@@ -190,9 +218,12 @@ async function withDeadline<T>(what: string, ms: number, run: Promise<T>): Promi
   let timer: NodeJS.Timeout | undefined;
   run.catch(() => undefined); // its rejection once the page is closed under it
   try {
-    return await Promise.race([run, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer from the workbench within ${ms / 1000} s`)), ms);
-    })]);
+    return await Promise.race([
+      run,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer from the workbench within ${ms / 1000} s`)), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -213,10 +244,20 @@ async function activationInCodeServer(): Promise<string[]> {
   const server = await e2e.startCodeServer({ workspace, vsix: join(ROOT, 'prompt-inspector.vsix') });
   const browser = await e2e.launchBrowser();
   const read = (page: Page): Promise<Activation> => readActivation(page, (p, t) => e2e.runCommand(p, t));
-  const closePage = (page: Page | undefined): Promise<void> => (page ? page.context().close().catch(() => undefined) : Promise.resolve());
+  const closePage = (page: Page | undefined): Promise<void> =>
+    page
+      ? page
+          .context()
+          .close()
+          .catch(() => undefined)
+      : Promise.resolve();
 
   /** Readings of `series`, each on the page `next` gives (a fresh one after a failure). */
-  async function series(name: string, next: (failed: boolean) => Promise<Page>, last: () => Page | undefined): Promise<{ runs: Activation[]; failed: string[] }> {
+  async function series(
+    name: string,
+    next: (failed: boolean) => Promise<Page>,
+    last: () => Page | undefined,
+  ): Promise<{ runs: Activation[]; failed: string[] }> {
     const runs: Activation[] = [];
     const failed: string[] = [];
     let inARow = 0;
@@ -237,16 +278,20 @@ async function activationInCodeServer(): Promise<string[]> {
 
   try {
     let page: Page | undefined;
-    const firstUse = await series('first use', async () => {
-      await closePage(page);
-      page = await e2e.openWorkbench(browser, server.url, workspace);
-      await page.waitForTimeout(5000); // past the window's own startup
-      await e2e.runCommand(page, 'Prompt Inspector: Open Transcript…');
-      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: STEP_MS });
-      await page.keyboard.press('Escape');
-      await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: STEP_MS });
-      return page;
-    }, () => page);
+    const firstUse = await series(
+      'first use',
+      async () => {
+        await closePage(page);
+        page = await e2e.openWorkbench(browser, server.url, workspace);
+        await page.waitForTimeout(5000); // past the window's own startup
+        await e2e.runCommand(page, 'Prompt Inspector: Open Transcript…');
+        await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible', timeout: STEP_MS });
+        await page.keyboard.press('Escape');
+        await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: STEP_MS });
+        return page;
+      },
+      () => page,
+    );
     await closePage(page);
     page = undefined;
 
@@ -262,17 +307,21 @@ async function activationInCodeServer(): Promise<string[]> {
       await e2e.findFrameWith(page, 'prompt-inspector-app');
       return page;
     };
-    const startup = await series('startup', async (afresh) => {
-      const p = !page || afresh ? await inspectorWindow() : page;
-      await p.waitForTimeout(3000); // the previous extension host gone and the machine quiet again
-      // Developer: Reload Window, not a page reload: the workbench saves its state first, so the
-      // inspector comes back and the Startup Performance editor read last time does not.
-      const reloaded = p.waitForEvent('load', { timeout: STEP_MS });
-      await e2e.runCommand(p, 'Developer: Reload Window').catch(() => undefined); // its last check may meet the reload
-      await reloaded;
-      await p.waitForSelector('.monaco-workbench .part.statusbar', { timeout: STEP_MS });
-      return p;
-    }, () => page);
+    const startup = await series(
+      'startup',
+      async (afresh) => {
+        const p = !page || afresh ? await inspectorWindow() : page;
+        await p.waitForTimeout(3000); // the previous extension host gone and the machine quiet again
+        // Developer: Reload Window, not a page reload: the workbench saves its state first, so the
+        // inspector comes back and the Startup Performance editor read last time does not.
+        const reloaded = p.waitForEvent('load', { timeout: STEP_MS });
+        await e2e.runCommand(p, 'Developer: Reload Window').catch(() => undefined); // its last check may meet the reload
+        await reloaded;
+        await p.waitForSelector('.monaco-workbench .part.statusbar', { timeout: STEP_MS });
+        return p;
+      },
+      () => page,
+    );
     return [
       `  code-server ${e2e.CODE_SERVER_VERSION}, the packaged .vsix:`,
       ...activationLines('first use, the Open command in an idle window', firstUse.runs, firstUse.failed),
@@ -288,13 +337,15 @@ async function activationInCodeServer(): Promise<string[]> {
 function lastE2eActivation(): string {
   if (!existsSync(E2E_ACTIVATION_RECORD)) return `  last e2e run: no ${E2E_ACTIVATION_RECORD} (test/e2e/extension.test.ts writes it)`;
   const r = JSON.parse(readFileSync(E2E_ACTIVATION_RECORD, 'utf8')) as Activation & { at: string; codeServer: string };
-  return `  last e2e run (${E2E_ACTIVATION_RECORD}, ${r.at}, code-server ${r.codeServer}): ${r.shownMs} ms shown = code loading ${r.loadMs} ms `
+  return (
+    `  last e2e run (${E2E_ACTIVATION_RECORD}, ${r.at}, code-server ${r.codeServer}): ${r.shownMs} ms shown = code loading ${r.loadMs} ms `
     + `(${r.requireMs === null ? 'no host marks' : `the require ${r.requireMs} ms${r.loadedBefore.length ? `, after VS Code required ${r.loadedBefore.join(', ')}` : ''}`}) `
-    + `+ activate() ${r.activateMs} ms, ${r.event}`;
+    + `+ activate() ${r.activateMs} ms, ${r.event}`
+  );
 }
 
 export async function benchHostResponsiveness(): Promise<string[]> {
-  const lines = ['extension host responsiveness (dist/ rebuilt first; a plain node process\'s main thread stands in for the host)'];
+  const lines = ["extension host responsiveness (dist/ rebuilt first; a plain node process's main thread stands in for the host)"];
   execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'prompt-inspector-host-'));
   try {
@@ -308,8 +359,21 @@ export async function benchHostResponsiveness(): Promise<string[]> {
     lines.push(' event-loop delay while the worker analyses the largest input (monitorEventLoopDelay at 1 ms, a 5 ms timer):');
     // This file bundled as the child's entry point, its packages external (found through NODE_PATH).
     const bundle = join(dir, 'hostChild.js');
-    buildSync({ entryPoints: [__filename], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'silent' });
-    for (const [path, label] of [[json, `${TURNS}-turn session JSON`], [db, `${TURNS}-turn state.db`]]) lines.push(...(await firstViewInChild(bundle, path, label)));
+    buildSync({
+      entryPoints: [__filename],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'silent',
+    });
+    for (const [path, label] of [
+      [json, `${TURNS}-turn session JSON`],
+      [db, `${TURNS}-turn state.db`],
+    ])
+      lines.push(...(await firstViewInChild(bundle, path, label)));
 
     lines.push(' tokenizer ranks:');
     const tiny = join(dir, 'session_tiny.json');
@@ -319,7 +383,7 @@ export async function benchHostResponsiveness(): Promise<string[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  lines.push(' activation (VS Code\'s own figures, in code-server):');
+  lines.push(" activation (VS Code's own figures, in code-server):");
   // Reported, not thrown: the figures after it (the webview bench) do not depend on code-server.
   lines.push(...(await activationInCodeServer().catch((e: unknown) => [`  not measured: ${firstLine(e)}`])));
   lines.push(lastE2eActivation());
@@ -329,8 +393,10 @@ export async function benchHostResponsiveness(): Promise<string[]> {
 if (require.main === module && process.argv[2] === HOST_CHILD) {
   void firstView(process.argv[3], process.argv[4]).then((v) => process.send?.(v, () => process.exit(0)));
 } else if (require.main === module) {
-  benchHostResponsiveness().then((lines) => console.log(lines.join('\n'))).catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  benchHostResponsiveness()
+    .then((lines) => console.log(lines.join('\n')))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
 }

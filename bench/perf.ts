@@ -26,7 +26,12 @@ const REPEATS: Record<number, number> = { 250: 9, 1000: 5, 4000: 5 };
 const NAIVE_SAMPLE = 6;
 
 type Format = 'json' | 'db';
-interface Input { turns: number; format: Format; path: string; bytes: number }
+interface Input {
+  turns: number;
+  format: Format;
+  path: string;
+  bytes: number;
+}
 
 const initSql = require('sql.js') as () => Promise<SqlJsStatic>;
 
@@ -72,7 +77,9 @@ function floor(input: Input, SQL: SqlJsStatic, texts: string[]): void {
  */
 function distinctWireTexts(a: Analysis): Set<string> {
   const texts = new Set<string>();
-  const add = (m: WireMessage): void => { for (const p of wireTextPieces(m.message)) texts.add(p); };
+  const add = (m: WireMessage): void => {
+    for (const p of wireTextPieces(m.message)) texts.add(p);
+  };
   const scanned = new Map<Row[], { upTo: number; pending: Set<number> }>();
   for (const r of a.replay.requests) {
     add(a.wire.message(r, 0));
@@ -82,7 +89,10 @@ function distinctWireTexts(a: Analysis): Set<string> {
     if (!s) scanned.set(r.rows, (s = { upTo: 0, pending: new Set() }));
     for (; s.upTo < r.end; s.upTo++) s.pending.add(s.upTo);
     for (const row of s.pending) {
-      if (row < r.end && !special.has(row)) { add(a.wire.copyOf(r.rows, row, false, false)); s.pending.delete(row); }
+      if (row < r.end && !special.has(row)) {
+        add(a.wire.copyOf(r.rows, row, false, false));
+        s.pending.delete(row);
+      }
     }
   }
   return texts;
@@ -96,18 +106,34 @@ function buildInputs(dir: string, SQL: SqlJsStatic): Input[] {
     writeFileSync(json, toSessionJson(session));
     const db = join(dir, `state_${turns}.db`);
     writeFileSync(db, toStateDb(SQL, session));
-    for (const [format, path] of [['json', json], ['db', db]] as const) inputs.push({ turns, format, path, bytes: readFileSync(path).length });
+    for (const [format, path] of [
+      ['json', json],
+      ['db', db],
+    ] as const)
+      inputs.push({ turns, format, path, bytes: readFileSync(path).length });
   }
   return inputs;
 }
 
-interface Measured { input: Input; fullMs: number; floorMs: number; reportBytes: number }
+interface Measured {
+  input: Input;
+  fullMs: number;
+  floorMs: number;
+  reportBytes: number;
+}
 
 function measure(input: Input, SQL: SqlJsStatic): { m: Measured; analysis: Analysis; line: string } {
   // Untimed pass: the texts the floor counts, and what the analysis itself asked the counter.
   const asked = new Set<string>();
   const inner = createTokenCounter('o200k_base');
-  const recording: TokenCounter = { name: inner.name, isApproximate: (t) => inner.isApproximate(t), count: (t) => { asked.add(t); return inner.count(t); } };
+  const recording: TokenCounter = {
+    name: inner.name,
+    isApproximate: (t) => inner.isApproximate(t),
+    count: (t) => {
+      asked.add(t);
+      return inner.count(t);
+    },
+  };
   const analysis = fullAnalysis(input, recording);
   const texts = [...distinctWireTexts(analysis)];
   const textChars = texts.reduce((n, t) => n + t.length, 0);
@@ -115,14 +141,20 @@ function measure(input: Input, SQL: SqlJsStatic): { m: Measured; analysis: Analy
   const floors: number[] = [];
   for (let i = 0; i < REPEATS[input.turns]; i++) {
     // Alternate the order so neither side always runs on a freshly collected heap.
-    if (i % 2 === 0) { floors.push(time(() => floor(input, SQL, texts))); fulls.push(time(() => fullAnalysis(input))); }
-    else { fulls.push(time(() => fullAnalysis(input))); floors.push(time(() => floor(input, SQL, texts))); }
+    if (i % 2 === 0) {
+      floors.push(time(() => floor(input, SQL, texts)));
+      fulls.push(time(() => fullAnalysis(input)));
+    } else {
+      fulls.push(time(() => fullAnalysis(input)));
+      floors.push(time(() => floor(input, SQL, texts)));
+    }
   }
   const fullMs = median(fulls);
   const floorMs = median(floors);
   const reportBytes = Buffer.byteLength(JSON.stringify(analysis.report, null, 2)); // as `analyze --json` prints it
   const ratio = fullMs / floorMs;
-  const line = `  ${input.turns} turns, ${input.format === 'json' ? 'session JSON' : 'state.db'} ${mb(input.bytes)}, `
+  const line =
+    `  ${input.turns} turns, ${input.format === 'json' ? 'session JSON' : 'state.db'} ${mb(input.bytes)}, `
     + `${analysis.report.requests.length} requests, ${texts.length} distinct wire texts (${mb(textChars)} chars; the analysis counted ${asked.size} distinct): `
     + `full ${ms(fullMs)}, floor ${ms(floorMs)} (median of ${fulls.length}) = ${ratio.toFixed(2)}x floor [target <= 1.5x: ${verdict(ratio <= 1.5)}]`;
   return { m: { input, fullMs, floorMs, reportBytes }, analysis, line };
@@ -162,22 +194,36 @@ function naive(m: Measured, analysis: Analysis): string[] {
  * The peak depends on when the collector runs, so the child runs three times and the worst counts. */
 function memory(input: Input, dir: string): string {
   const runs = [0, 1, 2].map(() => {
-    const out = execFileSync(process.execPath, [childBundle(dir), input.path], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') } });
+    const out = execFileSync(process.execPath, [childBundle(dir), input.path], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
+    });
     return JSON.parse(out) as { baseKb: number; peakKb: number };
   });
   const peak = Math.max(...runs.map((r) => r.peakKb)) * 1024;
   const low = Math.min(...runs.map((r) => r.peakKb)) * 1024;
   const base = Math.max(...runs.map((r) => r.baseKb)) * 1024;
   const limit = 3 * input.bytes + 200e6;
-  return `  peak RSS analysing the ${input.turns}-turn ${input.format === 'json' ? 'session JSON' : 'state.db'} (${mb(input.bytes)}) in a child (VmHWM), worst of 3: `
-    + `${mb(peak)} (best ${mb(low)}; ${mb(base)} before reading: node, code, encoding) [target <= 3 x file + 200 MB = ${mb(limit)}: ${verdict(peak <= limit)}]`;
+  return (
+    `  peak RSS analysing the ${input.turns}-turn ${input.format === 'json' ? 'session JSON' : 'state.db'} (${mb(input.bytes)}) in a child (VmHWM), worst of 3: `
+    + `${mb(peak)} (best ${mb(low)}; ${mb(base)} before reading: node, code, encoding) [target <= 3 x file + 200 MB = ${mb(limit)}: ${verdict(peak <= limit)}]`
+  );
 }
 
 /** bench/memoryChild.ts bundled like the shipped engine; sql.js stays external (its wasm sits beside it). */
 function childBundle(dir: string): string {
   const outfile = join(dir, 'memoryChild.js');
   if (!existsSync(outfile)) {
-    buildSync({ entryPoints: [join(__dirname, 'memoryChild.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['sql.js'], logLevel: 'silent' });
+    buildSync({
+      entryPoints: [join(__dirname, 'memoryChild.ts')],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['sql.js'],
+      logLevel: 'silent',
+    });
   }
   return outfile;
 }
@@ -226,7 +272,7 @@ export async function benchPerformance(): Promise<string[]> {
       const label = format === 'json' ? 'session JSON' : 'state.db';
       lines.push(
         `  ${label} time per turn: ${of.map((m, i) => `${m.input.turns}: ${perTurn[i].toFixed(3)} ms`).join(', ')} → ${t.toFixed(2)}x [target <= 1.2x: ${verdict(t <= 1.2)}]`,
-        `  ${label} --json report per turn: ${of.map((m, i) => `${m.input.turns}: ${Math.round(bytesPerTurn[i])} B (${mb(m.reportBytes)}, ${(m.reportBytes / m.input.bytes * 100).toFixed(1)} % of the file)`).join(', ')} → ${b.toFixed(2)}x [target <= 1.2x, the time bar: ${verdict(b <= 1.2)}]`,
+        `  ${label} --json report per turn: ${of.map((m, i) => `${m.input.turns}: ${Math.round(bytesPerTurn[i])} B (${mb(m.reportBytes)}, ${((m.reportBytes / m.input.bytes) * 100).toFixed(1)} % of the file)`).join(', ')} → ${b.toFixed(2)}x [target <= 1.2x, the time bar: ${verdict(b <= 1.2)}]`,
       );
     }
 
@@ -239,7 +285,6 @@ export async function benchPerformance(): Promise<string[]> {
 
     lines.push(' stalls (fresh counter):');
     lines.push(...stalls());
-
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -247,8 +292,10 @@ export async function benchPerformance(): Promise<string[]> {
 }
 
 if (require.main === module) {
-  benchPerformance().then((lines) => console.log(lines.join('\n'))).catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+  benchPerformance()
+    .then((lines) => console.log(lines.join('\n')))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
 }

@@ -65,9 +65,7 @@ function buildCorpus(): { text: string; files: string[] } {
  * modules already loaded by this process cannot hide the cost. Median of 3. */
 function coldStartMs(script: string): number {
   const timed = `const t0 = performance.now(); ${script}; process.stdout.write(String(performance.now() - t0));`;
-  const runs = [0, 1, 2].map(() =>
-    Number(execFileSync(process.execPath, ['-e', timed], { cwd: ROOT, encoding: 'utf8' })),
-  );
+  const runs = [0, 1, 2].map(() => Number(execFileSync(process.execPath, ['-e', timed], { cwd: ROOT, encoding: 'utf8' })));
   return runs.sort((a, b) => a - b)[1];
 }
 
@@ -116,35 +114,47 @@ const verdict = (t: number): string => `[target <= ${TARGET_MS} ms: ${t <= TARGE
  */
 function worstCase(name: TokenizerName): string {
   createTokenCounter(name).count('load the vocabulary before anything is timed');
-  const ranked = fc.sample(bombArb, { numRuns: SEARCH_SHAPES, seed: SEARCH_SEED })
+  const ranked = fc
+    .sample(bombArb, { numRuns: SEARCH_SHAPES, seed: SEARCH_SEED })
     .map((bomb) => {
       const text = bomb.make(SEARCH_CHARS);
       return { bomb, cpu: Math.min(timeCount(name, text).cpu, timeCount(name, text).cpu) / text.length };
     })
     .sort((a, b) => b.cpu - a.cpu);
-  const [worst] = ranked.slice(0, 3)
+  const [worst] = ranked
+    .slice(0, 3)
     .map(({ bomb }) => ({ bomb, text: bomb.make(1_000_000) }))
     .map(({ bomb, text }) => ({ bomb, length: text.length, run: bestCount(name, text) }))
     .sort((a, b) => b.run.wall - a.run.wall);
   const { bomb, length, run } = worst;
-  return `  ${name}: worst of ${SEARCH_SHAPES} fuzzed shapes (seed ${SEARCH_SEED}) is ${bomb.shape}: ${length.toLocaleString('en')} chars in ${ms(run.wall)} `
+  return (
+    `  ${name}: worst of ${SEARCH_SHAPES} fuzzed shapes (seed ${SEARCH_SEED}) is ${bomb.shape}: ${length.toLocaleString('en')} chars in ${ms(run.wall)} `
     + `(CPU ${ms(run.cpu)}, best of 5; ${run.tokens.toLocaleString('en')} tokens, approximate=${run.approximate}) ${verdict(run.wall)}; `
-    + `median shape ${(ranked[ranked.length >> 1].cpu * 1e6).toFixed(0)} ns/char`;
+    + `median shape ${(ranked[ranked.length >> 1].cpu * 1e6).toFixed(0)} ns/char`
+  );
 }
 
 export async function benchTokenizers(): Promise<string[]> {
-  const lines: string[] = ["tokenizers (o200k_base unless named): js-tiktoken vs gpt-tokenizer vs TokenCounter (gpt-tokenizer's vocabularies, our merge), measured in this run"];
+  const lines: string[] = [
+    "tokenizers (o200k_base unless named): js-tiktoken vs gpt-tokenizer vs TokenCounter (gpt-tokenizer's vocabularies, our merge), measured in this run",
+  ];
 
-  const gptCold = coldStartMs(
-    "require('gpt-tokenizer/encoding/o200k_base').countTokens('hello world', { disallowedSpecial: new Set() })",
-  );
+  const gptCold = coldStartMs("require('gpt-tokenizer/encoding/o200k_base').countTokens('hello world', { disallowedSpecial: new Set() })");
   const jsCold = coldStartMs(
     "const { Tiktoken } = require('js-tiktoken/lite'); new Tiktoken(require('js-tiktoken/ranks/o200k_base')).encode('hello world', [], [])",
   );
   // Bundled as the engine ships it (gpt-tokenizer's data inside), so no compiler runs in the timing.
   const dir = mkdtempSync(join(tmpdir(), 'prompt-inspector-tokenizers-'));
   const bundle = join(dir, 'tokenizer.js');
-  buildSync({ entryPoints: [join(ROOT, 'src/analysis/tokenizer.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  buildSync({
+    entryPoints: [join(ROOT, 'src/analysis/tokenizer.ts')],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+  });
   const oursCold = coldStartMs(`require(${JSON.stringify(bundle)}).createTokenCounter('o200k_base').count('hello world')`);
   rmSync(dir, { recursive: true, force: true });
   lines.push(
@@ -170,11 +180,21 @@ export async function benchTokenizers(): Promise<string[]> {
   const kinds = [...byExt].map(([ext, n]) => `${n} ${ext}`).join(', ');
   const bytes = Buffer.byteLength(corpus.text, 'utf8');
   const mbps = (t: number): string => `${(bytes / 1e6 / (t / 1000)).toFixed(2)} MB/s`;
-  const gptRun = bestTime(() => gptCount(corpus.text), 3, () => gpt.clearMergeCache());
+  const gptRun = bestTime(
+    () => gptCount(corpus.text),
+    3,
+    () => gpt.clearMergeCache(),
+  );
   const jsRun = bestTime(() => jsCount(corpus.text), 3);
   assert.equal(gptRun.value, jsRun.value, 'gpt-tokenizer and js-tiktoken disagree on the corpus');
   let counter = createTokenCounter('o200k_base');
-  const ours = bestTime(() => counter.count(corpus.text), 3, () => { counter = createTokenCounter('o200k_base'); });
+  const ours = bestTime(
+    () => counter.count(corpus.text),
+    3,
+    () => {
+      counter = createTokenCounter('o200k_base');
+    },
+  );
   const oursCached = time(() => counter.count(corpus.text));
   assert.equal(ours.value, jsRun.value, 'TokenCounter and js-tiktoken disagree on the corpus');
   const speedup = gptRun.ms / ours.ms;
@@ -186,9 +206,8 @@ export async function benchTokenizers(): Promise<string[]> {
 
   // One long piece: the libraries' merges are quadratic in its length, ours O(n log n).
   let seed = 1;
-  const randomLetters = (n: number): string => Array.from({ length: n }, () =>
-    String.fromCharCode(97 + Math.floor(((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 26)),
-  ).join('');
+  const randomLetters = (n: number): string =>
+    Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 26))).join('');
   const piece = randomLetters(MAX_PIECE);
   const jsPiece = time(() => jsCount(piece));
   gpt.clearMergeCache();
@@ -223,7 +242,9 @@ export async function benchTokenizers(): Promise<string[]> {
     const runs = TOKENIZER_NAMES.map((name) => ({ name, run: bestCount(name, text) }));
     lines.push(`  ${label}: ${runs.map(({ name, run: r }) => `${name} ${ms(r.wall)} (CPU ${ms(r.cpu)}) ${verdict(r.wall)}`).join(', ')}`);
   }
-  lines.push(` worst case found by a fuzz search (${SEARCH_SHAPES} token bombs of ${SEARCH_CHARS.toLocaleString('en')} chars per encoding, the slowest 3 re-timed):`);
+  lines.push(
+    ` worst case found by a fuzz search (${SEARCH_SHAPES} token bombs of ${SEARCH_CHARS.toLocaleString('en')} chars per encoding, the slowest 3 re-timed):`,
+  );
   for (const name of TOKENIZER_NAMES) lines.push(worstCase(name));
 
   lines.push(

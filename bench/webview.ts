@@ -72,19 +72,42 @@ async function settled(v: View): Promise<void> {
 function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: number; count: number }[] } {
   const asked: { start: number; count: number }[] = [];
   const body = (i: number): MessageView => ({
-    index: i, role: i === 0 ? 'system' : i % 2 ? 'user' : 'assistant', text: `message ${i}\n${'line of text\n'.repeat(i % 5)}`,
-    tokens: 10, roughTokens: 12, substitution: null, storedText: null, injected: [], toolCalls: [], toolCallId: null,
+    index: i,
+    role: i === 0 ? 'system' : i % 2 ? 'user' : 'assistant',
+    text: `message ${i}\n${'line of text\n'.repeat(i % 5)}`,
+    tokens: 10,
+    roughTokens: 12,
+    substitution: null,
+    storedText: null,
+    injected: [],
+    toolCalls: [],
+    toolCallId: null,
   });
   const turns: TurnView[] = [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'long', requests: [0], injectedKinds: [], compression: null }];
-  const requests: RequestView[] = [{
-    index: 0, turn: 0, sessionId: 's', systemPromptSha256: 'a'.repeat(64), messageCount: LONG_REQUEST, inputTokens: LONG_REQUEST * 10,
-    reusedTokens: 0, previousRequest: null, stable: true, breakAt: null, userWireIndex: 1, captured: null,
-  }];
+  const requests: RequestView[] = [
+    {
+      index: 0,
+      turn: 0,
+      sessionId: 's',
+      systemPromptSha256: 'a'.repeat(64),
+      messageCount: LONG_REQUEST,
+      inputTokens: LONG_REQUEST * 10,
+      reusedTokens: 0,
+      previousRequest: null,
+      stable: true,
+      breakAt: null,
+      userWireIndex: 1,
+      captured: null,
+    },
+  ];
   const header = { title: 'long', source: { path: 'long.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [] };
   return {
     asked,
     data: {
-      index: buildIndex(header, turns, requests, []), turns, requests, findings: [],
+      index: buildIndex(header, turns, requests, []),
+      turns,
+      requests,
+      findings: [],
       messages(_r, start, count) {
         asked.push({ start, count });
         return Array.from({ length: Math.max(0, Math.min(LONG_REQUEST, start + count) - start) }, (_, k) => body(start + k));
@@ -127,9 +150,11 @@ export async function benchWebview(): Promise<string[]> {
     const v = await h.open(ins);
     const paint = await v.page.waitForFunction(() => (globalThis as { __piFirstPaint?: number }).__piFirstPaint, undefined, { timeout: 30_000 });
     const firstPaint = Number(await paint.jsonValue());
-    lines.push(`  first paint (init delivered → first frame with the selected turn and a message body): ${ms(firstPaint)} [target <= 1,000 ms: ${verdict(firstPaint <= 1000)}]`);
+    lines.push(
+      `  first paint (init delivered → first frame with the selected turn and a message body): ${ms(firstPaint)} [target <= 1,000 ms: ${verdict(firstPaint <= 1000)}]`,
+    );
     // Turns spread over the whole session, visited out of order, so each is a real jump.
-    const targets = Array.from({ length: JUMPS }, (_, k) => Math.floor(((k * 7919) % JUMPS + 0.5) * (index.turnCount / JUMPS)));
+    const targets = Array.from({ length: JUMPS }, (_, k) => Math.floor((((k * 7919) % JUMPS) + 0.5) * (index.turnCount / JUMPS)));
     const jumps = async (settle: boolean): Promise<{ views: number[]; bodies: number[] }> => {
       const views: number[] = [];
       const bodies: number[] = [];

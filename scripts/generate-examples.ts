@@ -8,8 +8,20 @@ import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import {
-  AgentRun, SUMMARY_HEADING, SUMMARY_PREFIX, TODO_SNAPSHOT_HEADER, TOOLS, buildSystemPrompt, isoTimestamp, sessionIdAt, sha256Hex,
-  storedRows, toSessionJson, toStateDb, toTurnTraceJsonl, wireMessages,
+  AgentRun,
+  SUMMARY_HEADING,
+  SUMMARY_PREFIX,
+  TODO_SNAPSHOT_HEADER,
+  TOOLS,
+  buildSystemPrompt,
+  isoTimestamp,
+  sessionIdAt,
+  sha256Hex,
+  storedRows,
+  toSessionJson,
+  toStateDb,
+  toTurnTraceJsonl,
+  wireMessages,
 } from '../test/support/synthesize';
 import type { CallSpec, PromptSpec, SessionInit, SynthRow, SynthSession, TurnSpec, WireMessage } from '../test/support/synthesize';
 
@@ -31,7 +43,10 @@ const json = (value: unknown): string => JSON.stringify(value);
 const workspace = (branch: string, changes: string[]): string =>
   `Workspace: ~/src/ledger-sync (branch ${branch}, ${changes.length === 0 ? 'clean' : `${changes.length} uncommitted changes: ${changes.join(', ')}`})`;
 const numbered = (text: string): string =>
-  text.split('\n').map((line, i) => `${String(i + 1).padStart(4, ' ')}|${line}`).join('\n');
+  text
+    .split('\n')
+    .map((line, i) => `${String(i + 1).padStart(4, ' ')}|${line}`)
+    .join('\n');
 const readFile = (path: string, text: string): CallSpec => ({
   name: 'read_file',
   args: { path },
@@ -118,13 +133,9 @@ function describeRow(row: SynthRow): string {
   if (row.display_kind) return `todo snapshot (user, display_kind=${row.display_kind})`;
   if (row.role === 'tool') return `tool result (${row.tool_name})`;
   if (row.role === 'assistant') {
-    return row.tool_calls
-      ? `assistant → ${row.tool_calls.map((c) => c.function.name).join(' + ')}`
-      : 'assistant reply';
+    return row.tool_calls ? `assistant → ${row.tool_calls.map((c) => c.function.name).join(' + ')}` : 'assistant reply';
   }
-  const text = typeof row.content === 'string'
-    ? row.content
-    : row.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join(' ');
+  const text = typeof row.content === 'string' ? row.content : row.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join(' ');
   const short = text.length > 48 ? `${text.slice(0, 45)}…` : text;
   return `user "${short.replace(/\|/g, '\\|').replace(/\n/g, ' ')}" (${injections(row)})`;
 }
@@ -156,10 +167,17 @@ function sidecarsExample(): void {
   const model = 'openai/gpt-5.5';
   const id = sessionIdAt(startedAt, 'a1b2c3');
   const systemPrompt = prompt({
-    model, provider: 'openrouter', platform: 'discord', startedAt, cwd: CWD,
+    model,
+    provider: 'openrouter',
+    platform: 'discord',
+    startedAt,
+    cwd: CWD,
     sessionContext: ['**Source:** Discord (server: Nous Lab, channel: #ledger-sync)', '**User:** alice', '**Connected platforms:** discord, cli'],
   });
-  const run = new AgentRun(session({ id, source: 'discord', model, provider: 'openrouter', title: 'Sync rewrite: what is left', systemPrompt, startedAt }), 1801);
+  const run = new AgentRun(
+    session({ id, source: 'discord', model, provider: 'openrouter', title: 'Sync rewrite: what is left', systemPrompt, startedAt }),
+    1801,
+  );
   const ws = workspace('sync-rewrite', ['src/ledger_sync/importer.py', 'tests/test_importer.py']);
   const datesPy = [
     'from datetime import date, datetime',
@@ -178,52 +196,74 @@ function sidecarsExample(): void {
       user: "read notes.md and tell me what's left for the sync rewrite",
       memory: '- The sync rewrite is tracked in notes.md at the repo root.\n- Alice asked to finish the rewrite before the October bank statements arrive.',
       plugin: ws,
-      steps: [{
-        text: "I'll read the notes first.",
-        calls: [readFile('notes.md', [
-          '# Sync rewrite',
-          '',
-          '- [x] split importer into parse / normalize / write',
-          '- [ ] Banco Azul exports: DD/MM/YYYY dates',
-          '- [ ] dedupe on (account, date, amount, memo)',
-          '- [ ] `ledger-sync watch`: debounce file events',
-        ].join('\n'))],
-      }],
-      reply: 'Three items are still open in notes.md:\n\n1. Date parsing for Banco Azul exports (DD/MM/YYYY).\n2. De-duplication on (account, date, amount, memo).\n3. Debouncing file events in `ledger-sync watch`.\n\nThe importer split is done.',
+      steps: [
+        {
+          text: "I'll read the notes first.",
+          calls: [
+            readFile(
+              'notes.md',
+              [
+                '# Sync rewrite',
+                '',
+                '- [x] split importer into parse / normalize / write',
+                '- [ ] Banco Azul exports: DD/MM/YYYY dates',
+                '- [ ] dedupe on (account, date, amount, memo)',
+                '- [ ] `ledger-sync watch`: debounce file events',
+              ].join('\n'),
+            ),
+          ],
+        },
+      ],
+      reply:
+        'Three items are still open in notes.md:\n\n1. Date parsing for Banco Azul exports (DD/MM/YYYY).\n2. De-duplication on (account, date, amount, memo).\n3. Debouncing file events in `ledger-sync watch`.\n\nThe importer split is done.',
     },
     {
       user: 'run the importer tests',
       plugin: ws,
       gatewayNotes: '[Voice channel now: dev-vc (2 members)]',
-      steps: [{
-        text: 'Running the importer test module.',
-        calls: [terminal('make test-importer', 'pytest tests/test_importer.py -q\n..F.\nFAILED tests/test_importer.py::test_parse_banco_azul_dates - ValueError: month must be in 1..12\n1 failed, 3 passed in 0.41s', 2)],
-      }],
-      reply: '3 of 4 importer tests pass. `test_parse_banco_azul_dates` fails with `ValueError: month must be in 1..12`: the parser reads 13/09/2026 as month 13, so it still assumes MM/DD.',
+      steps: [
+        {
+          text: 'Running the importer test module.',
+          calls: [
+            terminal(
+              'make test-importer',
+              'pytest tests/test_importer.py -q\n..F.\nFAILED tests/test_importer.py::test_parse_banco_azul_dates - ValueError: month must be in 1..12\n1 failed, 3 passed in 0.41s',
+              2,
+            ),
+          ],
+        },
+      ],
+      reply:
+        '3 of 4 importer tests pass. `test_parse_banco_azul_dates` fails with `ValueError: month must be in 1..12`: the parser reads 13/09/2026 as month 13, so it still assumes MM/DD.',
     },
     {
       user: 'fix the date parsing bug you found',
-      memory: '- Banco Azul exports use DD/MM/YYYY dates and a semicolon separator.\n- Alice wants bank-specific quirks kept in one table, not scattered if-branches.',
+      memory:
+        '- Banco Azul exports use DD/MM/YYYY dates and a semicolon separator.\n- Alice wants bank-specific quirks kept in one table, not scattered if-branches.',
       steps: [
         { text: 'Let me look at the date parser.', calls: [readFile('src/ledger_sync/dates.py', datesPy)] },
         {
           text: 'The format is hard-coded to MM/DD. I will make it per bank and pass the bank from the importer.',
           calls: [
-            patch('src/ledger_sync/dates.py',
+            patch(
+              'src/ledger_sync/dates.py',
               'DATE_FORMAT = "%m/%d/%Y"\n\n\ndef parse_date(raw: str) -> date:\n    return datetime.strptime(raw.strip(), DATE_FORMAT).date()',
-              'BANK_DATE_FORMATS = {"banco-azul": "%d/%m/%Y"}\nDEFAULT_DATE_FORMAT = "%m/%d/%Y"\n\n\ndef parse_date(raw: str, bank: str = "") -> date:\n    fmt = BANK_DATE_FORMATS.get(bank, DEFAULT_DATE_FORMAT)\n    return datetime.strptime(raw.strip(), fmt).date()'),
+              'BANK_DATE_FORMATS = {"banco-azul": "%d/%m/%Y"}\nDEFAULT_DATE_FORMAT = "%m/%d/%Y"\n\n\ndef parse_date(raw: str, bank: str = "") -> date:\n    fmt = BANK_DATE_FORMATS.get(bank, DEFAULT_DATE_FORMAT)\n    return datetime.strptime(raw.strip(), fmt).date()',
+            ),
             patch('src/ledger_sync/importer.py', 'date=parse_date(row["date"]),', 'date=parse_date(row["date"], bank=self.bank),'),
           ],
         },
         { text: 'Re-running the importer tests.', calls: [terminal('make test-importer', 'pytest tests/test_importer.py -q\n....\n4 passed in 0.38s')] },
       ],
-      reply: 'Fixed. `parse_date` now takes the format from `BANK_DATE_FORMATS` (Banco Azul: `%d/%m/%Y`, everything else keeps `%m/%d/%Y`), and the importer passes its bank through. All 4 importer tests pass.',
+      reply:
+        'Fixed. `parse_date` now takes the format from `BANK_DATE_FORMATS` (Banco Azul: `%d/%m/%Y`, everything else keeps `%m/%d/%Y`), and the importer passes its bank through. All 4 importer tests pass.',
     },
     {
       user: 'what did we decide about the DB for the shared reports?',
       memory: '- 2026-09-02: keep SQLite for ledger-sync itself; only monthly aggregates go to the shared Postgres box (reports.lan) through a nightly export.',
       plugin: workspace('sync-rewrite', ['src/ledger_sync/dates.py', 'src/ledger_sync/importer.py', 'tests/test_importer.py']),
-      reply: 'On 2 September you decided to keep SQLite for ledger-sync itself and push only monthly aggregates to the Postgres box behind the shared reports (reports.lan), via a nightly export job. Nothing in the rewrite touches that yet.',
+      reply:
+        'On 2 September you decided to keep SQLite for ledger-sync itself and push only monthly aggregates to the Postgres box behind the shared reports (reports.lan), via a nightly export job. Nothing in the rewrite touches that yet.',
     },
     {
       user: [
@@ -231,13 +271,16 @@ function sidecarsExample(): void {
         { type: 'image_url', image_url: { url: 'https://cdn.discordapp.com/attachments/1187/2291/dashboard-sept.png' } },
       ],
       gatewayNotes: '[Voice channel now: dev-vc (3 members)]',
-      steps: [{
-        text: 'Checking the September sum in the ledger.',
-        reasoning: 'The screenshot shows a September total of 4,212.37. Compare it with the ledger itself.',
-        calls: [terminal(`sqlite3 ledger.db "SELECT printf('%.2f', SUM(amount)) FROM transactions WHERE date LIKE '2026-09-%'"`, '4212.37')],
-      }],
+      steps: [
+        {
+          text: 'Checking the September sum in the ledger.',
+          reasoning: 'The screenshot shows a September total of 4,212.37. Compare it with the ledger itself.',
+          calls: [terminal(`sqlite3 ledger.db "SELECT printf('%.2f', SUM(amount)) FROM transactions WHERE date LIKE '2026-09-%'"`, '4212.37')],
+        },
+      ],
       replyReasoning: 'Ledger and dashboard agree; the earlier lower figure came from the dropped DD/MM rows.',
-      reply: 'Yes. The ledger sums September to €4,212.37, the same as the totals row in your screenshot. Before the fix, rows dated 13–30 September were rejected as invalid dates, which is why the total was lower before.',
+      reply:
+        'Yes. The ledger sums September to €4,212.37, the same as the totals row in your screenshot. Before the fix, rows dated 13–30 September were rejected as invalid dates, which is why the total was lower before.',
     },
   ];
   for (const t of turns) run.turn(t);
@@ -249,23 +292,30 @@ function sidecarsExample(): void {
   const last = run.turns[run.turns.length - 1];
   const dumpAt = isoTimestamp(last.firstRequestAt);
   const dumpName = `request_dump_${id}_${dumpAt.replace(/[-:]/g, '').replace('T', '_').replace('.', '_')}.json`;
-  write(`sidecars/${dumpName}`, JSON.stringify({
-    timestamp: dumpAt,
-    session_id: id,
-    reason: 'provider_error',
-    request: {
-      method: 'POST',
-      url: `${OPENROUTER}/chat/completions`,
-      headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' },
-      body: { model, stream: true, messages: wireMessages(systemPrompt, last.firstRequestRows), tools: s.tools },
-    },
-    error: {
-      type: 'RateLimitError',
-      message: 'Error code: 429 - Rate limit exceeded: openai/gpt-5.5',
-      status_code: 429,
-      body: { error: { message: 'Rate limit exceeded: openai/gpt-5.5', code: 429 } },
-    },
-  }, null, 2));
+  write(
+    `sidecars/${dumpName}`,
+    JSON.stringify(
+      {
+        timestamp: dumpAt,
+        session_id: id,
+        reason: 'provider_error',
+        request: {
+          method: 'POST',
+          url: `${OPENROUTER}/chat/completions`,
+          headers: { Authorization: 'Bearer [REDACTED]', 'Content-Type': 'application/json' },
+          body: { model, stream: true, messages: wireMessages(systemPrompt, last.firstRequestRows), tools: s.tools },
+        },
+        error: {
+          type: 'RateLimitError',
+          message: 'Error code: 429 - Rate limit exceeded: openai/gpt-5.5',
+          status_code: 429,
+          body: { error: { message: 'Rate limit exceeded: openai/gpt-5.5', code: 429 } },
+        },
+      },
+      null,
+      2,
+    ),
+  );
 
   const turnLines: string[] = [];
   const breakLines: string[] = [];
@@ -277,10 +327,14 @@ function sidecarsExample(): void {
     const prevUser = s.rows[prev.userIndex];
     const v0 = firstBreak(wireMessages(systemPrompt, prev.lastRequestRows, prev.userIndex), wireMessages(systemPrompt, t.firstRequestRows, t.userIndex));
     const v1 = firstBreak(wireMessages(systemPrompt, prev.lastRequestRows), wireMessages(systemPrompt, t.firstRequestRows));
-    breakLines.push(`| ${i + 1} | ${describeBreak(v0)}${v0 && v0.byte === Buffer.byteLength(prevUser.content as string) ? ' = where turn ' + i + "'s injected context began" : ''} | ${describeBreak(v1)} |`);
+    breakLines.push(
+      `| ${i + 1} | ${describeBreak(v0)}${v0 && v0.byte === Buffer.byteLength(prevUser.content as string) ? ' = where turn ' + i + "'s injected context began" : ''} | ${describeBreak(v1)} |`,
+    );
   });
 
-  write('sidecars/README.md', `# sidecars: every historical sidecar is replayed
+  write(
+    'sidecars/README.md',
+    `# sidecars: every historical sidecar is replayed
 
 \`session_${id}.json\` is the JSON snapshot (§3.1) of a Discord gateway session with ${run.turns.length} turns,
 ${s.rows.length} rows, model \`${model}\` via OpenRouter. Every string user row carries an \`api_content\`
@@ -311,7 +365,8 @@ and no bookkeeping keys (assistant messages keep role, content, tool_calls; tool
 content, tool_call_id; user messages keep role, content). No row before it has \`reasoning\`, so the dump
 reads the same whether or not a replay copies reasoning into \`reasoning_content\`. The inspector should
 report the captured request as matching its replay.
-`);
+`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,14 +410,27 @@ function rotationScript(childSuffix: string, childModel: string, childPrompt: st
   return [
     {
       user: "let's do the dedupe next. where do transactions get written?",
-      memory: '- The sync rewrite\'s next open item after date parsing is de-duplication on (account, date, amount, memo).',
+      memory: "- The sync rewrite's next open item after date parsing is de-duplication on (account, date, amount, memo).",
       plugin: ws([]),
-      steps: [{
-        text: 'Searching for the insert.',
-        reasoning: 'Find every INSERT into transactions.',
-        calls: [{ name: 'search_files', args: { path: 'src', pattern: 'INSERT INTO transactions' }, result: json({ matches: 'src/ledger_sync/writer.py:8:            cur.execute("INSERT INTO transactions (account, date, amount, memo) VALUES (?, ?, ?, ?)", row)', total: 1 }) }],
-      }],
-      reply: 'All writes go through `Writer.write_rows` in src/ledger_sync/writer.py (line 8): one plain `INSERT INTO transactions` per row with no uniqueness check, so importing the same export twice doubles it.',
+      steps: [
+        {
+          text: 'Searching for the insert.',
+          reasoning: 'Find every INSERT into transactions.',
+          calls: [
+            {
+              name: 'search_files',
+              args: { path: 'src', pattern: 'INSERT INTO transactions' },
+              result: json({
+                matches:
+                  'src/ledger_sync/writer.py:8:            cur.execute("INSERT INTO transactions (account, date, amount, memo) VALUES (?, ?, ?, ?)", row)',
+                total: 1,
+              }),
+            },
+          ],
+        },
+      ],
+      reply:
+        'All writes go through `Writer.write_rows` in src/ledger_sync/writer.py (line 8): one plain `INSERT INTO transactions` per row with no uniqueness check, so importing the same export twice doubles it.',
     },
     {
       user: 'add a unique index on (account, date, amount, memo) and make the writer skip duplicates',
@@ -372,31 +440,44 @@ function rotationScript(childSuffix: string, childModel: string, childPrompt: st
         {
           text: 'Switching to INSERT OR IGNORE and counting what was skipped.',
           reasoning: 'rowcount is 0 for an ignored insert, so skipped = len(rows) - inserted.',
-          calls: [patch('src/ledger_sync/writer.py',
-            '        for row in rows:\n            cur.execute("INSERT INTO transactions (account, date, amount, memo) VALUES (?, ?, ?, ?)", row)\n        self.conn.commit()\n        return len(rows)',
-            '        inserted = 0\n        for row in rows:\n            cur.execute("INSERT OR IGNORE INTO transactions (account, date, amount, memo) VALUES (?, ?, ?, ?)", row)\n            inserted += cur.rowcount\n        self.conn.commit()\n        return inserted, len(rows) - inserted')],
+          calls: [
+            patch(
+              'src/ledger_sync/writer.py',
+              '        for row in rows:\n            cur.execute("INSERT INTO transactions (account, date, amount, memo) VALUES (?, ?, ?, ?)", row)\n        self.conn.commit()\n        return len(rows)',
+              '        inserted = 0\n        for row in rows:\n            cur.execute("INSERT OR IGNORE INTO transactions (account, date, amount, memo) VALUES (?, ?, ?, ?)", row)\n            inserted += cur.rowcount\n        self.conn.commit()\n        return inserted, len(rows) - inserted',
+            ),
+          ],
         },
       ],
-      reply: '`write_rows` now uses `INSERT OR IGNORE` and returns `(inserted, skipped)`. The unique index itself has to come from a migration so existing ledgers get it too. Shall I write it?',
+      reply:
+        '`write_rows` now uses `INSERT OR IGNORE` and returns `(inserted, skipped)`. The unique index itself has to come from a migration so existing ledgers get it too. Shall I write it?',
     },
     {
       user: 'yes, write the migration for existing ledgers',
       memory: '- Migrations live in migrations/ and are numbered; the last one is 0003_accounts_currency.sql.',
       plugin: ws(['src/ledger_sync/writer.py']),
-      steps: [{
-        text: 'Writing migration 0004.',
-        calls: [writeFile('migrations/0004_dedupe.sql', [
-          '-- Remove existing duplicates (keep the oldest row), then enforce uniqueness.',
-          'DELETE FROM transactions',
-          'WHERE rowid NOT IN (',
-          '  SELECT MIN(rowid) FROM transactions GROUP BY account, date, amount, memo',
-          ');',
-          'CREATE UNIQUE INDEX IF NOT EXISTS ux_transactions_dedupe',
-          '  ON transactions (account, date, amount, memo);',
-          '',
-        ].join('\n'))],
-      }],
-      reply: 'Added migrations/0004_dedupe.sql: it first deletes existing duplicates, keeping the lowest rowid of each group, then creates the unique index `ux_transactions_dedupe`. Without the delete, the index creation would fail on any ledger that already has duplicates.',
+      steps: [
+        {
+          text: 'Writing migration 0004.',
+          calls: [
+            writeFile(
+              'migrations/0004_dedupe.sql',
+              [
+                '-- Remove existing duplicates (keep the oldest row), then enforce uniqueness.',
+                'DELETE FROM transactions',
+                'WHERE rowid NOT IN (',
+                '  SELECT MIN(rowid) FROM transactions GROUP BY account, date, amount, memo',
+                ');',
+                'CREATE UNIQUE INDEX IF NOT EXISTS ux_transactions_dedupe',
+                '  ON transactions (account, date, amount, memo);',
+                '',
+              ].join('\n'),
+            ),
+          ],
+        },
+      ],
+      reply:
+        'Added migrations/0004_dedupe.sql: it first deletes existing duplicates, keeping the lowest rowid of each group, then creates the unique index `ux_transactions_dedupe`. Without the delete, the index creation would fail on any ledger that already has duplicates.',
     },
     {
       user: 'run the full test suite',
@@ -409,12 +490,19 @@ function rotationScript(childSuffix: string, childModel: string, childPrompt: st
       memory: '- Bank exports are downloaded to ~/Downloads as <bank>-<YYYY-MM>.csv.',
       plugin: ws(['src/ledger_sync/writer.py', 'migrations/0004_dedupe.sql']),
       gap: 420,
-      steps: [{
-        text: 'Importing the August export.',
-        calls: [terminal('ledger-sync import --bank banco-azul ~/Downloads/banco-azul-2026-08.csv',
-          'applied migration 0004_dedupe.sql (removed 9 duplicate rows)\nimported 212 rows, skipped 9 duplicates')],
-      }],
-      reply: 'The migration ran first and removed 9 duplicates left over from an earlier double import. The August export then imported 212 rows and skipped 9, the same 9 transactions, so re-imports are now harmless.',
+      steps: [
+        {
+          text: 'Importing the August export.',
+          calls: [
+            terminal(
+              'ledger-sync import --bank banco-azul ~/Downloads/banco-azul-2026-08.csv',
+              'applied migration 0004_dedupe.sql (removed 9 duplicate rows)\nimported 212 rows, skipped 9 duplicates',
+            ),
+          ],
+        },
+      ],
+      reply:
+        'The migration ran first and removed 9 duplicates left over from an earlier double import. The August export then imported 212 rows and skipped 9, the same 9 transactions, so re-imports are now harmless.',
     },
     {
       user: 'now the debounce for `ledger-sync watch`',
@@ -439,7 +527,8 @@ function rotationScript(childSuffix: string, childModel: string, childPrompt: st
         child: { suffix: childSuffix, model: childModel, systemPrompt: childPrompt },
       },
       steps: [{ text: 'Reading the watcher.', calls: [readFile('src/ledger_sync/watch.py', watchPy)] }],
-      reply: '`ExportHandler.on_modified` calls `import_file` straight away, so one save triggers 3–4 imports. I would debounce per path: restart a short timer on every event and import once it fires. What delay do you want?',
+      reply:
+        '`ExportHandler.on_modified` calls `import_file` straight away, so one save triggers 3–4 imports. I would debounce per path: restart a short timer on every event and import once it fires. What delay do you want?',
     },
     {
       user: 'use 500 ms and coalesce by path',
@@ -447,22 +536,33 @@ function rotationScript(childSuffix: string, childModel: string, childPrompt: st
       steps: [
         {
           text: 'Adding a per-path timer.',
-          calls: [patch('src/ledger_sync/watch.py',
-            'class ExportHandler(FileSystemEventHandler):\n    def on_modified(self, event):\n        if event.src_path.endswith(".csv"):\n            import_file(event.src_path)',
-            'class ExportHandler(FileSystemEventHandler):\n    DELAY = 0.5\n\n    def __init__(self):\n        self._timers = {}\n\n    def on_modified(self, event):\n        if not event.src_path.endswith(".csv"):\n            return\n        old = self._timers.pop(event.src_path, None)\n        if old:\n            old.cancel()\n        timer = threading.Timer(self.DELAY, import_file, [event.src_path])\n        self._timers[event.src_path] = timer\n        timer.start()')],
+          calls: [
+            patch(
+              'src/ledger_sync/watch.py',
+              'class ExportHandler(FileSystemEventHandler):\n    def on_modified(self, event):\n        if event.src_path.endswith(".csv"):\n            import_file(event.src_path)',
+              'class ExportHandler(FileSystemEventHandler):\n    DELAY = 0.5\n\n    def __init__(self):\n        self._timers = {}\n\n    def on_modified(self, event):\n        if not event.src_path.endswith(".csv"):\n            return\n        old = self._timers.pop(event.src_path, None)\n        if old:\n            old.cancel()\n        timer = threading.Timer(self.DELAY, import_file, [event.src_path])\n        self._timers[event.src_path] = timer\n        timer.start()',
+            ),
+          ],
         },
         { text: 'Running the tests again.', calls: [terminal('make test', 'pytest -q\n..........................................\n42 passed in 3.41s')] },
       ],
-      reply: 'Each CSV path now gets its own 500 ms `threading.Timer`; a new event for the same path cancels and restarts it, so a save imports once. I also added `import threading` at the top. 42 tests pass, including a new one that fires four events and expects one import.',
+      reply:
+        'Each CSV path now gets its own 500 ms `threading.Timer`; a new event for the same path cancels and restarts it, so a save imports once. I also added `import threading` at the top. 42 tests pass, including a new one that fires four events and expects one import.',
     },
     {
       user: 'commit all of it on the dedupe branch',
       plugin: ws(['src/ledger_sync/writer.py', 'src/ledger_sync/watch.py', 'migrations/0004_dedupe.sql', 'tests/test_watch.py']),
-      steps: [{
-        text: 'Committing.',
-        calls: [terminal('git add -A && git commit -m "Dedupe imports and debounce watch events"',
-          '[dedupe 3f9c2a1] Dedupe imports and debounce watch events\n 4 files changed, 96 insertions(+), 11 deletions(-)\n create mode 100644 migrations/0004_dedupe.sql\n create mode 100644 tests/test_watch.py')],
-      }],
+      steps: [
+        {
+          text: 'Committing.',
+          calls: [
+            terminal(
+              'git add -A && git commit -m "Dedupe imports and debounce watch events"',
+              '[dedupe 3f9c2a1] Dedupe imports and debounce watch events\n 4 files changed, 96 insertions(+), 11 deletions(-)\n create mode 100644 migrations/0004_dedupe.sql\n create mode 100644 tests/test_watch.py',
+            ),
+          ],
+        },
+      ],
       reply: 'Committed as 3f9c2a1 on `dedupe`: 4 files, including the new migration and tests/test_watch.py.',
     },
   ];
@@ -482,10 +582,18 @@ function rotationExample(SQL: SqlJsStatic, v: RotationVariant): void {
   const base = { provider: 'openrouter', platform: 'cli', startedAt: v.startedAt, cwd: CWD };
   const parentPrompt = prompt({ ...base, model: v.parentModel });
   const childPrompt = prompt({ ...base, model: v.childModel });
-  const run = new AgentRun(session({
-    id: sessionIdAt(v.startedAt, v.parentSuffix), source: 'cli', model: v.parentModel, provider: 'openrouter',
-    title: 'Dedupe imports', systemPrompt: parentPrompt, startedAt: v.startedAt,
-  }), v.seed);
+  const run = new AgentRun(
+    session({
+      id: sessionIdAt(v.startedAt, v.parentSuffix),
+      source: 'cli',
+      model: v.parentModel,
+      provider: 'openrouter',
+      title: 'Dedupe imports',
+      systemPrompt: parentPrompt,
+      startedAt: v.startedAt,
+    }),
+    v.seed,
+  );
   for (const t of rotationScript(v.childSuffix, v.childModel, childPrompt)) run.turn(t);
   const [parent, child] = run.sessions;
   write(`${v.dir}/state.db`, toStateDb(SQL, parent, child));
@@ -497,7 +605,9 @@ function rotationExample(SQL: SqlJsStatic, v: RotationVariant): void {
   const parentTurns = run.turns.filter((t) => t.sessionId === parent.id).length;
   const childTurns = run.turns.length - parentTurns;
   const carrierId = storedRows([parent, child]).find((r) => r.row._compressed_summary)!.id;
-  write(`${v.dir}/README.md`, `# ${v.dir}: compaction by rotation into a child session${changed ? ', with a changed system prompt' : ''}
+  write(
+    `${v.dir}/README.md`,
+    `# ${v.dir}: compaction by rotation into a child session${changed ? ', with a changed system prompt' : ''}
 
 \`state.db\` (schema v30, §3.2) holds two sessions:
 
@@ -509,13 +619,15 @@ function rotationExample(SQL: SqlJsStatic, v: RotationVariant): void {
   user row, with its sidecar: one turn with the parent's last row, counted here, where it was answered)
   followed by the rest of turn 6 and ${childTurns - 1} more turns (${childTurns} turns in all, ${child.rows.length} rows), model \`${child.model}\`.
 
-${changed
+${
+  changed
     ? `The user switched models with /model before turn 6, and the smaller window triggered the preflight
 compaction. The child's system prompt was rebuilt and differs from the parent's in one line, at
 ${promptDifference(parent.systemPrompt, child.systemPrompt)}. Each prompt is stored in \`system_prompts\`
 under its own sha256 (parent \`${sha256Hex(parent.systemPrompt).slice(0, 16)}…\`, child \`${sha256Hex(child.systemPrompt).slice(0, 16)}…\`).`
     : `The child's system prompt is byte-identical to the parent's: both sessions reference the same
-\`system_prompts\` row (hash \`${sha256Hex(parent.systemPrompt).slice(0, 16)}…\`). Only the compaction breaks the prefix.`}
+\`system_prompts\` row (hash \`${sha256Hex(parent.systemPrompt).slice(0, 16)}…\`). Only the compaction breaks the prefix.`
+}
 
 Every messages row (ids are the conversation order; "copy of" names the row a compacted copy repeats):
 
@@ -525,12 +637,15 @@ ${rowTable([parent, child])}
 
 - The lineage parent → child (\`end_reason='compression'\`), shown as one conversation of ${run.turns.length} turns.
 - Compared with the last request of turn 5 (in the parent), the first request of turn 6 (in the child):
-  ${describeBreak(brk)}.${changed
-    ? ' The system prompt is the first difference, so the whole request is re-prefilled; the carrier would break it again anyway.'
-    : ' Wire messages 1-3 are the head copies and still match; message 4 is the summary carrier, which replaces what followed.'}
+  ${describeBreak(brk)}.${
+    changed
+      ? ' The system prompt is the first difference, so the whole request is re-prefilled; the carrier would break it again anyway.'
+      : ' Wire messages 1-3 are the head copies and still match; message 4 is the summary carrier, which replaces what followed.'
+  }
 - Turns 7 and 8 extend the child's list: no breaks, every sidecar replayed.
 - The carrier starts with \`${SUMMARY_PREFIX.slice(0, 39)}\`, contains \`## Historical Task Snapshot\` and ends with the END marker.
-`);
+`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -541,13 +656,27 @@ function inPlaceExample(SQL: SqlJsStatic): void {
   const model = 'anthropic/claude-opus-4.6';
   const id = sessionIdAt(startedAt, '9a8b7c');
   const systemPrompt = prompt({
-    model, provider: 'openrouter', platform: 'telegram', startedAt, cwd: '/home/alice',
+    model,
+    provider: 'openrouter',
+    platform: 'telegram',
+    startedAt,
+    cwd: '/home/alice',
     sessionContext: ['**Source:** Telegram (private chat with Alice)', '**User:** alice'],
   });
-  const run = new AgentRun(session({
-    id, source: 'telegram', model, provider: 'openrouter', cwd: '/home/alice',
-    title: 'Nightly restic backups failing', systemPrompt, startedAt, legacyInlinePrompt: true,
-  }), 2207);
+  const run = new AgentRun(
+    session({
+      id,
+      source: 'telegram',
+      model,
+      provider: 'openrouter',
+      cwd: '/home/alice',
+      title: 'Nightly restic backups failing',
+      systemPrompt,
+      startedAt,
+      legacyInlinePrompt: true,
+    }),
+    2207,
+  );
   const repo = 'sftp:nas:/volume1/restic';
   const host = (failed: string): string => `Host: pi4 (Debian 12, uptime 41 days, failed units: ${failed})`;
   const plan = [
@@ -561,35 +690,48 @@ function inPlaceExample(SQL: SqlJsStatic): void {
       user: 'my restic backups to the NAS keep failing overnight, can you check why?',
       memory: `- Backups run via restic-backup.service/.timer on pi4 at 02:00, repository ${repo}.\n- Alice is asleep 23:00-07:00 Lisbon time; no night-time manual steps.`,
       plugin: host('restic-backup.service'),
-      steps: [{
-        text: 'Looking at the last three nights of the backup unit.',
-        calls: [terminal("journalctl -u restic-backup.service --since '3 days ago' --no-pager | tail -n 6", [
-          'Sep 20 02:00:03 pi4 restic[40211]: Fatal: unable to create lock in backend: repository is already locked exclusively by PID 2231 on pi4 by alice (UID 1000, GID 1000)',
-          'Sep 20 02:00:03 pi4 restic[40211]: lock was created at 2026-09-17 02:00:04 (78h0m ago)',
-          'Sep 20 02:00:03 pi4 systemd[1]: restic-backup.service: Main process exited, code=exited, status=1/FAILURE',
-          'Sep 20 02:00:03 pi4 systemd[1]: restic-backup.service: Failed with result \'exit-code\'.',
-          'Sep 19 02:00:02 pi4 restic[39877]: Fatal: unable to create lock in backend: repository is already locked exclusively by PID 2231 on pi4 by alice (UID 1000, GID 1000)',
-          'Sep 18 02:00:03 pi4 restic[39540]: Fatal: unable to create lock in backend: repository is already locked exclusively by PID 2231 on pi4 by alice (UID 1000, GID 1000)',
-        ].join('\n'))],
-      }],
-      reply: 'A stale lock. The run on 17 September at 02:00 left an exclusive lock (PID 2231 no longer exists), and every run since fails at once with "repository is already locked". Nothing is lost, but there have been no new snapshots for three nights.',
+      steps: [
+        {
+          text: 'Looking at the last three nights of the backup unit.',
+          calls: [
+            terminal(
+              "journalctl -u restic-backup.service --since '3 days ago' --no-pager | tail -n 6",
+              [
+                'Sep 20 02:00:03 pi4 restic[40211]: Fatal: unable to create lock in backend: repository is already locked exclusively by PID 2231 on pi4 by alice (UID 1000, GID 1000)',
+                'Sep 20 02:00:03 pi4 restic[40211]: lock was created at 2026-09-17 02:00:04 (78h0m ago)',
+                'Sep 20 02:00:03 pi4 systemd[1]: restic-backup.service: Main process exited, code=exited, status=1/FAILURE',
+                "Sep 20 02:00:03 pi4 systemd[1]: restic-backup.service: Failed with result 'exit-code'.",
+                'Sep 19 02:00:02 pi4 restic[39877]: Fatal: unable to create lock in backend: repository is already locked exclusively by PID 2231 on pi4 by alice (UID 1000, GID 1000)',
+                'Sep 18 02:00:03 pi4 restic[39540]: Fatal: unable to create lock in backend: repository is already locked exclusively by PID 2231 on pi4 by alice (UID 1000, GID 1000)',
+              ].join('\n'),
+            ),
+          ],
+        },
+      ],
+      reply:
+        'A stale lock. The run on 17 September at 02:00 left an exclusive lock (PID 2231 no longer exists), and every run since fails at once with "repository is already locked". Nothing is lost, but there have been no new snapshots for three nights.',
     },
     {
       user: 'make a plan to fix it properly',
       memory: '- Alice wants Telegram alerts only for things that need her action.',
-      steps: [{
-        text: 'Writing the plan to the todo list.',
-        calls: [{ name: 'todo', args: { todos: plan }, result: json({ todos: plan, summary: '4 pending' }) }],
-      }],
-      reply: 'Plan:\n1. Remove the stale lock (after checking no restic process is running).\n2. Make the unit clear stale locks before each run.\n3. Add a prune policy (7 daily, 4 weekly, 6 monthly).\n4. Alert you on Telegram only when a backup fails twice in a row.',
+      steps: [
+        {
+          text: 'Writing the plan to the todo list.',
+          calls: [{ name: 'todo', args: { todos: plan }, result: json({ todos: plan, summary: '4 pending' }) }],
+        },
+      ],
+      reply:
+        'Plan:\n1. Remove the stale lock (after checking no restic process is running).\n2. Make the unit clear stale locks before each run.\n3. Add a prune policy (7 daily, 4 weekly, 6 monthly).\n4. Alert you on Telegram only when a backup fails twice in a row.',
     },
     {
       user: 'ok do step 1',
       plugin: host('restic-backup.service'),
-      steps: [{
-        text: 'Checking for a live restic process, then unlocking.',
-        calls: [terminal(`pgrep -a restic; restic -r ${repo} unlock`, 'successfully removed 1 locks')],
-      }],
+      steps: [
+        {
+          text: 'Checking for a live restic process, then unlocking.',
+          calls: [terminal(`pgrep -a restic; restic -r ${repo} unlock`, 'successfully removed 1 locks')],
+        },
+      ],
       reply: 'No restic process was running, and `restic unlock` removed the one stale lock. The repository is usable again.',
     },
     {
@@ -602,22 +744,33 @@ function inPlaceExample(SQL: SqlJsStatic): void {
         },
         {
           text: 'Reloading systemd and checking the merged unit.',
-          calls: [terminal('sudo systemctl daemon-reload && systemctl cat restic-backup.service | tail -n 3',
-            `# /etc/systemd/system/restic-backup.service.d/unlock.conf\n[Service]\nExecStartPre=/usr/bin/restic -r ${repo} unlock`)],
+          calls: [
+            terminal(
+              'sudo systemctl daemon-reload && systemctl cat restic-backup.service | tail -n 3',
+              `# /etc/systemd/system/restic-backup.service.d/unlock.conf\n[Service]\nExecStartPre=/usr/bin/restic -r ${repo} unlock`,
+            ),
+          ],
         },
       ],
-      reply: 'Done: a drop-in runs `restic unlock` before every backup. It only removes locks whose process is gone, so it cannot break a run in progress. Tonight\'s 02:00 run is the first real test.',
+      reply:
+        "Done: a drop-in runs `restic unlock` before every backup. It only removes locks whose process is gone, so it cannot break a run in progress. Tonight's 02:00 run is the first real test.",
     },
     {
       user: "good morning, did last night's run work?",
       memory: '- restic-backup normally adds about 1 GiB per night.',
       plugin: host('none'),
       gap: 79000, // the next morning, after the 02:00 run
-      steps: [{
-        text: 'Checking last night\'s run.',
-        calls: [terminal("journalctl -u restic-backup.service --since yesterday --no-pager | grep -E 'snapshot|Added'",
-          'Sep 21 02:00:41 pi4 restic[41877]: Added to the repository: 1.204 GiB (812.503 MiB stored)\nSep 21 02:07:12 pi4 restic[41877]: snapshot 7c1e9a2f saved')],
-      }],
+      steps: [
+        {
+          text: "Checking last night's run.",
+          calls: [
+            terminal(
+              "journalctl -u restic-backup.service --since yesterday --no-pager | grep -E 'snapshot|Added'",
+              'Sep 21 02:00:41 pi4 restic[41877]: Added to the repository: 1.204 GiB (812.503 MiB stored)\nSep 21 02:07:12 pi4 restic[41877]: snapshot 7c1e9a2f saved',
+            ),
+          ],
+        },
+      ],
       reply: 'Yes: snapshot 7c1e9a2f was saved at 02:07, adding 1.2 GiB (812 MiB after deduplication). Steps 1 and 2 are done.',
     },
     {
@@ -638,27 +791,35 @@ function inPlaceExample(SQL: SqlJsStatic): void {
           '- 3. Prune policy (keep 7 daily, 4 weekly, 6 monthly).',
           '- 4. Telegram alert after two consecutive failures.',
         ].join('\n'),
-        todo: [
-          `- [ ] 3. ${plan[2].content} (pending)`,
-          `- [ ] 4. ${plan[3].content} (pending)`,
-        ],
+        todo: [`- [ ] 3. ${plan[2].content} (pending)`, `- [ ] 4. ${plan[3].content} (pending)`],
         seconds: 11.8,
       },
       steps: [
         {
           text: 'Writing a prune service and a weekly timer.',
           calls: [
-            writeFile('/etc/systemd/system/restic-prune.service', `[Unit]\nDescription=Prune restic snapshots\nAfter=restic-backup.service\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/restic -r ${repo} forget --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --prune\n`),
-            writeFile('/etc/systemd/system/restic-prune.timer', '[Unit]\nDescription=Weekly restic prune\n\n[Timer]\nOnCalendar=Sun 04:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n'),
+            writeFile(
+              '/etc/systemd/system/restic-prune.service',
+              `[Unit]\nDescription=Prune restic snapshots\nAfter=restic-backup.service\n\n[Service]\nType=oneshot\nExecStart=/usr/bin/restic -r ${repo} forget --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --prune\n`,
+            ),
+            writeFile(
+              '/etc/systemd/system/restic-prune.timer',
+              '[Unit]\nDescription=Weekly restic prune\n\n[Timer]\nOnCalendar=Sun 04:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n',
+            ),
           ],
         },
         {
           text: 'Enabling the timer.',
-          calls: [terminal('sudo systemctl daemon-reload && sudo systemctl enable --now restic-prune.timer && systemctl list-timers restic-prune.timer --no-pager | head -n 2',
-            'Created symlink /etc/systemd/system/timers.target.wants/restic-prune.timer → /etc/systemd/system/restic-prune.timer.\nNEXT                        LEFT     LAST PASSED UNIT                ACTIVATES\nSun 2026-09-27 04:00:00 WEST 5 days -    -      restic-prune.timer  restic-prune.service')],
+          calls: [
+            terminal(
+              'sudo systemctl daemon-reload && sudo systemctl enable --now restic-prune.timer && systemctl list-timers restic-prune.timer --no-pager | head -n 2',
+              'Created symlink /etc/systemd/system/timers.target.wants/restic-prune.timer → /etc/systemd/system/restic-prune.timer.\nNEXT                        LEFT     LAST PASSED UNIT                ACTIVATES\nSun 2026-09-27 04:00:00 WEST 5 days -    -      restic-prune.timer  restic-prune.service',
+            ),
+          ],
         },
       ],
-      reply: 'restic-prune.timer now runs every Sunday at 04:00 (first run 27 September) and keeps 7 daily, 4 weekly and 6 monthly snapshots. It runs two hours after the backup, so the two never compete for the lock.',
+      reply:
+        'restic-prune.timer now runs every Sunday at 04:00 (first run 27 September) and keeps 7 daily, 4 weekly and 6 monthly snapshots. It runs two hours after the backup, so the two never compete for the lock.',
     },
     {
       // A photo from Telegram with nothing injected: list content, stored as "\x00json:" + JSON.
@@ -666,24 +827,34 @@ function inPlaceExample(SQL: SqlJsStatic): void {
         { type: 'text', text: 'how much space will that free? this is the NAS storage page right now' },
         { type: 'image_url', image_url: { url: 'https://files.example.net/telegram/photo_2026-09-21.jpg' } },
       ],
-      steps: [{
-        text: 'Dry run of the same policy.',
-        calls: [terminal(`restic -r ${repo} forget --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --prune --dry-run | tail -n 3`,
-          'would remove 38 snapshots\nwould delete 1204 packs\nthis removes about 96.342 GiB of data')],
-      }],
+      steps: [
+        {
+          text: 'Dry run of the same policy.',
+          calls: [
+            terminal(
+              `restic -r ${repo} forget --keep-daily 7 --keep-weekly 4 --keep-monthly 6 --prune --dry-run | tail -n 3`,
+              'would remove 38 snapshots\nwould delete 1204 packs\nthis removes about 96.342 GiB of data',
+            ),
+          ],
+        },
+      ],
       reply: 'About 96 GiB: 38 snapshots would go on the first run. Your screenshot shows volume1 at 78% used; that brings it to roughly 73%.',
     },
     {
       user: 'great. mark 3 done, step 4 can wait until tomorrow',
       plugin: host('none'),
-      steps: [{
-        text: 'Updating the list.',
-        calls: [{
-          name: 'todo',
-          args: { merge: true, todos: [{ id: '3', status: 'completed' }] },
-          result: json({ todos: plan.map((p) => (p.id === '4' ? p : { ...p, status: 'completed' })), summary: '3 completed, 1 pending' }),
-        }],
-      }],
+      steps: [
+        {
+          text: 'Updating the list.',
+          calls: [
+            {
+              name: 'todo',
+              args: { merge: true, todos: [{ id: '3', status: 'completed' }] },
+              result: json({ todos: plan.map((p) => (p.id === '4' ? p : { ...p, status: 'completed' })), summary: '3 completed, 1 pending' }),
+            },
+          ],
+        },
+      ],
       reply: 'Marked step 3 done. Only step 4 (the Telegram alert after two failures) is left for tomorrow.',
     },
   ];
@@ -699,7 +870,9 @@ function inPlaceExample(SQL: SqlJsStatic): void {
   const t5 = run.turns[4];
   const t6 = run.turns[5];
   const brk = firstBreak(wireMessages(systemPrompt, t5.lastRequestRows), wireMessages(systemPrompt, t6.firstRequestRows));
-  write('in-place/README.md', `# in-place: compaction inside one session
+  write(
+    'in-place/README.md',
+    `# in-place: compaction inside one session
 
 \`state.db\` holds one Telegram session \`${id}\` (${run.turns.length} turns, model \`${model}\`). It is a legacy row:
 the system prompt is stored only inline in \`sessions.system_prompt\` (\`system_prompt_hash\` is NULL, and
@@ -726,7 +899,8 @@ ${rowTable([s])}
 - Compared with the last request of turn 5, the first request of turn 6: ${describeBreak(brk)}, the summary
   carrier (wire messages 1-3 are the head copies and still match). The system prompt does not change.
 - Turns 7 and 8: no breaks.
-`);
+`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -738,51 +912,80 @@ function traceExample(): void {
   const baseUrl = 'https://inference-api.nousresearch.com/v1';
   const id = sessionIdAt(startedAt, 'd3e4f5');
   const systemPrompt = prompt({
-    model, provider: 'nous', platform: 'discord', startedAt, cwd: CWD,
+    model,
+    provider: 'nous',
+    platform: 'discord',
+    startedAt,
+    cwd: CWD,
     sessionContext: ['**Source:** Discord (server: Nous Lab, channel: #docs)', '**User:** alice', '**Connected platforms:** discord, cli'],
   });
-  const run = new AgentRun(session({
-    id, source: 'discord', model, provider: 'nous', baseUrl, title: 'Docs site: Hugo to Zola', systemPrompt, startedAt,
-  }), 3313);
+  const run = new AgentRun(
+    session({
+      id,
+      source: 'discord',
+      model,
+      provider: 'nous',
+      baseUrl,
+      title: 'Docs site: Hugo to Zola',
+      systemPrompt,
+      startedAt,
+    }),
+    3313,
+  );
   const ws = (changes: string[]): string => workspace('docs-zola', changes);
   const pages = ['docs/content/guide/import.md', 'docs/content/guide/watch.md', 'docs/content/faq.md', 'docs/content/reference/cli.md'];
   const script: TurnSpec[] = [
     {
       user: 'morning! can you pick up the docs site migration?',
-      memory: '- The ledger-sync docs site is moving from Hugo to Zola; progress notes are in docs/MIGRATION.md.\n- Alice reviews docs previews in #docs on Discord.',
+      memory:
+        '- The ledger-sync docs site is moving from Hugo to Zola; progress notes are in docs/MIGRATION.md.\n- Alice reviews docs previews in #docs on Discord.',
       plugin: ws([]),
       gatewayNotes: "[System note: The user's previous session expired due to inactivity. This is a fresh conversation with no prior context.]",
       steps: [
         {
           text: 'Reading the migration notes.',
-          calls: [readFile('docs/MIGRATION.md', '# Hugo → Zola\n\n- [x] config.toml ported\n- [x] base templates\n- [ ] shortcodes: {{< note >}} → {% note() %}\n- [ ] link check\n- [ ] preview deploy')],
+          calls: [
+            readFile(
+              'docs/MIGRATION.md',
+              '# Hugo → Zola\n\n- [x] config.toml ported\n- [x] base templates\n- [ ] shortcodes: {{< note >}} → {% note() %}\n- [ ] link check\n- [ ] preview deploy',
+            ),
+          ],
         },
         {
           text: 'Tracking the remaining items.',
-          calls: [{
-            name: 'todo',
-            args: { todos: [
-              { content: 'Convert the remaining Hugo shortcodes', id: '1', status: 'pending' },
-              { content: 'Rebuild and run the link check', id: '2', status: 'pending' },
-              { content: 'Deploy a preview and post it in #docs', id: '3', status: 'pending' },
-            ] },
-            result: json({ summary: '3 pending' }),
-          }],
+          calls: [
+            {
+              name: 'todo',
+              args: {
+                todos: [
+                  { content: 'Convert the remaining Hugo shortcodes', id: '1', status: 'pending' },
+                  { content: 'Rebuild and run the link check', id: '2', status: 'pending' },
+                  { content: 'Deploy a preview and post it in #docs', id: '3', status: 'pending' },
+                ],
+              },
+              result: json({ summary: '3 pending' }),
+            },
+          ],
         },
       ],
-      reply: 'Picking it up. Config and base templates are ported; left are the shortcode conversion, a link check and a preview deploy. I have put those three on the todo list.',
+      reply:
+        'Picking it up. Config and base templates are ported; left are the shortcode conversion, a link check and a preview deploy. I have put those three on the todo list.',
     },
     {
       user: 'how many pages still use the old shortcode syntax?',
       plugin: ws([]),
-      steps: [{
-        text: 'Searching the content tree.',
-        calls: [{
-          name: 'search_files',
-          args: { path: 'docs/content', pattern: '\\{\\{< /?note' },
-          result: json({ matches: pages.map((p, i) => `${p}:${12 + i * 7}:{{< note >}}`).join('\n'), total: 7, files: 4 }),
-        }],
-      }],
+      steps: [
+        {
+          text: 'Searching the content tree.',
+          calls: [
+            {
+              name: 'search_files',
+              args: { path: 'docs/content', pattern: '\\{\\{< /?note' },
+              result: json({ matches: pages.map((p, i) => `${p}:${12 + i * 7}:{{< note >}}`).join('\n'), total: 7, files: 4 }),
+            },
+          ],
+        },
+      ],
       reply: `7 shortcodes in 4 pages: ${pages.map((p) => p.replace('docs/content/', '')).join(', ')}.`,
     },
     {
@@ -795,7 +998,8 @@ function traceExample(): void {
       memory: '- The docs site build runs `zola build` from docs/; Tera templates reject Hugo shortcodes.',
       plugin: ws([]),
       gatewayNotes: '[Voice channel now: docs-vc (2 members)]',
-      reply: "The build stops at `content/guide/import.md`: Tera cannot parse `{{< note >}}`. That is one of the 4 pages with the old syntax, so converting them fixes the build.",
+      reply:
+        'The build stops at `content/guide/import.md`: Tera cannot parse `{{< note >}}`. That is one of the 4 pages with the old syntax, so converting them fixes the build.',
     },
     {
       user: 'convert the remaining shortcodes',
@@ -811,8 +1015,12 @@ function traceExample(): void {
         },
         {
           text: 'Same block form everywhere, so a sed over the four pages is enough.',
-          calls: [terminal(`sed -i -E 's/\\{\\{< note >\\}\\}/{% note() %}/; s/\\{\\{< \\/note >\\}\\}/{% end %}/' ${pages.join(' ')} && grep -c 'note()' ${pages.join(' ')}`,
-            pages.map((p, i) => `${p}:${i === 0 ? 3 : i === 2 ? 2 : 1}`).join('\n'))],
+          calls: [
+            terminal(
+              `sed -i -E 's/\\{\\{< note >\\}\\}/{% note() %}/; s/\\{\\{< \\/note >\\}\\}/{% end %}/' ${pages.join(' ')} && grep -c 'note()' ${pages.join(' ')}`,
+              pages.map((p, i) => `${p}:${i === 0 ? 3 : i === 2 ? 2 : 1}`).join('\n'),
+            ),
+          ],
         },
       ],
       reply: 'Converted all 7: `{{< note >}}…{{< /note >}}` became `{% note() %}…{% end %}` in the 4 pages.',
@@ -823,12 +1031,28 @@ function traceExample(): void {
       steps: [
         {
           text: 'Building and checking.',
-          calls: [terminal('cd docs && zola build && zola check --skip-external-links',
-            'Building site...\nChecking all internal links with anchors.\n> Successfully checked 23 internal link(s) with anchors.\nDone in 412ms.\nChecking site...\nDone in 389ms.')],
+          calls: [
+            terminal(
+              'cd docs && zola build && zola check --skip-external-links',
+              'Building site...\nChecking all internal links with anchors.\n> Successfully checked 23 internal link(s) with anchors.\nDone in 412ms.\nChecking site...\nDone in 389ms.',
+            ),
+          ],
         },
         {
           text: 'Updating the list.',
-          calls: [{ name: 'todo', args: { merge: true, todos: [{ id: '1', status: 'completed' }, { id: '2', status: 'completed' }] }, result: json({ summary: '2 completed, 1 pending' }) }],
+          calls: [
+            {
+              name: 'todo',
+              args: {
+                merge: true,
+                todos: [
+                  { id: '1', status: 'completed' },
+                  { id: '2', status: 'completed' },
+                ],
+              },
+              result: json({ summary: '2 completed, 1 pending' }),
+            },
+          ],
         },
       ],
       reply: 'The site builds, and all 23 internal links (with anchors) resolve.',
@@ -852,21 +1076,38 @@ function traceExample(): void {
         todo: ['- [ ] 3. Deploy a preview and post it in #docs (pending)'],
         seconds: 9.4,
       },
-      steps: [{ text: 'Deploying.', calls: [terminal('make docs-preview', 'zola build --base-url https://docs-zola--ledger-sync.pages.example.net\nDeployed preview: https://docs-zola--ledger-sync.pages.example.net')] }],
+      steps: [
+        {
+          text: 'Deploying.',
+          calls: [
+            terminal(
+              'make docs-preview',
+              'zola build --base-url https://docs-zola--ledger-sync.pages.example.net\nDeployed preview: https://docs-zola--ledger-sync.pages.example.net',
+            ),
+          ],
+        },
+      ],
       reply: 'Preview is up: https://docs-zola--ledger-sync.pages.example.net',
     },
     {
       user: 'post the preview link in #docs',
       plugin: ws(pages),
       gatewayNotes: '[Voice channel now: docs-vc (1 member)]',
-      steps: [{
-        text: 'Posting to #docs.',
-        calls: [{
-          name: 'send_message',
-          args: { message: 'Docs preview (Zola): https://docs-zola--ledger-sync.pages.example.net (shortcodes converted, internal links clean)', target: 'discord:#docs' },
-          result: json({ success: true, message_id: '1288331904417' }),
-        }],
-      }],
+      steps: [
+        {
+          text: 'Posting to #docs.',
+          calls: [
+            {
+              name: 'send_message',
+              args: {
+                message: 'Docs preview (Zola): https://docs-zola--ledger-sync.pages.example.net (shortcodes converted, internal links clean)',
+                target: 'discord:#docs',
+              },
+              result: json({ success: true, message_id: '1288331904417' }),
+            },
+          ],
+        },
+      ],
       reply: 'Posted in #docs.',
     },
   ];
@@ -877,7 +1118,9 @@ function traceExample(): void {
     const inputs = [l.memoryPrefetch && 'memoryPrefetch', l.pluginContext && 'pluginContext', l.gatewayNotes && 'gatewayNotes'].filter(Boolean).join(', ');
     return `| ${i + 1} | ${l.historyLength} | ${l.currentTurnUserIdx} | ${Array.isArray(l.userMessage) ? 'list (text + image_url)' : 'string'} | ${inputs || '-'} | ${l.compaction ? `${l.compaction.mode}, ${l.compaction.messages.length} rows` : ''} | ${l.messages.length} |`;
   });
-  write('trace/README.md', `# trace: our turn-trace JSONL
+  write(
+    'trace/README.md',
+    `# trace: our turn-trace JSONL
 
 \`agent.trace.jsonl\` follows \`schemas/turn-trace.schema.json\`: one line per turn of the Discord session
 \`${id}\` (model \`${model}\` via the Nous API, ${run.trace.length} turns). Each line records the assembly inputs
@@ -900,7 +1143,8 @@ ${lines.join('\n')}
 
 What the inspector should find: every recomputed sidecar matches the recorded one; no prefix break except at
 line 6's first request, where the summary carrier replaces the history after the 3 head rows.
-`);
+`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -909,16 +1153,28 @@ async function main(): Promise<void> {
   const SQL = await initSqlJs();
   sidecarsExample();
   rotationExample(SQL, {
-    dir: 'rotation', startedAt: utc(2026, 9, 18, 14, 0), parentSuffix: '5e6f7a', childSuffix: '8b9c0d',
-    parentModel: 'anthropic/claude-sonnet-4.6', childModel: 'anthropic/claude-sonnet-4.6', seed: 1901,
+    dir: 'rotation',
+    startedAt: utc(2026, 9, 18, 14, 0),
+    parentSuffix: '5e6f7a',
+    childSuffix: '8b9c0d',
+    parentModel: 'anthropic/claude-sonnet-4.6',
+    childModel: 'anthropic/claude-sonnet-4.6',
+    seed: 1901,
   });
   rotationExample(SQL, {
-    dir: 'rotation-prompt-changed', startedAt: utc(2026, 9, 19, 9, 0), parentSuffix: 'c1d2e3', childSuffix: 'f4a5b6',
-    parentModel: 'openai/gpt-5.5', childModel: 'anthropic/claude-sonnet-4.6', seed: 1902,
+    dir: 'rotation-prompt-changed',
+    startedAt: utc(2026, 9, 19, 9, 0),
+    parentSuffix: 'c1d2e3',
+    childSuffix: 'f4a5b6',
+    parentModel: 'openai/gpt-5.5',
+    childModel: 'anthropic/claude-sonnet-4.6',
+    seed: 1902,
   });
   inPlaceExample(SQL);
   traceExample();
-  write('README.md', `# Examples
+  write(
+    'README.md',
+    `# Examples
 
 Synthetic Hermes transcripts, generated by \`npx tsx scripts/generate-examples.ts\` (deterministic) from
 \`test/support/synthesize.ts\`. They follow the on-disk formats of \`shared/design/hermes-reference.md\` (§3) and our
@@ -931,7 +1187,8 @@ Synthetic Hermes transcripts, generated by \`npx tsx scripts/generate-examples.t
 | [rotation-prompt-changed](rotation-prompt-changed/) | state.db | the same, but the child's system prompt differs in its \`Model:\` line (stored under its own hash) |
 | [in-place](in-place/) | state.db | compaction in place: archived rows \`active=0, compacted=1\`, the compacted set re-inserted in the same session with a todo snapshot after the current user row; legacy inline system prompt |
 | [trace](trace/) | turn-trace JSONL | recorded assembly inputs whose sidecars follow the composition rule, a multimodal turn, and an in-place compaction line |
-`);
+`,
+  );
 }
 
 main().catch((err: unknown) => {

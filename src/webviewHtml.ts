@@ -23,7 +23,12 @@ export function escapeHtml(text: string): string {
 
 /** JSON inside <script type="application/json">: no sequence can close the element or open a comment. */
 export function embedJson(json: string): string {
-  return json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return json
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export function renderInspectorHtml(a: PageAssets): string {
@@ -34,14 +39,14 @@ export function renderInspectorHtml(a: PageAssets): string {
     `style-src ${a.cspSource ? `${a.cspSource} ` : ''}'nonce-${a.nonce}'${a.codicons?.uri.startsWith('data:') ? ' data:' : ''}`,
     `script-src 'nonce-${a.nonce}'`,
   ].join('; ');
-  const style = 'uri' in a.style
-    ? `<link rel="stylesheet" nonce="${a.nonce}" href="${escapeHtml(a.style.uri)}">`
-    : `<style nonce="${a.nonce}">${a.style.inline}</style>`;
+  const style =
+    'uri' in a.style ? `<link rel="stylesheet" nonce="${a.nonce}" href="${escapeHtml(a.style.uri)}">` : `<style nonce="${a.nonce}">${a.style.inline}</style>`;
   const codicons = a.codicons ? `<link rel="stylesheet" id="vscode-codicon-stylesheet" nonce="${a.nonce}" href="${escapeHtml(a.codicons.uri)}">` : '';
   const data = a.embeddedData === undefined ? '' : `<script type="application/json" id="prompt-inspector-data">${embedJson(a.embeddedData)}</script>`;
-  const script = 'uri' in a.script
-    ? `<script nonce="${a.nonce}" src="${escapeHtml(a.script.uri)}"></script>`
-    : `<script nonce="${a.nonce}">${a.script.inline.replace(/<\/script/gi, '<\\/script')}</script>`;
+  const script =
+    'uri' in a.script
+      ? `<script nonce="${a.nonce}" src="${escapeHtml(a.script.uri)}"></script>`
+      : `<script nonce="${a.nonce}">${a.script.inline.replace(/<\/script/gi, '<\\/script')}</script>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

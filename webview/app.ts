@@ -6,7 +6,13 @@ import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import {
   PROTOCOL_VERSION,
-  type MessageView, type Navigation, type PagedList, type RequestMap, type ToWebview, type Transport, type UiState,
+  type MessageView,
+  type Navigation,
+  type PagedList,
+  type RequestMap,
+  type ToWebview,
+  type Transport,
+  type UiState,
 } from '../src/protocol/messages';
 import { RpcClient } from '../src/protocol/rpc';
 import './cache-panel';
@@ -32,8 +38,12 @@ export interface Memory {
 }
 
 const KEYS: Record<string, Navigation> = {
-  j: 'nextTurn', k: 'previousTurn',
-  J: 'nextRequest', K: 'previousRequest', n: 'nextRequest', p: 'previousRequest',
+  j: 'nextTurn',
+  k: 'previousTurn',
+  J: 'nextRequest',
+  K: 'previousRequest',
+  n: 'nextRequest',
+  p: 'previousRequest',
   b: 'nextBreak',
 };
 
@@ -62,7 +72,9 @@ export class InspectorApp extends LitElement {
     this.addController(new PagesController(this, () => this.details?.requests));
   }
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host {
       display: grid; height: 100vh; overflow: hidden;
       grid-template-columns: minmax(200px, 250px) minmax(0, 1fr) minmax(300px, 380px);
@@ -90,7 +102,8 @@ export class InspectorApp extends LitElement {
       .main { height: 75vh; }
       .side { overflow: visible; border-left: 0; border-top: 1px solid var(--pi-border); }
     }
-  `];
+  `,
+  ];
 
   connectedCallback(): void {
     super.connectedCallback();
@@ -188,8 +201,14 @@ export class InspectorApp extends LitElement {
     if (r && !r.stable && !this.contexts.has(r.index) && this.rpc) {
       this.contexts.set(r.index, 'loading');
       this.rpc.call('breakContext', { request: r.index }).then(
-        (c) => { this.contexts.set(r.index, c); this.requestUpdate(); },
-        (e: unknown) => { this.contexts.set(r.index, e instanceof Error ? e : new Error(String(e))); this.requestUpdate(); },
+        (c) => {
+          this.contexts.set(r.index, c);
+          this.requestUpdate();
+        },
+        (e: unknown) => {
+          this.contexts.set(r.index, e instanceof Error ? e : new Error(String(e)));
+          this.requestUpdate();
+        },
       );
     }
     if (announce) {
@@ -260,10 +279,13 @@ export class InspectorApp extends LitElement {
           @pi-scroll=${this.onScroll}></message-list>
       </section>
       <aside class="side" aria-label="Details" @pi-select=${this.onSelect}>
-        ${compacted === null ? nothing
-          : compacted === 'loading' || compacted instanceof Error
-            ? html`<p class="waiting-detail">${compacted === 'loading' ? 'Loading the compaction…' : `Could not load the compaction: ${compacted.message}`}</p>`
-            : html`<compaction-panel .turn=${compacted}></compaction-panel>`}
+        ${
+          compacted === null
+            ? nothing
+            : compacted === 'loading' || compacted instanceof Error
+              ? html`<p class="waiting-detail">${compacted === 'loading' ? 'Loading the compaction…' : `Could not load the compaction: ${compacted.message}`}</p>`
+              : html`<compaction-panel .turn=${compacted}></compaction-panel>`
+        }
         <cache-panel .model=${x} .request=${request} .detail=${detail} .previous=${previous} .context=${this.contexts.get(request)}></cache-panel>
         <findings-list .model=${x} .findings=${details.findings} .turn=${turn}></findings-list>
       </aside>

@@ -38,7 +38,9 @@ export class CachePanel extends LitElement {
   private strips: { model: IndexModel; perRow: number; paths: Record<'first' | PrefixStatus | 'hashmark', string>; changes: number[] } | null = null;
   private readonly width = new WidthController(this);
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: block; }
     .body { padding: 4px 12px 10px; display: grid; gap: 8px; min-width: 0; }
     .status { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 8px; }
@@ -80,17 +82,21 @@ export class CachePanel extends LitElement {
     .caption { font-size: 11px; color: var(--pi-muted); min-height: 1.4em; font-variant-numeric: tabular-nums; }
     .hashmark { fill: var(--vscode-charts-purple, #652d90); pointer-events: none; }
     .sel { fill: none; stroke: var(--pi-fg); stroke-width: 1.5; pointer-events: none; }
-  `];
+  `,
+  ];
 
   private hashLine(r: RequestSummary) {
     const d = this.detail;
     if (!d) return html`<span class="muted">loading…</span>`;
     const prev = r.previousRequest >= 0 ? this.previous : undefined;
-    if (r.previousRequest < 0) return html`<span class="hash" title=${d.systemPromptSha256}>${shortHash(d.systemPromptSha256)}</span> <span class="muted">first request of its lineage</span>`;
+    if (r.previousRequest < 0)
+      return html`<span class="hash" title=${d.systemPromptSha256}>${shortHash(d.systemPromptSha256)}</span> <span class="muted">first request of its lineage</span>`;
     return html`<span class="hash" title=${d.systemPromptSha256}>${shortHash(d.systemPromptSha256)}</span>
-      ${!r.systemChanged
-        ? html`<span class="same" data-system="same">= request #${r.previousRequest}</span>`
-        : html`<span class="changed" data-system="changed">≠ request #${r.previousRequest}${prev ? html` (<span class="hash">${shortHash(prev.systemPromptSha256)}</span>)` : nothing}</span>`}`;
+      ${
+        !r.systemChanged
+          ? html`<span class="same" data-system="same">= request #${r.previousRequest}</span>`
+          : html`<span class="changed" data-system="changed">≠ request #${r.previousRequest}${prev ? html` (<span class="hash">${shortHash(prev.systemPromptSha256)}</span>)` : nothing}</span>`
+      }`;
   }
 
   private tokensLine(r: RequestSummary) {
@@ -112,9 +118,9 @@ export class CachePanel extends LitElement {
     if (c === null) return html`<p class="explain">No text to compare for this break.</p>`;
     const side = (label: string, after: string, cut: boolean, cls: string) => html`
       <div class="side-label">${label}</div>
-      <pre data-side=${cls}><span class="common">${c.cut.before ? '…' : ''}${c.before}</span><span class="caret" aria-label="first difference">|</span>${after === ''
-        ? html`<span class="ends">(message ends here)</span>`
-        : html`<mark class=${cls}>${showWhitespace(after)}</mark>${cut ? '…' : ''}`}</pre>`;
+      <pre data-side=${cls}><span class="common">${c.cut.before ? '…' : ''}${c.before}</span><span class="caret" aria-label="first difference">|</span>${
+        after === '' ? html`<span class="ends">(message ends here)</span>` : html`<mark class=${cls}>${showWhitespace(after)}</mark>${cut ? '…' : ''}`
+      }</pre>`;
     return html`
       <div class="ctx" data-break-context>
         ${side(`previous · request #${c.previousRequest}`, c.previousAfter, c.cut.previousAfter, 'prev')}
@@ -168,10 +174,17 @@ export class CachePanel extends LitElement {
       </div>
       <svg class="cells" width=${perRow * CELL} height=${rows * CELL} role="img" data-system-changes=${changes.join(' ')}
         aria-label="${plural(x.requestCount, 'request')}: ${plural(x.breakCount, 'break')}, system prompt changed ${plural(changes.length, 'time')}"
-        @click=${(e: MouseEvent) => { const at = this.cellAt(e, perRow); if (at >= 0) this.dispatchEvent(piEvent('pi-select', { request: at })); }}
-        @mousemove=${(e: MouseEvent) => { this.hovered = this.cellAt(e, perRow); }}
-        @mouseleave=${() => { this.hovered = -1; }}>
-        ${(['first', 'stable', 'break', 'compaction'] as const).map((k) => paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing)}
+        @click=${(e: MouseEvent) => {
+          const at = this.cellAt(e, perRow);
+          if (at >= 0) this.dispatchEvent(piEvent('pi-select', { request: at }));
+        }}
+        @mousemove=${(e: MouseEvent) => {
+          this.hovered = this.cellAt(e, perRow);
+        }}
+        @mouseleave=${() => {
+          this.hovered = -1;
+        }}>
+        ${(['first', 'stable', 'break', 'compaction'] as const).map((k) => (paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing))}
         ${paths.hashmark ? svg`<path class="hashmark" d=${paths.hashmark}></path>` : nothing}
         ${sel >= 0 ? svg`<rect class="sel" x=${(sel % perRow) * CELL + 0.75} y=${Math.floor(sel / perRow) * CELL + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
       </svg>
@@ -187,29 +200,49 @@ export class CachePanel extends LitElement {
     return html`
       <vscode-collapsible open heading="Prefix cache" description=${r ? `request #${r.index}` : ''}>
         <div class="body">
-          ${r ? html`
+          ${
+            r
+              ? html`
             <div class="status" data-status=${x.status(r.index)}>
-              ${r.stable
-                ? html`<span class="chip solid ok">stable</span><span>${r.previousRequest >= 0 ? `extends request #${r.previousRequest} byte for byte` : 'first request: nothing to reuse yet'}</span>`
-                : r.compaction
-                  ? html`<span class="chip solid compaction">compaction</span><span>${CAUSE.compression} (by design: not a break to fix)</span>`
-                  : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`}
+              ${
+                r.stable
+                  ? html`<span class="chip solid ok">stable</span><span>${r.previousRequest >= 0 ? `extends request #${r.previousRequest} byte for byte` : 'first request: nothing to reuse yet'}</span>`
+                  : r.compaction
+                    ? html`<span class="chip solid compaction">compaction</span><span>${CAUSE.compression} (by design: not a break to fix)</span>`
+                    : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`
+              }
             </div>
             <dl>
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
-              ${r.breakMessage >= 0 ? html`
+              ${
+                r.breakMessage >= 0
+                  ? html`
                 <dt>first difference</dt>
-                <dd data-first-difference>message <b>#${r.breakMessage}</b>${byteOffset === undefined ? nothing : byteOffset === null
-                  ? html`, <span class="muted">no byte offset (the message is missing or not plain text)</span>`
-                  : html`, byte <b>${num(byteOffset)}</b> <span class="muted">(UTF-8)</span>`}</dd>` : nothing}
-              ${this.detail?.captured ? html`
+                <dd data-first-difference>message <b>#${r.breakMessage}</b>${
+                  byteOffset === undefined
+                    ? nothing
+                    : byteOffset === null
+                      ? html`, <span class="muted">no byte offset (the message is missing or not plain text)</span>`
+                      : html`, byte <b>${num(byteOffset)}</b> <span class="muted">(UTF-8)</span>`
+                }</dd>`
+                  : nothing
+              }
+              ${
+                this.detail?.captured
+                  ? html`
                 <dt>request dump</dt>
-                <dd data-captured title=${this.detail.captured.path}>${this.detail.captured.apiMode ?? 'unread'} · ${this.detail.captured.breakpoints.length
-                  ? html`cache breakpoints on messages ${this.detail.captured.breakpoints.map((b, i) => html`${i ? ', ' : ''}<b>#${b}</b>`)}`
-                  : html`<span class="muted">no cache breakpoints</span>`}</dd>` : nothing}
+                <dd data-captured title=${this.detail.captured.path}>${this.detail.captured.apiMode ?? 'unread'} · ${
+                  this.detail.captured.breakpoints.length
+                    ? html`cache breakpoints on messages ${this.detail.captured.breakpoints.map((b, i) => html`${i ? ', ' : ''}<b>#${b}</b>`)}`
+                    : html`<span class="muted">no cache breakpoints</span>`
+                }</dd>`
+                  : nothing
+              }
             </dl>
-            ${this.breakContext(r)}` : html`<p class="explain">No request selected.</p>`}
+            ${this.breakContext(r)}`
+              : html`<p class="explain">No request selected.</p>`
+          }
           ${this.strip(x)}
         </div>
       </vscode-collapsible>`;

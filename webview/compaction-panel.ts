@@ -30,7 +30,9 @@ const REANCHOR: Record<string, string> = {
 export class CompactionPanel extends LitElement {
   @property({ attribute: false }) accessor turn: TurnView | null = null;
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: block; }
     .body { padding: 4px 12px 10px; display: grid; grid-template-columns: minmax(0, 1fr); gap: 8px; }
     table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
@@ -55,7 +57,8 @@ export class CompactionPanel extends LitElement {
     li::marker { color: var(--pi-muted); }
     .role { font-weight: 600; margin-right: 4px; }
     h3 { margin: 0 0 2px; font-size: 12px; font-weight: 600; }
-  `];
+  `,
+  ];
 
   private verdict(c: CompactionView) {
     const fewer = c.afterMessages < c.beforeMessages;
@@ -99,12 +102,14 @@ export class CompactionPanel extends LitElement {
           </div>
           ${this.verdict(c)}
           <dl>
-            <dt>gate branch</dt><dd>${c.gateBranch === null
-              ? html`<b>not recorded</b> <span class="muted">— the transcript does not record the gate\u2019s settings (protect-first, protect-last, threshold)</span>`
-              : html`<b>${c.gateBranch}</b> <span class="muted">— ${GATE[c.gateBranch]}</span>`}</dd>
+            <dt>gate branch</dt><dd>${
+              c.gateBranch === null
+                ? html`<b>not recorded</b> <span class="muted">— the transcript does not record the gate\u2019s settings (protect-first, protect-last, threshold)</span>`
+                : html`<b>${c.gateBranch}</b> <span class="muted">— ${GATE[c.gateBranch]}</span>`
+            }</dd>
             <dt>re-anchor</dt>
             <dd data-reanchor>user message index <span class="idx">${c.reanchor.before}</span> → <span class="idx">${c.reanchor.after}</span>
-              · rule <b>${c.reanchor.rule}</b> <span class="muted">— ${c.reanchor.confirmed ? 'no row matched the words exactly; the last user row taken instead is this turn\u2019s own row, rewritten by the compaction' : REANCHOR[c.reanchor.rule] ?? 'rule not known to this view'}</span></dd>
+              · rule <b>${c.reanchor.rule}</b> <span class="muted">— ${c.reanchor.confirmed ? 'no row matched the words exactly; the last user row taken instead is this turn\u2019s own row, rewritten by the compaction' : (REANCHOR[c.reanchor.rule] ?? 'rule not known to this view')}</span></dd>
             ${c.userRowChange ? html`<dt>user row</dt><dd data-user-row-change><b>${c.userRowChange}</b> <span class="muted">— ${ROW_CHANGE[c.userRowChange]}${c.sidecarDropped ? '; its api_content sidecar was dropped, so the requests after it send the row without its injected context' : ''}</span></dd>` : nothing}
           </dl>
           <div>

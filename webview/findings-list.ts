@@ -28,7 +28,9 @@ export class FindingsList extends LitElement {
     this.addController(new PagesController(this, () => this.findings));
   }
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: block; }
     ul { list-style: none; margin: 0; padding: 2px 0 8px; }
     li > * {
@@ -46,7 +48,8 @@ export class FindingsList extends LitElement {
     .msg { overflow-wrap: anywhere; }
     .empty, .more { padding: 4px 12px 8px; color: var(--pi-muted); }
     .more button { margin-left: 4px; }
-  `];
+  `,
+  ];
 
   private item(d: DiagnosticView) {
     const where = [d.turn !== null ? `turn ${d.turn}` : '', d.request !== null ? `request #${d.request}` : ''].filter(Boolean).join(' · ');
@@ -54,9 +57,11 @@ export class FindingsList extends LitElement {
       <vscode-icon class=${d.severity} name=${d.severity} label=${d.severity}></vscode-icon>
       <span><span class="msg">${d.message}</span><br><span class="code">${d.code}</span>${where ? html` <span class="where">· ${where}</span>` : nothing}</span>`;
     const go = d.request !== null ? { request: d.request } : d.turn !== null ? { turn: d.turn } : null;
-    return html`<li class=${d.turn === this.turn ? 'current' : ''} data-severity=${d.severity}>${go
-      ? html`<button class="plain" @click=${() => this.dispatchEvent(piEvent('pi-select', go))} title="Go to ${where}">${content}</button>`
-      : html`<div>${content}</div>`}</li>`;
+    return html`<li class=${d.turn === this.turn ? 'current' : ''} data-severity=${d.severity}>${
+      go
+        ? html`<button class="plain" @click=${() => this.dispatchEvent(piEvent('pi-select', go))} title="Go to ${where}">${content}</button>`
+        : html`<div>${content}</div>`
+    }</li>`;
   }
 
   render() {
@@ -67,14 +72,26 @@ export class FindingsList extends LitElement {
     const items = [];
     for (let i = 0; i < shown; i++) {
       const slot = this.findings?.get(0, i) ?? 'loading';
-      if (slot === 'loading') { items.push(html`<li class="empty" aria-busy="true">loading…</li>`); break; }
-      if (slot instanceof Error) { items.push(html`<li class="empty">Could not load the findings: ${slot.message}</li>`); break; }
+      if (slot === 'loading') {
+        items.push(html`<li class="empty" aria-busy="true">loading…</li>`);
+        break;
+      }
+      if (slot instanceof Error) {
+        items.push(html`<li class="empty">Could not load the findings: ${slot.message}</li>`);
+        break;
+      }
       items.push(this.item(slot));
     }
     return html`
       <vscode-collapsible open heading="Findings" description=${num(total)}>
         ${total === 0 ? html`<div class="empty">No findings.</div>` : html`<ul aria-label="Findings">${items}</ul>`}
-        ${total > shown ? html`<div class="more">${num(total - shown)} more<button class="link" @click=${() => { this.shown += STEP; }}>Show ${num(Math.min(STEP, total - shown))} more</button></div>` : nothing}
+        ${
+          total > shown
+            ? html`<div class="more">${num(total - shown)} more<button class="link" @click=${() => {
+                this.shown += STEP;
+              }}>Show ${num(Math.min(STEP, total - shown))} more</button></div>`
+            : nothing
+        }
       </vscode-collapsible>`;
   }
 }

@@ -3,7 +3,12 @@
 // Titles, hashes and causes are not here: they come in pages (app.ts).
 
 import {
-  INJECTION_KINDS, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED, unpackInts,
+  INJECTION_KINDS,
+  REQUEST_COMPACTION,
+  REQUEST_STABLE,
+  REQUEST_SYSTEM_CHANGED,
+  TURN_COMPACTED,
+  unpackInts,
   type InspectorIndex,
 } from '../src/protocol/messages';
 import type { InjectionKind } from '../src/model/injection';
@@ -48,9 +53,13 @@ export class IndexModel {
     const c = index.requests;
     const n = this.requestCount;
     this.columns = {
-      inputTokens: unpackInts(c.inputTokens, n), reusedTokens: unpackInts(c.reusedTokens, n),
-      messageCount: unpackInts(c.messageCount, n), userWireIndex: unpackInts(c.userWireIndex, n),
-      previousRequest: unpackInts(c.previousRequest, n), breakMessage: unpackInts(c.breakMessage, n), flags: unpackInts(c.flags, n),
+      inputTokens: unpackInts(c.inputTokens, n),
+      reusedTokens: unpackInts(c.reusedTokens, n),
+      messageCount: unpackInts(c.messageCount, n),
+      userWireIndex: unpackInts(c.userWireIndex, n),
+      previousRequest: unpackInts(c.previousRequest, n),
+      breakMessage: unpackInts(c.breakMessage, n),
+      flags: unpackInts(c.flags, n),
     };
     this.firstRequest = new Int32Array(this.turnCount + 1);
     this.turnOf = new Int32Array(n);
@@ -63,7 +72,10 @@ export class IndexModel {
       this.firstRequest[t + 1] = end;
       for (let r = first; r < end; r++) {
         this.turnOf[r] = t;
-        if (this.breaks(r)) { this.brokenTurns[t] = 1; breaks++; }
+        if (this.breaks(r)) {
+          this.brokenTurns[t] = 1;
+          breaks++;
+        }
         if (this.columns.inputTokens[r] > max) max = this.columns.inputTokens[r];
       }
     }
@@ -100,9 +112,16 @@ export class IndexModel {
     if (!Number.isInteger(r) || r < 0 || r >= this.requestCount) return undefined;
     const c = this.columns;
     return {
-      index: r, turn: this.turnOf[r], inputTokens: c.inputTokens[r], reusedTokens: c.reusedTokens[r], messageCount: c.messageCount[r],
-      userWireIndex: c.userWireIndex[r], previousRequest: c.previousRequest[r], breakMessage: c.breakMessage[r],
-      stable: (c.flags[r] & REQUEST_STABLE) !== 0, compaction: (c.flags[r] & REQUEST_COMPACTION) !== 0,
+      index: r,
+      turn: this.turnOf[r],
+      inputTokens: c.inputTokens[r],
+      reusedTokens: c.reusedTokens[r],
+      messageCount: c.messageCount[r],
+      userWireIndex: c.userWireIndex[r],
+      previousRequest: c.previousRequest[r],
+      breakMessage: c.breakMessage[r],
+      stable: (c.flags[r] & REQUEST_STABLE) !== 0,
+      compaction: (c.flags[r] & REQUEST_COMPACTION) !== 0,
       systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
     };
   }

@@ -21,17 +21,20 @@ function vscodeHost(): { transport: Transport; memory: Memory } {
   const api = acquireVsCodeApi<Remembered>();
   const transport: Transport = {
     post: (message) => api.postMessage(message),
-    onMessage: (handler) => window.addEventListener('message', (e: MessageEvent<unknown>) => {
-      const m = e.data as ToWebview | null;
-      if (m && typeof m === 'object' && typeof m.type === 'string') handler(m);
-    }),
+    onMessage: (handler) =>
+      window.addEventListener('message', (e: MessageEvent<unknown>) => {
+        const m = e.data as ToWebview | null;
+        if (m && typeof m === 'object' && typeof m.type === 'string') handler(m);
+      }),
   };
   const memory: Memory = {
     load: () => {
       const s = api.getState();
       return s && s.version === PROTOCOL_VERSION ? s.ui : null;
     },
-    save: (ui) => { api.setState({ version: PROTOCOL_VERSION, ui, source: currentSource() }); },
+    save: (ui) => {
+      api.setState({ version: PROTOCOL_VERSION, ui, source: currentSource() });
+    },
   };
   return { transport, memory };
 }

@@ -48,7 +48,9 @@ export class MessageList extends LitElement {
     this.addController(new PagesController(this, () => this.pages));
   }
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: flex; flex-direction: column; min-height: 0; }
     lit-virtualizer { flex: 1; min-height: 0; height: 100%; }
     .placeholder {
@@ -58,7 +60,8 @@ export class MessageList extends LitElement {
     .placeholder .lines { margin-top: 6px; height: 30px; border-radius: 2px; background: var(--pi-code-bg); opacity: 0.7; }
     .placeholder.error { color: var(--pi-error); height: auto; }
     .empty { padding: 16px 12px; color: var(--pi-muted); }
-  `];
+  `,
+  ];
 
   disconnectedCallback(): void {
     clearTimeout(this.reportTimer);

@@ -32,7 +32,9 @@ export class MessageViewElement extends LitElement {
   /** The path of the request dump whose body puts a cache breakpoint (cache_control) on this message, or null. */
   @property({ attribute: false }) accessor cacheBreakpoint: string | null = null;
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: block; width: 100%; padding: 6px 12px 8px 10px; border-bottom: 1px solid var(--pi-border); border-left: 2px solid transparent; }
     :host([current]) { border-left-color: var(--pi-focus); background: color-mix(in srgb, var(--pi-focus) 5%, transparent); }
     :host([break-here='break']) { border-left-color: var(--pi-error); }
@@ -75,7 +77,8 @@ export class MessageViewElement extends LitElement {
     .fn { font-family: var(--pi-mono); font-size: var(--pi-mono-size); font-weight: 600; }
     .more { margin-top: 3px; font-size: 12px; }
     .fade { color: var(--pi-muted); }
-  `];
+  `,
+  ];
 
   private toggle(): void {
     if (this.message) this.dispatchEvent(piEvent('pi-expand', this.message.index));
@@ -90,7 +93,8 @@ export class MessageViewElement extends LitElement {
         return html`${r.spanStart ? html`<span class="chip k-${r.kind}" data-kind=${r.kind}>${KIND_LABEL[r.kind]}</span>` : nothing}<mark
           class="inj k-${r.kind}" data-kind=${r.kind}>${r.text}</mark>`;
       }
-      if (r.changed && placeholder) return html`<span class="chip k-placeholder" data-kind="placeholder">placeholder</span><mark class="inj k-placeholder" data-kind="placeholder">${r.text}</mark>`;
+      if (r.changed && placeholder)
+        return html`<span class="chip k-placeholder" data-kind="placeholder">placeholder</span><mark class="inj k-placeholder" data-kind="placeholder">${r.text}</mark>`;
       if (r.changed) return html`<mark class="changed">${r.text}</mark>`;
       return r.text;
     })}${limit < text.length ? html`<span class="fade">…</span>` : nothing}`;
@@ -136,18 +140,31 @@ export class MessageViewElement extends LitElement {
             <b>${num(m.tokens)}</b> tok <span class="muted">· ~${num(m.roughTokens)} rough</span></span>
           ${m.substitution ? html`<span class="chip ${m.substitution === 'sidecar' ? 'compaction' : 'warn'}" data-badge="substitution">${m.substitution === 'sidecar' ? 'sidecar substituted' : 'placeholder'}</span>` : nothing}
           ${this.current ? html`<span class="chip solid compaction">this turn's user message</span>` : nothing}
-          ${this.breakHere === 'break' ? html`<span class="chip solid break">cache break here</span>`
-            : this.breakHere === 'compaction' ? html`<span class="chip solid compaction">compaction re-bills from here</span>` : nothing}
-          ${cache ? html`<span class="chip cache" data-badge="cache-breakpoint" role="img" aria-label=${cache} title=${cache}><vscode-icon
-            name="bookmark" size="10"></vscode-icon>cache breakpoint</span>` : nothing}
+          ${
+            this.breakHere === 'break'
+              ? html`<span class="chip solid break">cache break here</span>`
+              : this.breakHere === 'compaction'
+                ? html`<span class="chip solid compaction">compaction re-bills from here</span>`
+                : nothing
+          }
+          ${
+            cache
+              ? html`<span class="chip cache" data-badge="cache-breakpoint" role="img" aria-label=${cache} title=${cache}><vscode-icon
+            name="bookmark" size="10"></vscode-icon>cache breakpoint</span>`
+              : nothing
+          }
           ${m.toolCallId ? html`<span class="callid">tool_call_id ${m.toolCallId}</span>` : nothing}
         </header>
         ${m.text === '' && m.toolCalls.length > 0 && m.substitution === null ? nothing : this.body(m)}
-        ${m.toolCalls.length ? html`<div class="calls">${m.toolCalls.map((c) => {
-          const args = prettyArguments(c.arguments);
-          const cut = this.limit(args);
-          return html`<div class="call"><span class="fn">${c.name}</span><pre>${args.slice(0, cut)}${cut < args.length ? html`<span class="fade">…</span>` : nothing}</pre></div>`;
-        })}</div>` : nothing}
+        ${
+          m.toolCalls.length
+            ? html`<div class="calls">${m.toolCalls.map((c) => {
+                const args = prettyArguments(c.arguments);
+                const cut = this.limit(args);
+                return html`<div class="call"><span class="fn">${c.name}</span><pre>${args.slice(0, cut)}${cut < args.length ? html`<span class="fade">…</span>` : nothing}</pre></div>`;
+              })}</div>`
+            : nothing
+        }
         ${long ? html`<button class="link more" @click=${this.toggle} aria-expanded=${this.expanded ? 'true' : 'false'}>${this.expanded ? 'Show less' : `Show all (${num(m.text.split('\n').length)} lines)`}</button>` : nothing}
       </article>`;
   }

@@ -14,7 +14,10 @@ export class PagesController implements ReactiveController {
   private frame = 0;
 
   /** `pages` is read before each update: the list can come later than the host (a property). */
-  constructor(private readonly host: ReactiveElement, private readonly pages: () => Pages<unknown> | null | undefined) {}
+  constructor(
+    private readonly host: ReactiveElement,
+    private readonly pages: () => Pages<unknown> | null | undefined,
+  ) {}
 
   hostConnected(): void {
     this.watch();

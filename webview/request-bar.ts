@@ -15,7 +15,9 @@ export class RequestBar extends LitElement {
   @property({ type: Number }) accessor request = -1;
   @property({ type: Boolean }) accessor canCopy = true;
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 10px; padding: 5px 12px; border-bottom: 1px solid var(--pi-border); }
     .label { color: var(--pi-muted); }
     [role='tablist'] { display: flex; flex-wrap: wrap; gap: 3px; }
@@ -38,7 +40,8 @@ export class RequestBar extends LitElement {
     .stats { color: var(--pi-muted); font-variant-numeric: tabular-nums; }
     .stats b { color: var(--pi-fg); font-weight: 600; }
     vscode-button { margin-left: auto; }
-  `];
+  `,
+  ];
 
   protected updated(changed: PropertyValues<this>): void {
     if (changed.has('request') && this.shadowRoot?.activeElement?.getAttribute('role') === 'tab') {
@@ -74,9 +77,11 @@ export class RequestBar extends LitElement {
         ${own.length === 0 ? html`<span class="muted">none: no provider call was replayed for this turn</span>` : nothing}
       </div>
       ${r ? html`<span class="stats"><b>${plural(r.messageCount, 'message')}</b> · <b>${num(r.inputTokens)}</b> input tokens</span>` : nothing}
-      ${r && this.canCopy
-        ? html`<vscode-button secondary icon="copy" @click=${this.copy} title="Copy request #${r.index} as JSON (the wire messages)">Copy request as JSON</vscode-button>`
-        : nothing}
+      ${
+        r && this.canCopy
+          ? html`<vscode-button secondary icon="copy" @click=${this.copy} title="Copy request #${r.index} as JSON (the wire messages)">Copy request as JSON</vscode-button>`
+          : nothing
+      }
     `;
   }
 }

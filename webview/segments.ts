@@ -45,8 +45,14 @@ export function segment(text: string, spans: readonly SpanView[], changed: Range
   const clip = (n: number): number => Math.min(Math.max(0, n), end);
   const sorted = spans.filter((s) => clip(s.start) < clip(s.end)).sort((a, b) => a.start - b.start);
   const cuts = new Set<number>([0, end]);
-  for (const s of sorted) { cuts.add(clip(s.start)); cuts.add(clip(s.end)); }
-  if (changed) { cuts.add(clip(changed[0])); cuts.add(clip(changed[1])); }
+  for (const s of sorted) {
+    cuts.add(clip(s.start));
+    cuts.add(clip(s.end));
+  }
+  if (changed) {
+    cuts.add(clip(changed[0]));
+    cuts.add(clip(changed[1]));
+  }
   const points = [...cuts].sort((a, b) => a - b);
   const out: Segment[] = [];
   for (let i = 0; i + 1 < points.length; i++) {

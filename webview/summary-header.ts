@@ -10,7 +10,9 @@ import { tokens } from './theme';
 export class SummaryHeader extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: block; padding: 6px 12px 7px; border-bottom: 1px solid var(--pi-border); }
     .line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 14px; min-width: 0; }
     h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
@@ -27,12 +29,14 @@ export class SummaryHeader extends LitElement {
     .sev.error { --vscode-icon-foreground: var(--pi-error); }
     .sev.warning { --vscode-icon-foreground: var(--pi-warning); }
     .sev.info { --vscode-icon-foreground: var(--pi-info); }
-  `];
+  `,
+  ];
 
   /** The agent's own call count beside the replay's, for the sessions whose store keeps one. */
   private counters() {
     const kept = (this.model?.index.sessions ?? []).filter((s) => s.recordedApiCalls !== null);
-    if (!kept.length) return html`<span class="counters" title="The transcript does not record the agent's own call count">API calls recorded: not recorded</span>`;
+    if (!kept.length)
+      return html`<span class="counters" title="The transcript does not record the agent's own call count">API calls recorded: not recorded</span>`;
     const recorded = kept.reduce((n, s) => n + (s.recordedApiCalls as number), 0);
     const replayed = kept.reduce((n, s) => n + s.replayedRequests, 0);
     return html`<span class="counters ${recorded === replayed ? '' : 'differ'}" title="sessions.api_call_count beside the requests the replay found in the same sessions">API calls recorded by the agent <b>${recorded}</b>, replayed <b>${replayed}</b></span>`;
@@ -63,8 +67,10 @@ export class SummaryHeader extends LitElement {
         <span>${plural(compactions, 'compaction')}</span>
         ${this.counters()}
         <span class="findings" aria-label="Findings by severity">
-          ${(['error', 'warning', 'info'] as const).map((s) => html`
-            <span class="sev ${s}" title=${`${s} findings`}><vscode-icon name=${s}></vscode-icon>${plural(count(s), s, s === 'info' ? 'info' : `${s}s`)}</span>`)}
+          ${(['error', 'warning', 'info'] as const).map(
+            (s) => html`
+            <span class="sev ${s}" title=${`${s} findings`}><vscode-icon name=${s}></vscode-icon>${plural(count(s), s, s === 'info' ? 'info' : `${s}s`)}</span>`,
+          )}
         </span>
       </div>
     `;

@@ -38,7 +38,9 @@ export class TokenTimeline extends LitElement {
     this.addController(new PagesController(this, () => this.requests));
   }
 
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: block; padding: 5px 12px 6px; border-bottom: 1px solid var(--pi-border); min-width: 0; }
     .head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 14px; margin-bottom: 3px; }
     .legend { display: flex; flex-wrap: wrap; gap: 2px 12px; font-size: 11px; color: var(--pi-muted); }
@@ -65,7 +67,8 @@ export class TokenTimeline extends LitElement {
     .marker { fill: var(--pi-error); }
     .marker.compaction, .sw.compaction { fill: var(--pi-info); background: var(--pi-info); }
     .outline { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); stroke: var(--pi-fg); stroke-width: 1.5; }
-  `];
+  `,
+  ];
 
   private get barSlot(): number {
     const n = this.model?.requestCount ?? 0;
@@ -121,9 +124,7 @@ export class TokenTimeline extends LitElement {
     const max = x.maxInputTokens;
     const base = TOP + HEIGHT;
     const own = x.requestsOf(this.turn);
-    const band = own.length
-      ? svg`<rect class="band" x=${own[0] * slot} y="0" width=${own.length * slot} height=${base + 4}></rect>`
-      : nothing;
+    const band = own.length ? svg`<rect class="band" x=${own[0] * slot} y="0" width=${own.length * slot} height=${base + 4}></rect>` : nothing;
     const visible = Math.ceil((this.width.value || 600) / slot);
     const first = Math.max(0, Math.floor(this.scrollLeft / slot) - OVERSCAN);
     const end = Math.min(x.requestCount, first + visible + 2 * OVERSCAN);
@@ -155,9 +156,9 @@ export class TokenTimeline extends LitElement {
     const selected = x.request(this.request);
     const outline = selected
       ? (() => {
-        const total = (selected.inputTokens / max) * HEIGHT;
-        return svg`<rect class="outline" data-request=${selected.index} x=${selected.index * slot + gap / 2 - 0.75} y=${base - total - 0.75} width=${w + 1.5} height=${total + 1.5}></rect>`;
-      })()
+          const total = (selected.inputTokens / max) * HEIGHT;
+          return svg`<rect class="outline" data-request=${selected.index} x=${selected.index * slot + gap / 2 - 0.75} y=${base - total - 0.75} width=${w + 1.5} height=${total + 1.5}></rect>`;
+        })()
       : nothing;
     return html`
       <div class="head">

@@ -27,7 +27,9 @@ export class TurnStepper extends LitElement {
     super();
     this.addController(new PagesController(this, () => this.turns));
   }
-  static styles = [tokens, css`
+  static styles = [
+    tokens,
+    css`
     :host { display: flex; flex-direction: column; min-height: 0; background: var(--pi-side-bg); }
     .bar { display: flex; align-items: center; gap: 6px; padding: 4px 6px 4px 12px; border-bottom: 1px solid var(--pi-border); }
     .bar h2 { flex: 1; display: flex; align-items: center; gap: 6px; }
@@ -52,7 +54,8 @@ export class TurnStepper extends LitElement {
     .meta > * { flex-shrink: 0; white-space: nowrap; }
     .reqs { color: var(--pi-muted); margin-right: 2px; }
     .empty { padding: 12px; color: var(--pi-muted); }
-  `];
+  `,
+  ];
 
   protected willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('model') && this.items.length !== this.model?.turnCount) this.items = Array.from({ length: this.model?.turnCount ?? 0 }, (_, i) => i);
@@ -115,12 +118,14 @@ export class TurnStepper extends LitElement {
         <vscode-toolbar-button icon="arrow-up" label="Previous turn (k)" title="Previous turn (k)" @click=${() => this.step(-1)}></vscode-toolbar-button>
         <vscode-toolbar-button icon="arrow-down" label="Next turn (j)" title="Next turn (j)" @click=${() => this.step(1)}></vscode-toolbar-button>
       </div>
-      ${!model || n === 0
-        ? html`<div class="empty">No turns in this transcript.</div>`
-        : // A new renderItem each render (titles arrived) re-renders the visible rows only.
-          html`<lit-virtualizer scroller role="listbox" aria-labelledby="turns-label" @keydown=${this.onKey}
+      ${
+        !model || n === 0
+          ? html`<div class="empty">No turns in this transcript.</div>`
+          : // A new renderItem each render (titles arrived) re-renders the visible rows only.
+            html`<lit-virtualizer scroller role="listbox" aria-labelledby="turns-label" @keydown=${this.onKey}
             .items=${this.items} .renderItem=${(i: number) => this.renderTurn(model, i)}
-            @rangeChanged=${this.onRange}></lit-virtualizer>`}
+            @rangeChanged=${this.onRange}></lit-virtualizer>`
+      }
     `;
   }
 }

@@ -32,24 +32,34 @@ export function compareCallCounts(transcript: Transcript, sessions: readonly Rep
   for (const s of lineages.ordered()) {
     const root = lineages.root(s).id;
     const list = chains.get(root);
-    if (list) list.push(s); else chains.set(root, [s]);
+    if (list) list.push(s);
+    else chains.set(root, [s]);
   }
   const out: Diagnostic[] = [];
   for (const chain of chains.values()) {
-    const counted = chain.map((s) => ({ s, recorded: byId.get(s.id)?.recorded?.apiCalls, replayed: byId.get(s.id)?.replayed.requests ?? 0 }))
+    const counted = chain
+      .map((s) => ({ s, recorded: byId.get(s.id)?.recorded?.apiCalls, replayed: byId.get(s.id)?.replayed.requests ?? 0 }))
       .filter((c): c is { s: TranscriptSession; recorded: number; replayed: number } => c.recorded !== undefined);
     if (counted.every((c) => c.recorded === c.replayed)) continue;
     let running = 0;
-    const cumulative = chain.length > 1 && chain.every((s) => {
-      running += byId.get(s.id)?.replayed.requests ?? 0;
-      const recorded = byId.get(s.id)?.recorded?.apiCalls;
-      return recorded === undefined || recorded === running;
-    });
+    const cumulative =
+      chain.length > 1
+      && chain.every((s) => {
+        running += byId.get(s.id)?.replayed.requests ?? 0;
+        const recorded = byId.get(s.id)?.recorded?.apiCalls;
+        return recorded === undefined || recorded === running;
+      });
     if (cumulative) continue;
     for (const c of counted) {
       if (c.recorded === c.replayed) continue;
-      out.push({ severity: 'warning', code: 'replay-count-mismatch', turn: null, request: null, sessionId: c.s.id,
-        message: `session ${c.s.id}: the agent recorded ${c.recorded} API call${c.recorded === 1 ? '' : 's'} (sessions.api_call_count); the replay found ${c.replayed} request${c.replayed === 1 ? '' : 's'} answered in it` });
+      out.push({
+        severity: 'warning',
+        code: 'replay-count-mismatch',
+        turn: null,
+        request: null,
+        sessionId: c.s.id,
+        message: `session ${c.s.id}: the agent recorded ${c.recorded} API call${c.recorded === 1 ? '' : 's'} (sessions.api_call_count); the replay found ${c.replayed} request${c.replayed === 1 ? '' : 's'} answered in it`,
+      });
     }
   }
   return out;

@@ -51,7 +51,10 @@ function firstDifference(prev: ReplayRequest, cur: ReplayRequest, wire: RequestW
 function candidateIndices(prev: ReplayRequest, cur: ReplayRequest, limit: number): number[] {
   if (prev.rows !== cur.rows) return Array.from({ length: Math.max(0, limit - 1) }, (_, i) => i + 1);
   const rows = new Set([prev.currentUserIdx, prev.end - 1, cur.currentUserIdx, cur.end - 1]);
-  return [...rows].filter((r) => r >= 0 && r + 1 < limit).map((r) => r + 1).sort((a, b) => a - b);
+  return [...rows]
+    .filter((r) => r >= 0 && r + 1 < limit)
+    .map((r) => r + 1)
+    .sort((a, b) => a - b);
 }
 
 function classify(cur: ReplayRequest, a: WireMessage, b: WireMessage): PrefixBreak['cause'] {

@@ -51,28 +51,50 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
   const shaCache = new Map<string, string>();
   const sha = (s: string): string => {
     let h = shaCache.get(s);
-    if (h === undefined) { h = sha256Hex(s); shaCache.set(s, h); }
+    if (h === undefined) {
+      h = sha256Hex(s);
+      shaCache.set(s, h);
+    }
     return h;
   };
   const diagnostics: Diagnostic[] = transcript.findings.map((f) => ({
-    severity: f.severity, code: f.code, message: f.message, turn: null, request: null, ...at(f.pos), ...(f.atEnd ? { atEnd: true } : {}),
+    severity: f.severity,
+    code: f.code,
+    message: f.message,
+    turn: null,
+    request: null,
+    ...at(f.pos),
+    ...(f.atEnd ? { atEnd: true } : {}),
   }));
 
   const reportCompaction = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompaction => {
-    const tokensOf = (rows: Row[], current: number): number => rows.reduce((sum, row, i) =>
-      sum + wire.messageTokens(wireCopy(row, i, { profile, isCurrent: i === current, isFinal: i === rows.length - 1 }).message), 0);
+    const tokensOf = (rows: Row[], current: number): number =>
+      rows.reduce(
+        (sum, row, i) => sum + wire.messageTokens(wireCopy(row, i, { profile, isCurrent: i === current, isFinal: i === rows.length - 1 }).message),
+        0,
+      );
     const beforeRough = estimateMessagesTokensRough(c.before, profile);
     const afterRough = estimateMessagesTokensRough(c.after, profile);
     const madeProgress = compactionMadeProgress(c.before.length, c.after.length, beforeRough, afterRough);
     if (!madeProgress) {
-      diagnostics.push({ severity: 'warning', code: 'compression-no-progress', turn, request: null, ...at(pos),
-        message: `compaction kept ${c.after.length} of ${c.before.length} rows and ${afterRough} of ${beforeRough} rough tokens: not below 95 %, so it made no progress` });
+      diagnostics.push({
+        severity: 'warning',
+        code: 'compression-no-progress',
+        turn,
+        request: null,
+        ...at(pos),
+        message: `compaction kept ${c.after.length} of ${c.before.length} rows and ${afterRough} of ${beforeRough} rough tokens: not below 95 %, so it made no progress`,
+      });
     }
     return {
       mode: c.mode,
-      beforeMessages: c.before.length, afterMessages: c.after.length,
-      beforeTokens: tokensOf(c.before, c.reanchorBefore), afterTokens: tokensOf(c.after, c.reanchor.index),
-      beforeRoughTokens: beforeRough, afterRoughTokens: afterRough, madeProgress,
+      beforeMessages: c.before.length,
+      afterMessages: c.after.length,
+      beforeTokens: tokensOf(c.before, c.reanchorBefore),
+      afterTokens: tokensOf(c.after, c.reanchor.index),
+      beforeRoughTokens: beforeRough,
+      afterRoughTokens: afterRough,
+      madeProgress,
       // Upstream records neither protect_first_n/protect_last_n nor the threshold in its stores
       // (model_config holds none of them), so which branch fired cannot be told from a transcript.
       gateBranch: null,
@@ -84,22 +106,46 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
   const turns = replay.turns.map((t) => {
     const pos = t.pos;
     if (t.anchor.rule === 'none') {
-      diagnostics.push({ severity: 'error', code: 'reanchor-none', turn: t.index, request: null, ...at(pos),
-        message: `no user-originated row drives turn ${t.index}: re-anchoring returned -1` });
+      diagnostics.push({
+        severity: 'error',
+        code: 'reanchor-none',
+        turn: t.index,
+        request: null,
+        ...at(pos),
+        message: `no user-originated row drives turn ${t.index}: re-anchoring returned -1`,
+      });
     } else if (t.anchor.rule === 'fallback' && !t.anchor.confirmed) {
-      diagnostics.push({ severity: 'warning', code: 'reanchor-fallback', turn: t.index, request: null, ...at(pos),
-        message: `turn ${t.index}'s user row was found only by the fallback rule (index ${t.anchor.index})` });
+      diagnostics.push({
+        severity: 'warning',
+        code: 'reanchor-fallback',
+        turn: t.index,
+        request: null,
+        ...at(pos),
+        message: `turn ${t.index}'s user row was found only by the fallback rule (index ${t.anchor.index})`,
+      });
     }
     if (t.lost.length) {
-      diagnostics.push({ severity: 'warning', code: 'notes-lost', turn: t.index, request: null, ...at(pos),
-        message: `${profile.name} drops the ${t.lost.join(' and ')} context of multimodal turn ${t.index} (upstream #71998)` });
+      diagnostics.push({
+        severity: 'warning',
+        code: 'notes-lost',
+        turn: t.index,
+        request: null,
+        ...at(pos),
+        message: `${profile.name} drops the ${t.lost.join(' and ')} context of multimodal turn ${t.index} (upstream #71998)`,
+      });
     }
     if (t.recordedMismatch) {
       const a = wireCopy(t.recordedMismatch.recorded, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
       const b = wireCopy(t.recordedMismatch.replayed, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
       const byte = typeof a.content === 'string' && typeof b.content === 'string' ? firstDifferingByte(a.content, b.content) : null;
-      diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: t.index, request: null, ...at(pos),
-        message: `the recorded user row of turn ${t.index} differs on the wire from its ${profile.name} replay${byte === null ? '' : ` at byte ${byte}`}` });
+      diagnostics.push({
+        severity: 'warning',
+        code: 'replay-mismatch',
+        turn: t.index,
+        request: null,
+        ...at(pos),
+        message: `the recorded user row of turn ${t.index} differs on the wire from its ${profile.name} replay${byte === null ? '' : ` at byte ${byte}`}`,
+      });
     }
     return {
       index: t.index,
@@ -119,20 +165,40 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
       const b = prefix.breakAt;
       const where = `wire message ${b.messageIndex}${b.byteOffset === null ? '' : `, byte ${b.byteOffset}`}`;
       if (b.cause === 'system-changed') {
-        diagnostics.push({ severity: 'error', code: 'system-prompt-changed', turn: r.turn, request: r.index, ...at(r.pos),
-          message: `system prompt differs from request ${prefix.previousRequest}'s at byte ${b.byteOffset}` });
+        diagnostics.push({
+          severity: 'error',
+          code: 'system-prompt-changed',
+          turn: r.turn,
+          request: r.index,
+          ...at(r.pos),
+          message: `system prompt differs from request ${prefix.previousRequest}'s at byte ${b.byteOffset}`,
+        });
       }
-      diagnostics.push({ severity: b.cause === 'compression' ? 'info' : 'error', code: 'prefix-break', turn: r.turn, request: r.index, ...at(r.pos),
-        message: `request ${r.index} does not extend request ${prefix.previousRequest}: first difference at ${where} (${b.cause}); ${prefix.reusedTokens} tokens reused` });
+      diagnostics.push({
+        severity: b.cause === 'compression' ? 'info' : 'error',
+        code: 'prefix-break',
+        turn: r.turn,
+        request: r.index,
+        ...at(r.pos),
+        message: `request ${r.index} does not extend request ${prefix.previousRequest}: first difference at ${where} (${b.cause}); ${prefix.reusedTokens} tokens reused`,
+      });
     }
     const out: Report['requests'][number] = {
-      index: r.index, turn: r.turn, sessionId: r.session.id, systemPromptSha256: sha(r.systemPrompt),
-      messageCount: wire.messageCount(r), inputTokens: wire.inputTokens(r), prefix,
+      index: r.index,
+      turn: r.turn,
+      sessionId: r.session.id,
+      systemPromptSha256: sha(r.systemPrompt),
+      messageCount: wire.messageCount(r),
+      inputTokens: wire.inputTokens(r),
+      prefix,
       ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
     };
     if (opts.messages) {
       out.messages = wire.messages(r).map((m, i) => ({
-        role: m.message.role, tokens: wire.tokensAt(r, i), substituted: m.substituted !== null, substitution: m.substituted,
+        role: m.message.role,
+        tokens: wire.tokensAt(r, i),
+        substituted: m.substituted !== null,
+        substitution: m.substituted,
       }));
     }
     return out;
@@ -147,7 +213,10 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     profile: profile.name,
     tokenizer: counter.name,
     sessions: transcript.sessions.map((s) => ({
-      id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPrompt === null ? null : sha(s.systemPrompt), endReason: s.endReason,
+      id: s.id,
+      parentId: s.parentId,
+      systemPromptSha256: s.systemPrompt === null ? null : sha(s.systemPrompt),
+      endReason: s.endReason,
       replayed: counts.get(s) as SessionCounts,
       ...(s.recorded ? { recorded: { ...s.recorded, ...(s.recorded.usage ? { usage: s.recorded.usage.map((u) => ({ ...u })) } : {}) } } : {}),
     })),
@@ -166,19 +235,33 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
  * replay is rebuilt for that prefix when no answered request matches).
  */
 function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], wire: RequestWire, diagnostics: Diagnostic[]): ReportCapture {
-  const out: ReportCapture = { path: captured.path, sessionId: captured.sessionId, apiMode: captured.apiMode ?? null, request: null, breakpoints: captured.breakpoints ?? [], bodyEntries: captured.bodyEntries ?? null };
+  const out: ReportCapture = {
+    path: captured.path,
+    sessionId: captured.sessionId,
+    apiMode: captured.apiMode ?? null,
+    request: null,
+    breakpoints: captured.breakpoints ?? [],
+    bodyEntries: captured.bodyEntries ?? null,
+  };
   const rowsNeeded = captured.messages.length - 1;
   const candidates = requests.filter((r) => r.session.id === captured.sessionId);
   if (!candidates.length) return out;
-  const match = candidates.find((r) => r.end === rowsNeeded)
+  const match =
+    candidates.find((r) => r.end === rowsNeeded)
     ?? (() => {
       const last = candidates[candidates.length - 1];
       return last.rows.length >= rowsNeeded ? { ...last, end: rowsNeeded } : undefined;
     })();
   const fileAt = { line: captured.pos.line ?? 1, sessionId: captured.sessionId };
   if (!match) {
-    diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: null, request: null, ...fileAt,
-      message: `${captured.path}: the dump holds ${captured.messages.length} wire messages; the replay of session ${captured.sessionId} has no request that long` });
+    diagnostics.push({
+      severity: 'warning',
+      code: 'replay-mismatch',
+      turn: null,
+      request: null,
+      ...fileAt,
+      message: `${captured.path}: the dump holds ${captured.messages.length} wire messages; the replay of session ${captured.sessionId} has no request that long`,
+    });
     return out;
   }
   if (requests.includes(match)) out.request = match.index;
@@ -188,8 +271,14 @@ function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], w
     const ours = replayed[i]?.message;
     if (!real || !ours || dumpKey(real) !== dumpKey(ours)) {
       const byte = typeof real?.content === 'string' && typeof ours?.content === 'string' ? firstDifferingByte(ours.content, real.content) : null;
-      diagnostics.push({ severity: 'warning', code: 'replay-mismatch', turn: match.turn, request: requests.includes(match) ? match.index : null, ...fileAt,
-        message: `${captured.path}: the replay differs from the captured request at wire message ${i}${byte === null ? '' : `, byte ${byte}`}` });
+      diagnostics.push({
+        severity: 'warning',
+        code: 'replay-mismatch',
+        turn: match.turn,
+        request: requests.includes(match) ? match.index : null,
+        ...fileAt,
+        message: `${captured.path}: the replay differs from the captured request at wire message ${i}${byte === null ? '' : `, byte ${byte}`}`,
+      });
       return out;
     }
   }
@@ -217,6 +306,10 @@ function dumpKey(message: Row): string {
 
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }

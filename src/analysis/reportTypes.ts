@@ -44,8 +44,17 @@ export interface ReportCompaction {
 }
 
 export type DiagnosticCode =
-  | 'system-prompt-changed' | 'prefix-break' | 'notes-lost' | 'compression-no-progress'
-  | 'reanchor-fallback' | 'reanchor-none' | 'replay-mismatch' | 'parse-error' | 'replay-count-mismatch' | 'session-list-only' | 'snapshot-incomplete';
+  | 'system-prompt-changed'
+  | 'prefix-break'
+  | 'notes-lost'
+  | 'compression-no-progress'
+  | 'reanchor-fallback'
+  | 'reanchor-none'
+  | 'replay-mismatch'
+  | 'parse-error'
+  | 'replay-count-mismatch'
+  | 'session-list-only'
+  | 'snapshot-incomplete';
 
 export interface Diagnostic {
   severity: Severity;
@@ -62,7 +71,6 @@ export interface Diagnostic {
   /** The input ends inside this problem: a writer may still be writing the file. */
   atEnd?: boolean;
 }
-
 
 export interface ReportMessage {
   role: string;
@@ -142,4 +150,3 @@ export interface Report {
   /** Request dumps compared with the replay (only when there were any). */
   captures?: ReportCapture[];
 }
-

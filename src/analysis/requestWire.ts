@@ -17,7 +17,10 @@ export class RequestWire {
   private readonly generations = new WeakMap<Row[], GenerationWire>();
   private readonly systemTokens = new Map<string, number>();
 
-  constructor(private readonly profile: Profile, private readonly counter: TokenCounter) {}
+  constructor(
+    private readonly profile: Profile,
+    private readonly counter: TokenCounter,
+  ) {}
 
   messageTokens(message: Row): number {
     let n = 0;
@@ -103,7 +106,11 @@ class GenerationWire {
   private readonly prefix: Float64Array;
   private summed = 0;
 
-  constructor(private readonly rows: Row[], private readonly profile: Profile, private readonly tokensOf: (m: Row) => number) {
+  constructor(
+    private readonly rows: Row[],
+    private readonly profile: Profile,
+    private readonly tokensOf: (m: Row) => number,
+  ) {
     this.tokenCounts = new Int32Array(rows.length * MODES).fill(-1);
     this.prefix = new Float64Array(rows.length + 1);
   }
@@ -118,7 +125,10 @@ class GenerationWire {
   }
 
   copy(row: number, isCurrent: boolean, isFinal: boolean): WireMessage {
-    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) { isCurrent = false; isFinal = false; }
+    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) {
+      isCurrent = false;
+      isFinal = false;
+    }
     const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
     let c = this.copies[slot];
     if (!c) {
@@ -129,7 +139,10 @@ class GenerationWire {
   }
 
   tokens(row: number, isCurrent: boolean, isFinal: boolean): number {
-    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) { isCurrent = false; isFinal = false; }
+    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) {
+      isCurrent = false;
+      isFinal = false;
+    }
     const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
     let n = this.tokenCounts[slot];
     if (n < 0) {

@@ -127,8 +127,24 @@ export interface SessionOverview {
   unplaced: { errors: number; warnings: number };
 }
 
-const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = ['apiCalls', 'messages', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'];
-const FIGURE_KEYS: readonly (keyof OverviewFigures)[] = ['turns', 'requests', 'compactions', 'cacheBreaks', 'inputTokens', 'reusedTokens', 'errors', 'warnings'];
+const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = [
+  'apiCalls',
+  'messages',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+];
+const FIGURE_KEYS: readonly (keyof OverviewFigures)[] = [
+  'turns',
+  'requests',
+  'compactions',
+  'cacheBreaks',
+  'inputTokens',
+  'reusedTokens',
+  'errors',
+  'warnings',
+];
 
 interface Node extends LineageNode {
   title: string | null;
@@ -149,20 +165,51 @@ function nodesOf(transcript: Transcript): Node[] {
     if (seen.has(c.id)) continue;
     seen.add(c.id);
     const s = loaded.get(c.id);
-    out.push({ id: c.id, parentId: s ? s.parentId : c.parentId, endReason: s ? s.endReason : c.endReason, forkKind: s ? s.forkKind : c.forkKind,
-      title: c.title, startedAt: c.startedAt, messageCount: c.messageCount, source: c.source, model: c.model, endedAt: c.endedAt, loaded: s });
+    out.push({
+      id: c.id,
+      parentId: s ? s.parentId : c.parentId,
+      endReason: s ? s.endReason : c.endReason,
+      forkKind: s ? s.forkKind : c.forkKind,
+      title: c.title,
+      startedAt: c.startedAt,
+      messageCount: c.messageCount,
+      source: c.source,
+      model: c.model,
+      endedAt: c.endedAt,
+      loaded: s,
+    });
   }
   for (const s of transcript.sessions) {
     if (seen.has(s.id)) continue;
     seen.add(s.id);
-    out.push({ id: s.id, parentId: s.parentId, endReason: s.endReason, forkKind: s.forkKind, title: null, startedAt: s.startedAt ?? null, messageCount: null,
-      source: s.source ?? null, model: s.model ?? null, endedAt: s.endedAt ?? null, loaded: s });
+    out.push({
+      id: s.id,
+      parentId: s.parentId,
+      endReason: s.endReason,
+      forkKind: s.forkKind,
+      title: null,
+      startedAt: s.startedAt ?? null,
+      messageCount: null,
+      source: s.source ?? null,
+      model: s.model ?? null,
+      endedAt: s.endedAt ?? null,
+      loaded: s,
+    });
   }
   return out;
 }
 
 const zeroFigures = (): OverviewFigures => ({ turns: 0, requests: 0, compactions: 0, cacheBreaks: 0, inputTokens: 0, reusedTokens: 0, errors: 0, warnings: 0 });
-const nullFigures = (): OverviewFigures => ({ turns: null, requests: null, compactions: null, cacheBreaks: null, inputTokens: null, reusedTokens: null, errors: null, warnings: null });
+const nullFigures = (): OverviewFigures => ({
+  turns: null,
+  requests: null,
+  compactions: null,
+  cacheBreaks: null,
+  inputTokens: null,
+  reusedTokens: null,
+  errors: null,
+  warnings: null,
+});
 
 /** What the report found in each session it replayed. */
 function figuresBySession(report: Report): { bySession: Map<string, OverviewFigures>; unplaced: SessionOverview['unplaced'] } {
@@ -184,10 +231,14 @@ function figuresBySession(report: Report): { bySession: Map<string, OverviewFigu
   for (const d of report.diagnostics) {
     if (d.severity === 'info') continue;
     // A finding placed by request or turn belongs to that request's or turn's session.
-    const id = d.sessionId ?? (d.request !== null ? report.requests[d.request]?.sessionId : undefined) ?? (d.turn !== null ? report.turns[d.turn]?.sessionId : undefined);
+    const id =
+      d.sessionId
+      ?? (d.request !== null ? report.requests[d.request]?.sessionId : undefined)
+      ?? (d.turn !== null ? report.turns[d.turn]?.sessionId : undefined);
     const f = id === undefined ? undefined : bySession.get(id);
     const into = f ?? unplaced;
-    if (d.severity === 'error') (into.errors as number)++; else (into.warnings as number)++;
+    if (d.severity === 'error') (into.errors as number)++;
+    else (into.warnings as number)++;
   }
   return { bySession, unplaced };
 }
@@ -246,16 +297,18 @@ function lastRowAt(s: TranscriptSession | undefined): number | null {
  */
 function chainRecorded(sessions: OverviewSession[]): OverviewRecorded {
   let replayedSoFar = 0;
-  const cumulative = sessions.length > 1 && sessions.every((s) => {
-    replayedSoFar += s.requests ?? NaN;
-    return s.recorded.apiCalls === replayedSoFar;
-  }) && sessions.some((s) => s.recorded.apiCalls !== s.requests);
+  const cumulative =
+    sessions.length > 1
+    && sessions.every((s) => {
+      replayedSoFar += s.requests ?? NaN;
+      return s.recorded.apiCalls === replayedSoFar;
+    })
+    && sessions.some((s) => s.recorded.apiCalls !== s.requests);
   const out = {} as OverviewRecorded;
   for (const k of RECORDED_KEYS) {
     const values = sessions.map((s) => s.recorded[k]);
     // A chain where any session lacks the counter has no total for it.
-    out[k] = values.some((v) => v === null) ? null
-      : cumulative ? values[values.length - 1] : (values as number[]).reduce((a, b) => a + b, 0);
+    out[k] = values.some((v) => v === null) ? null : cumulative ? values[values.length - 1] : (values as number[]).reduce((a, b) => a + b, 0);
   }
   return out;
 }
@@ -280,9 +333,21 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     const f = read && n.loaded ? bySession.get(n.id) : undefined;
     const last = lastRowAt(n.loaded);
     return {
-      id: n.id, parentId: n.parentId, title: n.title, startedAt: n.startedAt, lastRowAt: last, endedAt: n.endedAt,
-      durationSeconds: durationOf(n.startedAt, n.endedAt ?? last), source: n.source, model: n.model, mainLoopModels: mainLoopModels(n.loaded),
-      endReason: n.endReason, read: f !== undefined, recorded: recordedOf(n), recordedCompactionCalls: compactionCallsOf(n), ...(f ? { ...f } : nullFigures()),
+      id: n.id,
+      parentId: n.parentId,
+      title: n.title,
+      startedAt: n.startedAt,
+      lastRowAt: last,
+      endedAt: n.endedAt,
+      durationSeconds: durationOf(n.startedAt, n.endedAt ?? last),
+      source: n.source,
+      model: n.model,
+      mainLoopModels: mainLoopModels(n.loaded),
+      endReason: n.endReason,
+      read: f !== undefined,
+      recorded: recordedOf(n),
+      recordedCompactionCalls: compactionCallsOf(n),
+      ...(f ? { ...f } : nullFigures()),
     };
   };
 
@@ -291,14 +356,15 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
   for (const n of lineages.ordered()) {
     const root = lineages.root(n).id;
     const chain = chains.get(root);
-    if (chain) chain.push(n); else chains.set(root, [n]);
+    if (chain) chain.push(n);
+    else chains.set(root, [n]);
   }
   const rows = new Map<string, OverviewLineage>();
   for (const [rootId, chain] of chains) {
     const root = chain[0];
     const sessions = chain.map(sessionOf);
     const parent = lineages.parentOf(root);
-    const kind: LineageKind = root.parentId === null || !parent ? 'conversation' : root.forkKind ?? 'child';
+    const kind: LineageKind = root.parentId === null || !parent ? 'conversation' : (root.forkKind ?? 'child');
     const lastRow = sessions.reduce<number | null>((m, s) => (s.lastRowAt !== null && (m === null || s.lastRowAt > m) ? s.lastRowAt : m), null);
     // The chain ends when its last session does; a rotated session's ended_at is only a handover.
     const endedAt = sessions[sessions.length - 1].endedAt;
@@ -306,15 +372,22 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     // Auxiliary rows are per-call deltas on every path (a gateway's too): a chain's are summed.
     const calls = sessions.map((s) => s.recordedCompactionCalls);
     rows.set(rootId, {
-      id: rootId, kind, forkedFrom: root.parentId,
+      id: rootId,
+      kind,
+      forkedFrom: root.parentId,
       // The conversation's own title; a chain whose first session has none takes the first title along it.
       title: sessions.find((s) => s.title !== null)?.title ?? null,
-      source: sources.length ? sources.join(', ') : null, model: lineageModel(sessions),
-      startedAt: root.startedAt, endedAt,
+      source: sources.length ? sources.join(', ') : null,
+      model: lineageModel(sessions),
+      startedAt: root.startedAt,
+      endedAt,
       durationSeconds: durationOf(root.startedAt, endedAt ?? lastRow),
       endReason: chain[chain.length - 1].endReason,
-      sessions, ...sumFigures(sessions), recorded: chainRecorded(sessions),
-      recordedCompactionCalls: calls.some((v) => v === null) ? null : (calls as number[]).reduce((a, b) => a + b, 0), children: [],
+      sessions,
+      ...sumFigures(sessions),
+      recorded: chainRecorded(sessions),
+      recordedCompactionCalls: calls.some((v) => v === null) ? null : (calls as number[]).reduce((a, b) => a + b, 0),
+      children: [],
     });
   }
   // A fork hangs under the lineage of the session it came from; one whose parent is unknown stands alone.
@@ -323,7 +396,8 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     const root = lineages.get(rootId) as Node;
     const parent = lineages.parentOf(root);
     const under = parent && !continuesParent(root, parent) ? rows.get(lineages.root(parent).id) : undefined;
-    if (under && under !== row) under.children.push(row); else top.push(row);
+    if (under && under !== row) under.children.push(row);
+    else top.push(row);
   }
   return { source: { ...report.source }, profile: report.profile, tokenizer: report.tokenizer, read, lineages: top, unplaced };
 }
@@ -339,8 +413,10 @@ export interface OverviewColumn {
   value(row: OverviewLineage | OverviewSession): string | number | null;
 }
 
-const lineageOnly = (get: (row: OverviewLineage) => string | number | null) =>
-  (row: OverviewLineage | OverviewSession): string | number | null => ('sessions' in row ? get(row) : null);
+const lineageOnly =
+  (get: (row: OverviewLineage) => string | number | null) =>
+  (row: OverviewLineage | OverviewSession): string | number | null =>
+    'sessions' in row ? get(row) : null;
 
 export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'id', heading: 'LINEAGE', text: true, value: (r) => r.id },
@@ -415,7 +491,10 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
   };
   const out: OverviewLineage[] = [];
   for (const l of lineages) {
-    if (matches(l)) { out.push(l); continue; }
+    if (matches(l)) {
+      out.push(l);
+      continue;
+    }
     const children = filterLineages(l.children, filter);
     if (children.length) out.push({ ...l, children });
   }

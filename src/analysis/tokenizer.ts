@@ -81,8 +81,13 @@ interface Vocabulary {
 
 /** The gpt-tokenizer modules we read (typed locally: its subpath exports are not visible to
  * TypeScript's `node` module resolution). */
-interface RankModule { default: (string | number[])[] }
-interface PatternModule { O200K_TOKEN_SPLIT_REGEX: RegExp; CL100K_TOKEN_SPLIT_REGEX: RegExp }
+interface RankModule {
+  default: (string | number[])[];
+}
+interface PatternModule {
+  O200K_TOKEN_SPLIT_REGEX: RegExp;
+  CL100K_TOKEN_SPLIT_REGEX: RegExp;
+}
 
 const BASE = 0x01000193; // FNV's prime: odd, so powers never vanish mod 2^32
 const TABLE_BITS = 19; // 524,288 slots for 200,000 tokens
@@ -98,9 +103,10 @@ function loadVocabulary(name: TokenizerName): Vocabulary {
   // Literal require paths so bundlers can see them; loaded on first count so importing this
   // module costs nothing.
   const patterns = require('gpt-tokenizer/encodingParams/constants') as PatternModule;
-  const [list, split] = name === 'o200k_base'
-    ? [(require('gpt-tokenizer/bpeRanks/o200k_base') as RankModule).default, patterns.O200K_TOKEN_SPLIT_REGEX]
-    : [(require('gpt-tokenizer/bpeRanks/cl100k_base') as RankModule).default, patterns.CL100K_TOKEN_SPLIT_REGEX];
+  const [list, split] =
+    name === 'o200k_base'
+      ? [(require('gpt-tokenizer/bpeRanks/o200k_base') as RankModule).default, patterns.O200K_TOKEN_SPLIT_REGEX]
+      : [(require('gpt-tokenizer/bpeRanks/cl100k_base') as RankModule).default, patterns.CL100K_TOKEN_SPLIT_REGEX];
   const count = list.length;
   const start = new Int32Array(count);
   const table = new Int32Array(2 << TABLE_BITS).fill(-1);
@@ -341,7 +347,7 @@ export function createTokenCounter(name: TokenizerName): GuardedTokenCounter {
   const countLongPiece = (text: string, start: number, end: number): number => {
     const seen = new Map<string, number>();
     let total = 0;
-    for (let from = start; from < end; ) {
+    for (let from = start; from < end;) {
       let to = Math.min(from + PIECE_CHUNK, end);
       const code = text.charCodeAt(to - 1);
       if (to < end && code >= 0xd800 && code <= 0xdbff) to++; // never split a surrogate pair
@@ -361,7 +367,7 @@ export function createTokenCounter(name: TokenizerName): GuardedTokenCounter {
     let approximate = 0;
     // The sticky pattern gives each piece's end without a match array. Its alternatives cover
     // every character (letters, numbers, whitespace, anything else) and take one at least.
-    for (let start = 0; start < text.length; ) {
+    for (let start = 0; start < text.length;) {
       v.split.lastIndex = start;
       if (!v.split.test(text)) throw new Error(`${name}: no pre-tokenizer piece at ${start}`);
       const end = v.split.lastIndex;

@@ -12,18 +12,31 @@ const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image']);
 
 /** Keys that exist only for persistence and never reach the provider (PERSISTENCE_ONLY_MESSAGE_FIELDS). */
 export const PERSISTENCE_ONLY_MESSAGE_FIELDS: readonly string[] = [
-  'timestamp', 'display_kind', 'display_metadata', '_row_id', '_merged_turn_prefix', 'message_uid',
-  '_absorbed_message_uids', '_tool_call_uids', '_tool_call_uid', '_db_row_snapshot', '_canonical_row',
+  'timestamp',
+  'display_kind',
+  'display_metadata',
+  '_row_id',
+  '_merged_turn_prefix',
+  'message_uid',
+  '_absorbed_message_uids',
+  '_tool_call_uids',
+  '_tool_call_uid',
+  '_db_row_snapshot',
+  '_canonical_row',
 ];
 
-const CJK = /[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u318f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[\u{20000}-\u{2fa1f}]/gu;
+const CJK =
+  /[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u318f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[\u{20000}-\u{2fa1f}]/gu;
 
 /** V3: ASCII is (len+3)//4; each CJK/Hangul/fullwidth code point is a token of its own.
  * `ascii` more ASCII characters count as if they were in text (the repr of bytes, measured). */
 export function estimateTokensRough(text: string, profile: Profile, ascii = 0): number {
   if (profile.estimator === 'v1') return Math.floor((pythonLen(text) + ascii + 3) / 4);
   let cjk = 0;
-  const rest = text.replace(CJK, () => { cjk++; return ''; });
+  const rest = text.replace(CJK, () => {
+    cjk++;
+    return '';
+  });
   return cjk + Math.floor((utf8Length(rest) + ascii + 3) / 4);
 }
 

@@ -14,7 +14,10 @@ export interface InjectedSpan {
   part?: number;
 }
 
-interface Piece { kind: InjectionKind; text: string }
+interface Piece {
+  kind: InjectionKind;
+  text: string;
+}
 
 function joinPieces(pieces: Piece[], base: number, part?: number): { text: string; spans: InjectedSpan[] } {
   const spans: InjectedSpan[] = [];
@@ -64,9 +67,14 @@ export function classifyInjectedText(text: string, base: number): InjectedSpan[]
   let inNotes = false;
   for (const para of paragraphs) {
     const kind = SURFACE_NOTE.test(para) ? 'surface-note' : GATEWAY_NOTE.test(para) ? 'gateway-note' : null;
-    if (kind && !inNotes && plugin.length) { pieces.push({ kind: 'plugin', text: plugin.join('\n\n') }); plugin = []; }
-    if (kind) { inNotes = true; pieces.push({ kind, text: para }); }
-    else if (inNotes) pieces[pieces.length - 1].text += `\n\n${para}`;
+    if (kind && !inNotes && plugin.length) {
+      pieces.push({ kind: 'plugin', text: plugin.join('\n\n') });
+      plugin = [];
+    }
+    if (kind) {
+      inNotes = true;
+      pieces.push({ kind, text: para });
+    } else if (inNotes) pieces[pieces.length - 1].text += `\n\n${para}`;
     else plugin.push(para);
   }
   if (plugin.length) pieces.push({ kind: 'plugin', text: plugin.join('\n\n') });

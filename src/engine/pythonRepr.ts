@@ -13,7 +13,14 @@ export interface ReprSink {
 export function pythonReprMeasured(value: unknown): { text: string; bytesLength: number } {
   const out: string[] = [];
   let bytesLength = 0;
-  writeRepr(value, { text: (s) => { out.push(s); }, bytes: (b) => { bytesLength += pythonBytesLength(b); } });
+  writeRepr(value, {
+    text: (s) => {
+      out.push(s);
+    },
+    bytes: (b) => {
+      bytesLength += pythonBytesLength(b);
+    },
+  });
   return { text: out.join(''), bytesLength };
 }
 
@@ -22,9 +29,11 @@ export function writeRepr(value: unknown, sink: ReprSink): void {
   else if (value === true) sink.text('True');
   else if (value === false) sink.text('False');
   else if (typeof value === 'number') sink.text(pythonNumber(value));
-  else if (typeof value === 'bigint') sink.text(String(value)); // an INTEGER beyond 2^53: a Python int
+  else if (typeof value === 'bigint')
+    sink.text(String(value)); // an INTEGER beyond 2^53: a Python int
   else if (typeof value === 'string') sink.text(pythonStr(value));
-  else if (value instanceof Uint8Array) sink.bytes(value); // a BLOB: Python's sqlite3 gives bytes
+  else if (value instanceof Uint8Array)
+    sink.bytes(value); // a BLOB: Python's sqlite3 gives bytes
   else if (Array.isArray(value)) {
     sink.text('[');
     for (let i = 0; i < value.length; i++) {
@@ -44,7 +53,7 @@ export function writeRepr(value: unknown, sink: ReprSink): void {
       writeRepr(v, sink);
     }
     sink.text('}');
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only a symbol or a function is left, and neither comes from JSON or SQLite
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only a symbol or a function is left, and neither comes from JSON or SQLite
   } else sink.text(pythonStr(String(value)));
 }
 
@@ -78,8 +87,8 @@ export function pythonStr(s: string): string {
 // the quote, tab, newline and carriage return escaped with a backslash; other bytes outside
 // 0x20-0x7e as \xNN; the rest as is.
 const BYTE_REPR: string[] = Array.from({ length: 256 }, (_, c) =>
-  c === 0x5c ? '\\\\' : c === 0x09 ? '\\t' : c === 0x0a ? '\\n' : c === 0x0d ? '\\r'
-    : c < 0x20 || c >= 0x7f ? `\\x${hex(c, 2)}` : String.fromCharCode(c));
+  c === 0x5c ? '\\\\' : c === 0x09 ? '\\t' : c === 0x0a ? '\\n' : c === 0x0d ? '\\r' : c < 0x20 || c >= 0x7f ? `\\x${hex(c, 2)}` : String.fromCharCode(c),
+);
 const BYTE_WIDTH = Uint8Array.from(BYTE_REPR, (r) => r.length);
 
 function bytesQuote(b: Uint8Array): "'" | '"' {

@@ -30,8 +30,14 @@ export function reanchorCurrentTurnUserIdx(
   typedIndex?: number,
   end = messages.length,
 ): Reanchor {
-  if (profile.reanchor === 'v3' && typedIndex !== undefined && Number.isInteger(typedIndex)
-    && typedIndex >= 0 && typedIndex < end && messages[typedIndex]?.role === 'user') {
+  if (
+    profile.reanchor === 'v3'
+    && typedIndex !== undefined
+    && Number.isInteger(typedIndex)
+    && typedIndex >= 0
+    && typedIndex < end
+    && messages[typedIndex]?.role === 'user'
+  ) {
     return { index: typedIndex, rule: 'typed-index' };
   }
   let fallback = -1;

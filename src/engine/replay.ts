@@ -103,8 +103,12 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
   for (const session of transcript.sessions) {
     const lineage = lineages.root(session).id;
     let state = states.get(lineage);
-    if (!state) { state = { lastRequest: null, lastTurn: null }; states.set(lineage, state); }
-    for (const gen of session.generations) replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
+    if (!state) {
+      state = { lastRequest: null, lastTurn: null };
+      states.set(lineage, state);
+    }
+    for (const gen of session.generations)
+      replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
   }
   inTimeOrder(replay);
   return replay;
@@ -123,18 +127,28 @@ function inTimeOrder(replay: Replay): void {
   // A merge of each lineage's turns by their first time: a lineage's own order (and so every
   // request's previous one) is never changed.
   const queues = new Map<string, number[]>();
-  replay.turns.forEach((t, i) => { const q = queues.get(t.lineage); if (q) q.push(i); else queues.set(t.lineage, [i]); });
+  replay.turns.forEach((t, i) => {
+    const q = queues.get(t.lineage);
+    if (q) q.push(i);
+    else queues.set(t.lineage, [i]);
+  });
   const before = (i: number, j: number): boolean => (times[i] as number) < (times[j] as number) || ((times[i] as number) === (times[j] as number) && i < j);
   const heap = new TurnHeap(before);
   // Each turn's queue and its place in it, so the next one is found without a search.
   const place = new Map<number, [number[], number]>();
-  for (const q of queues.values()) { place.set(q[0], [q, 0]); heap.push(q[0]); }
+  for (const q of queues.values()) {
+    place.set(q[0], [q, 0]);
+    heap.push(q[0]);
+  }
   const order: number[] = [];
   while (heap.size) {
     const i = heap.pop();
     order.push(i);
     const [q, k] = place.get(i) as [number[], number];
-    if (k + 1 < q.length) { place.set(q[k + 1], [q, k + 1]); heap.push(q[k + 1]); }
+    if (k + 1 < q.length) {
+      place.set(q[k + 1], [q, k + 1]);
+      heap.push(q[k + 1]);
+    }
   }
   if (order.every((v, i) => v === i)) return;
   const turns = order.map((i) => replay.turns[i]);
@@ -161,7 +175,9 @@ function inTimeOrder(replay: Replay): void {
 class TurnHeap {
   private readonly items: number[] = [];
   constructor(private readonly before: (a: number, b: number) => boolean) {}
-  get size(): number { return this.items.length; }
+  get size(): number {
+    return this.items.length;
+  }
   push(v: number): void {
     const a = this.items;
     a.push(v);
@@ -179,7 +195,8 @@ class TurnHeap {
     if (a.length) {
       a[0] = last;
       for (let i = 0; ;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < a.length && this.before(a[l], a[m])) m = l;
         if (r < a.length && this.before(a[r], a[m])) m = r;
@@ -206,7 +223,11 @@ function turnTime(replay: Replay, t: ReplayTurn): number | null {
  * compacted list (upstream's preflight flushes the row to the old list, then compacts): one turn,
  * replayed where it was answered. Maps the compacted generation to its copy's index and the old row's.
  */
-interface Handover { copy: number; original: number; before: Row[] }
+interface Handover {
+  copy: number;
+  original: number;
+  before: Row[];
+}
 
 function findHandovers(transcript: Transcript, lineages: Lineages<TranscriptSession>): Map<Generation, Handover> {
   const out = new Map<Generation, Handover>();
@@ -247,14 +268,23 @@ function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
   if (typeof committed !== 'number') return false;
   const copies = compactionCopies(gen);
   let k = userCopy + 1;
-  while (k < rows.length && copies.source[k] < 0 && !isSummaryCarrier(rows[k])
-    && typeof rows[k].timestamp === 'number' && (rows[k].timestamp as number) < committed) k++;
+  while (
+    k < rows.length
+    && copies.source[k] < 0
+    && !isSummaryCarrier(rows[k])
+    && typeof rows[k].timestamp === 'number'
+    && (rows[k].timestamp as number) < committed
+  )
+    k++;
   const extra = rows.slice(userCopy + 1, k);
   if (!extra.some(isAnswer)) return false;
   continuations.set(c.before, extra);
   const source = Int32Array.from(copies.source);
   const relation = copies.relation.slice();
-  extra.forEach((_, t) => { source[userCopy + 1 + t] = c.before.length + t; relation[userCopy + 1 + t] = 'equal'; });
+  extra.forEach((_, t) => {
+    source[userCopy + 1 + t] = c.before.length + t;
+    relation[userCopy + 1 + t] = 'equal';
+  });
   continuedCopies.set(c, { source, relation });
   return true;
 }
@@ -302,7 +332,10 @@ function compactionCopies(gen: Generation): CopyMatch {
   if (continued) return continued;
   if (c.copies) return c.copies;
   let m = recognised.get(c);
-  if (!m) { m = matchCopies({ rows: c.before }, { rows: gen.rows }); recognised.set(c, m); }
+  if (!m) {
+    m = matchCopies({ rows: c.before }, { rows: gen.rows });
+    recognised.set(c, m);
+  }
   return m;
 }
 
@@ -320,8 +353,17 @@ function isAnswer(row: Row): boolean {
 }
 
 /** `handedOn`: the row of this list whose turn a later list answers (see Handover), or -1. */
-function replayGeneration(replay: Replay, profile: Profile, session: TranscriptSession, lineage: string, gen: Generation,
-  state: LineageState, handover: Handover | undefined, handedOn: number, sent: Map<Row, Row>): void {
+function replayGeneration(
+  replay: Replay,
+  profile: Profile,
+  session: TranscriptSession,
+  lineage: string,
+  gen: Generation,
+  state: LineageState,
+  handover: Handover | undefined,
+  handedOn: number,
+  sent: Map<Row, Row>,
+): void {
   const extra = continuations.get(gen.rows);
   const rows = (extra ? [...gen.rows, ...extra] : gen.rows.slice()).map((r) => sent.get(r) ?? r);
   const begun = beginGeneration(profile, gen, rows, state, handover);
@@ -357,7 +399,7 @@ function replayGeneration(replay: Replay, profile: Profile, session: TranscriptS
  * to: the handed-over turn, the next new turn, or (mid-turn) the turn still running.
  */
 function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: LineageState, handover: Handover | undefined): GenerationStart {
-  if (!gen.compaction) return { start: handover ? Math.min(handover.copy, gen.carried ?? 0) : gen.carried ?? 0, turn: null, pending: null };
+  if (!gen.compaction) return { start: handover ? Math.min(handover.copy, gen.carried ?? 0) : (gen.carried ?? 0), turn: null, pending: null };
   const copies = compactionCopies(gen);
   const before = listBefore(gen.compaction);
   if (handover) {
@@ -382,7 +424,7 @@ function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: 
   const reanchor = reanchorCurrentTurnUserIdx(after, userMessage, profile);
   // The running turn's user row in the old list (a traced turn's row was rebuilt, so by position then).
   const own = running ? running.rows[running.userRow] : undefined;
-  const ownIndex = own === undefined ? -1 : before.indexOf(own) >= 0 ? before.indexOf(own) : running?.userRow ?? -1;
+  const ownIndex = own === undefined ? -1 : before.indexOf(own) >= 0 ? before.indexOf(own) : (running?.userRow ?? -1);
   const ownCopy = ownIndex >= 0 ? copies.source.lastIndexOf(ownIndex) : -1;
   const compaction = compactionOf(gen.compaction, before, after, running ? running.userRow : -1, confirm(reanchor, ownCopy), copies, ownCopy);
   if (!running) return { start, turn: null, pending: compaction };
@@ -412,8 +454,15 @@ function confirm(reanchor: Reanchor, copyOfOwnRow: number): Reanchor {
   return reanchor.rule === 'fallback' && copyOfOwnRow >= 0 && reanchor.index === copyOfOwnRow ? { ...reanchor, confirmed: true } : reanchor;
 }
 
-function compactionOf(stored: StoredCompaction, before: Row[], after: Row[], reanchorBefore: number, reanchor: Reanchor,
-  copies: CopyMatch, userCopy: number): ReplayCompaction {
+function compactionOf(
+  stored: StoredCompaction,
+  before: Row[],
+  after: Row[],
+  reanchorBefore: number,
+  reanchor: Reanchor,
+  copies: CopyMatch,
+  userCopy: number,
+): ReplayCompaction {
   const out: ReplayCompaction = { mode: stored.mode, before, after, reanchorBefore, reanchor };
   const change = userCopy >= 0 ? copies.relation[userCopy] : null;
   if (change === 'todo-merged' || change === 'projected') {
@@ -424,13 +473,30 @@ function compactionOf(stored: StoredCompaction, before: Row[], after: Row[], rea
   return out;
 }
 
-function recordRequest(replay: Replay, turn: ReplayTurn, session: TranscriptSession, lineage: string, gen: Generation, rows: Row[],
-  end: number, crossedBoundary: boolean, state: LineageState): void {
+function recordRequest(
+  replay: Replay,
+  turn: ReplayTurn,
+  session: TranscriptSession,
+  lineage: string,
+  gen: Generation,
+  rows: Row[],
+  end: number,
+  crossedBoundary: boolean,
+  state: LineageState,
+): void {
   const index = replay.requests.length;
   const previous = state.lastRequest;
   replay.requests.push({
-    index, turn: turn.index, session, lineage, rows, end, currentUserIdx: turn.userRow,
-    systemPrompt: turn.systemPrompt, tools: turn.tools, previous,
+    index,
+    turn: turn.index,
+    session,
+    lineage,
+    rows,
+    end,
+    currentUserIdx: turn.userRow,
+    systemPrompt: turn.systemPrompt,
+    tools: turn.tools,
+    previous,
     afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
     pos: gen.pos[Math.min(end, rows.length - 1)] ?? session.pos,
   });
@@ -444,8 +510,17 @@ function findFirstAnswer(rows: readonly Row[], from: number): number {
   return rows.length;
 }
 
-function openTurn(replay: Replay, session: TranscriptSession, lineage: string, gen: Generation, rows: Row[],
-  userIdx: number, profile: Profile, compaction: ReplayCompaction | null, answerAt = rows.length): ReplayTurn {
+function openTurn(
+  replay: Replay,
+  session: TranscriptSession,
+  lineage: string,
+  gen: Generation,
+  rows: Row[],
+  userIdx: number,
+  profile: Profile,
+  compaction: ReplayCompaction | null,
+  answerAt = rows.length,
+): ReplayTurn {
   const inputs: RecordedTurnInputs | undefined = userIdx >= 0 ? gen.turnInputs?.get(userIdx) : undefined;
   let anchor: Reanchor;
   if (compaction) anchor = compaction.reanchor;
@@ -453,11 +528,20 @@ function openTurn(replay: Replay, session: TranscriptSession, lineage: string, g
   // Only rows before the answer were the request's input: a later user row cannot have driven it.
   else anchor = reanchorCurrentTurnUserIdx(rows, undefined, profile, undefined, answerAt);
   const turn: ReplayTurn = {
-    index: replay.turns.length, session, lineage, rows, userRow: anchor.index, anchor, injected: [], lost: [],
-    requests: [], compaction, laterCompactions: [],
+    index: replay.turns.length,
+    session,
+    lineage,
+    rows,
+    userRow: anchor.index,
+    anchor,
+    injected: [],
+    lost: [],
+    requests: [],
+    compaction,
+    laterCompactions: [],
     systemPrompt: inputs?.systemPrompt ?? session.systemPrompt ?? '',
     tools: inputs?.tools ?? session.tools,
-    pos: userIdx >= 0 ? gen.pos[userIdx] ?? session.pos : session.pos,
+    pos: userIdx >= 0 ? (gen.pos[userIdx] ?? session.pos) : session.pos,
   };
   if (inputs && userIdx >= 0) {
     // A traced turn: rebuild its user row from the recorded inputs under this profile's rules.

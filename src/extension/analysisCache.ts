@@ -57,7 +57,10 @@ export class AnalysisCache implements vscode.Disposable {
     (key) => void this.engine.call('drop', { key }),
   );
 
-  constructor(extensionUri: vscode.Uri, private readonly memory: vscode.Memento) {
+  constructor(
+    extensionUri: vscode.Uri,
+    private readonly memory: vscode.Memento,
+  ) {
     this.engine = new EngineClient(join(extensionUri.fsPath, 'dist', 'engine.js'));
   }
 
@@ -75,12 +78,19 @@ export class AnalysisCache implements vscode.Disposable {
     const s = readSettings();
     const session = this.session(uri);
     const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}`;
-    return this.analyses.get(uri.toString(), key, () => this.engine
-      .call('analyze', {
-        key, path: uri.fsPath, title: vscode.workspace.asRelativePath(uri), profile: s.profile, tokenizer: s.tokenizer,
-        session, readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
-      })
-      .then(({ index, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, diagnostics, catalog, listedOnly, this.engine, key)));
+    return this.analyses.get(uri.toString(), key, () =>
+      this.engine
+        .call('analyze', {
+          key,
+          path: uri.fsPath,
+          title: vscode.workspace.asRelativePath(uri),
+          profile: s.profile,
+          tokenizer: s.tokenizer,
+          session,
+          readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
+        })
+        .then(({ index, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, diagnostics, catalog, listedOnly, this.engine, key)),
+    );
   }
 
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */

@@ -25,7 +25,12 @@ const answer = serve<EngineCalls>({
     const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false });
     const inspection = new Inspection(analysis, title);
     inspections.set(key, inspection);
-    return { index: inspection.index, diagnostics: analysis.report.diagnostics, catalog: transcript.catalog ?? null, listedOnly: transcript.listedOnly === true };
+    return {
+      index: inspection.index,
+      diagnostics: analysis.report.diagnostics,
+      catalog: transcript.catalog ?? null,
+      listedOnly: transcript.listedOnly === true,
+    };
   },
   messages: ({ key, request, start, count }) => get(key).messages(request, start, count),
   page: ({ key, list, start, count }) => get(key).page(list, start, count),

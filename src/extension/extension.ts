@@ -35,11 +35,19 @@ export function activate(context: vscode.ExtensionContext): void {
       const target = uri.path.endsWith('-wal') ? uri.with({ path: uri.path.slice(0, -4) }) : uri;
       const key = target.toString();
       if (timers.has(key)) return;
-      timers.set(key, setTimeout(() => { timers.delete(key); cache.invalidate(target); }, REFRESH_INTERVAL_MS));
+      timers.set(
+        key,
+        setTimeout(() => {
+          timers.delete(key);
+          cache.invalidate(target);
+        }, REFRESH_INTERVAL_MS),
+      );
     };
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
     context.subscriptions.push(watcher, watcher.onDidChange(onFileEvent), watcher.onDidCreate(onFileEvent), {
-      dispose: () => { for (const t of timers.values()) clearTimeout(t); },
+      dispose: () => {
+        for (const t of timers.values()) clearTimeout(t);
+      },
     });
   };
 
@@ -57,13 +65,21 @@ export function activate(context: vscode.ExtensionContext): void {
       const diagnostics = (await cache.get(uri)).diagnostics;
       const fresh = Date.now() - (await stat(uri.fsPath)).mtimeMs < WRITER_QUIET_MS;
       const shown = fresh ? diagnostics.filter((d) => !d.atEnd) : diagnostics;
-      if (shown.length < diagnostics.length) heldBack.set(uri.toString(), setTimeout(() => void publish(uri), WRITER_QUIET_MS));
+      if (shown.length < diagnostics.length)
+        heldBack.set(
+          uri.toString(),
+          setTimeout(() => void publish(uri), WRITER_QUIET_MS),
+        );
       problems.set(uri, toDiagnostics(shown));
     } catch {
       problems.delete(uri);
     }
   };
-  context.subscriptions.push({ dispose: () => { for (const t of heldBack.values()) clearTimeout(t); } });
+  context.subscriptions.push({
+    dispose: () => {
+      for (const t of heldBack.values()) clearTimeout(t);
+    },
+  });
 
   // A deliberate choice: retainContextWhenHidden stays off. The view keeps its place through the
   // webview state and pulls bodies again on demand, so a hidden inspector costs no memory.
@@ -83,15 +99,24 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   context.subscriptions.push(
-    vscode.window.registerCustomEditorProvider(EDITOR_VIEW_TYPE, {
-      openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
-      resolveCustomEditor: (document, panel) => { openView(document.uri, panel, null); },
-    } satisfies vscode.CustomReadonlyEditorProvider, { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(
+      EDITOR_VIEW_TYPE,
+      {
+        openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
+        resolveCustomEditor: (document, panel) => {
+          openView(document.uri, panel, null);
+        },
+      } satisfies vscode.CustomReadonlyEditorProvider,
+      { supportsMultipleEditorsPerDocument: true },
+    ),
 
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       deserializeWebviewPanel: async (panel, state: unknown) => {
         const persisted = state as Partial<PersistedPanel> | undefined;
-        if (!persisted?.source) { panel.dispose(); return; }
+        if (!persisted?.source) {
+          panel.dispose();
+          return;
+        }
         openView(vscode.Uri.file(persisted.source), panel, persisted.ui ?? null);
       },
     }),
@@ -124,10 +149,14 @@ export function activate(context: vscode.ExtensionContext): void {
       void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${request} copied as JSON`, 3000);
     }),
     ...(['nextTurn', 'previousTurn', 'nextRequest', 'previousRequest', 'nextBreak'] as Navigation[]).map((to) =>
-      vscode.commands.registerCommand(`promptInspector.${to}`, () => InspectorView.active?.navigate(to))),
+      vscode.commands.registerCommand(`promptInspector.${to}`, () => InspectorView.active?.navigate(to)),
+    ),
 
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('promptInspector')) { cache.invalidateAll(); tree.refresh(); }
+      if (e.affectsConfiguration('promptInspector')) {
+        cache.invalidateAll();
+        tree.refresh();
+      }
     }),
     InspectorView.onDidChangeActive((view) => updateStatus(status, view)),
     cache.onDidChange((uri) => void publish(uri)),
@@ -136,7 +165,10 @@ export function activate(context: vscode.ExtensionContext): void {
 
 function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefined): void {
   const index = view?.current?.index;
-  if (!index) { status.hide(); return; }
+  if (!index) {
+    status.hide();
+    return;
+  }
   const byCause = index.summary.breaks;
   // A compaction re-bills by design: not counted as a break to fix.
   const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (cause === 'compression' ? 0 : k), 0);

@@ -13,7 +13,13 @@ export async function findTranscripts(): Promise<vscode.Uri[]> {
   }
   if (hermesHome) {
     const db = join(hermesHome.replace(/^~(?=$|\/)/, process.env.HOME ?? '~'), 'state.db');
-    if (await stat(db).then((s) => s.isFile(), () => false)) found.set(vscode.Uri.file(db).toString(), vscode.Uri.file(db));
+    if (
+      await stat(db).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      found.set(vscode.Uri.file(db).toString(), vscode.Uri.file(db));
   }
   return [...found.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
 }

@@ -44,7 +44,9 @@ export class InspectorView implements vscode.Disposable {
     this.disposables.push(
       panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m)),
       panel.onDidChangeViewState(() => this.trackActive()),
-      cache.onDidChange((changed) => { if (changed.toString() === uri.toString()) void this.refresh(); }),
+      cache.onDidChange((changed) => {
+        if (changed.toString() === uri.toString()) void this.refresh();
+      }),
       panel.onDidDispose(() => this.dispose()),
     );
     this.trackActive();

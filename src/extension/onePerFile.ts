@@ -17,7 +17,10 @@ export class OnePerFile<T> {
    * @param changed a file's result was dropped: whoever shows it should ask again.
    * @param replaced a result of another key (other settings) replaced this one: free it.
    */
-  constructor(private readonly changed: (file: string) => void, private readonly replaced: (key: string) => void) {}
+  constructor(
+    private readonly changed: (file: string) => void,
+    private readonly replaced: (key: string) => void,
+  ) {}
 
   /** The result for `file` under `key` (settings and choices that change it), started if needed. */
   get(file: string, key: string, start: () => Promise<T>): Promise<T> {

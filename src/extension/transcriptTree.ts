@@ -5,17 +5,17 @@ import type { SessionTurn } from '../protocol/inspection';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 
-type Node =
-  | { kind: 'file'; uri: vscode.Uri }
-  | { kind: 'session'; uri: vscode.Uri; id: string }
-  | { kind: 'turn'; uri: vscode.Uri; turn: SessionTurn };
+type Node = { kind: 'file'; uri: vscode.Uri } | { kind: 'session'; uri: vscode.Uri; id: string } | { kind: 'turn'; uri: vscode.Uri; turn: SessionTurn };
 
 export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
   /** `onAnalysis` runs before the tree asks for an analysis (the extension starts watching then). */
-  constructor(private readonly cache: AnalysisCache, private readonly onAnalysis: () => void) {
+  constructor(
+    private readonly cache: AnalysisCache,
+    private readonly onAnalysis: () => void,
+  ) {
     cache.onDidChange(() => this.changed.fire(undefined));
   }
 

@@ -20,8 +20,12 @@ export function isSummaryCarrier(row: Row): boolean {
   if (truthy(row._compressed_summary)) return true;
   if (row.role !== 'user' && row.role !== 'assistant') return false;
   const text = contentText(row.content);
-  return text.startsWith(SUMMARY_PREFIX) || text.startsWith(LEGACY_SUMMARY_PREFIX)
-    || text.startsWith(MERGED_PRIOR_CONTEXT_HEADER) || text.includes(SUMMARY_END_MARKER);
+  return (
+    text.startsWith(SUMMARY_PREFIX)
+    || text.startsWith(LEGACY_SUMMARY_PREFIX)
+    || text.startsWith(MERGED_PRIOR_CONTEXT_HEADER)
+    || text.includes(SUMMARY_END_MARKER)
+  );
 }
 
 /**

@@ -28,19 +28,28 @@ export function matchCopies(before: CopySide, after: CopySide): CopyMatch {
     if (used[i]) return false;
     const rel = relate(before.rows[i], after.rows[j]);
     if (rel === null) return false;
-    used[i] = 1; source[j] = i; relation[j] = rel;
+    used[i] = 1;
+    source[j] = i;
+    relation[j] = rel;
     return true;
   };
 
   // 1 and 2: the identity columns, where both rows have them.
   for (const field of ['uid', 'identity'] as const) {
     const index = new Map<string, number>();
-    before.evidence?.forEach((e, i) => { const v = e?.[field]; if (v && !index.has(v)) index.set(v, i); });
+    before.evidence?.forEach((e, i) => {
+      const v = e?.[field];
+      if (v && !index.has(v)) index.set(v, i);
+    });
     if (!index.size) continue;
     for (let j = 0; j < n; j++) {
       const v = after.evidence?.[j]?.[field];
       const i = v ? index.get(v) : undefined;
-      if (source[j] < 0 && i !== undefined && !used[i]) { used[i] = 1; source[j] = i; relation[j] = relate(before.rows[i], after.rows[j]) ?? 'equal'; }
+      if (source[j] < 0 && i !== undefined && !used[i]) {
+        used[i] = 1;
+        source[j] = i;
+        relation[j] = relate(before.rows[i], after.rows[j]) ?? 'equal';
+      }
     }
   }
 
@@ -50,7 +59,8 @@ export function matchCopies(before: CopySide, after: CopySide): CopyMatch {
     const k = stampedKey(r);
     if (k === null) return;
     const list = stamped.get(k);
-    if (list) list.push(i); else stamped.set(k, [i]);
+    if (list) list.push(i);
+    else stamped.set(k, [i]);
   });
   for (let j = 0; j < n; j++) {
     if (source[j] >= 0 || isSummaryCarrier(after.rows[j])) continue;
@@ -109,7 +119,10 @@ export class HeadCopies {
   private readonly stamped = new Map<string, number[]>();
   private indexed: number;
 
-  constructor(private readonly side: CopySide, private readonly from: number) {
+  constructor(
+    private readonly side: CopySide,
+    private readonly from: number,
+  ) {
     this.indexed = from;
   }
 

@@ -13,7 +13,6 @@ export interface LineageNode {
   forkKind?: ForkKind;
 }
 
-
 /** model_config markers of a child that is not a compaction continuation (upstream get_compression_chain). */
 export const FORK_MARKERS: Readonly<Record<string, ForkKind>> = {
   _branched_from: 'branch',
@@ -48,7 +47,8 @@ export class Lineages<T extends LineageNode> {
     for (const s of sessions) {
       if (s.parentId === null || this.byId.get(s.id) !== s) continue;
       const list = this.children.get(s.parentId);
-      if (list) list.push(s); else this.children.set(s.parentId, [s]);
+      if (list) list.push(s);
+      else this.children.set(s.parentId, [s]);
     }
   }
 
@@ -95,7 +95,10 @@ export class Lineages<T extends LineageNode> {
     const queue = [id];
     while (queue.length) {
       for (const child of this.children.get(queue.pop() as string) ?? []) {
-        if (!out.has(child.id)) { out.add(child.id); queue.push(child.id); }
+        if (!out.has(child.id)) {
+          out.add(child.id);
+          queue.push(child.id);
+        }
       }
     }
     return out;
@@ -117,7 +120,10 @@ export class Lineages<T extends LineageNode> {
         seen.add(p.id);
         chain.push(p);
       }
-      for (let k = chain.length - 1; k >= 0; k--) { placed.add(chain[k].id); out.push(chain[k]); }
+      for (let k = chain.length - 1; k >= 0; k--) {
+        placed.add(chain[k].id);
+        out.push(chain[k]);
+      }
     }
     return out;
   }

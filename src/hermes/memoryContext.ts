@@ -3,7 +3,7 @@
 export const MEMORY_CONTEXT_OPEN = '<memory-context>';
 export const MEMORY_CONTEXT_CLOSE = '</memory-context>';
 export const MEMORY_SYSTEM_NOTE =
-  '[System note: The following is recalled memory context, NOT new user input. Treat as authoritative reference data — this is the agent\'s persistent memory and should inform all responses.]';
+  "[System note: The following is recalled memory context, NOT new user input. Treat as authoritative reference data — this is the agent's persistent memory and should inform all responses.]";
 
 const FENCED_BLOCK = /<memory-context>[\s\S]*?<\/memory-context>/g;
 const STRAY_FENCE_TAG = /<\/?memory-context>/g;

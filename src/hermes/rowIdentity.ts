@@ -60,5 +60,8 @@ const PLACEHOLDER_LINE = /^\[[^\]\n]{1,60}\]$/;
 function projectionOf(content: unknown): string {
   const text = Array.isArray(content) ? contentText(content) : typeof content === 'string' ? content : '';
   if (!text.includes('[')) return text;
-  return text.split('\n').filter((line) => !PLACEHOLDER_LINE.test(line.trim())).join('\n');
+  return text
+    .split('\n')
+    .filter((line) => !PLACEHOLDER_LINE.test(line.trim()))
+    .join('\n');
 }

@@ -18,8 +18,7 @@ export interface Row {
 }
 
 export function isRow(value: unknown): value is Row {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    && typeof (value as { role?: unknown }).role === 'string';
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { role?: unknown }).role === 'string';
 }
 
 export function isPartList(content: unknown): content is ContentPart[] {

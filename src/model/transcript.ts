@@ -5,19 +5,15 @@
 import type { TurnInjectionInputs } from './injection';
 import type { Row } from './rows';
 
-export type TranscriptFormat =
-  | 'hermes-state-db'
-  | 'hermes-session-json'
-  | 'hermes-request-dump'
-  | 'turn-trace';
+export type TranscriptFormat = 'hermes-state-db' | 'hermes-session-json' | 'hermes-request-dump' | 'turn-trace';
 
 /** Where something is in the input: a line/column for text formats, a session/row for SQLite. */
 export interface SourcePos {
-  line?: number;     // 1-based
-  column?: number;   // 1-based
-  offset?: number;   // byte offset, when lines mean nothing (binary input)
+  line?: number; // 1-based
+  column?: number; // 1-based
+  offset?: number; // byte offset, when lines mean nothing (binary input)
   sessionId?: string;
-  rowId?: number;    // state.db messages.id
+  rowId?: number; // state.db messages.id
 }
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -10,9 +10,25 @@ import { contentText, isPartList, type Row } from '../model/rows';
 import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import {
-  INJECTION_KINDS, packInts, pageOf, PROTOCOL_VERSION, REQUEST_COMPACTION, REQUEST_STABLE, REQUEST_SYSTEM_CHANGED, TURN_COMPACTED,
-  type BreakContext, type CompactionView, type DiagnosticView, type EmbeddedInspection, type InspectorIndex, type MessageView,
-  type PackedInts, type PagedList, type RequestView, type SpanView, type TurnView,
+  INJECTION_KINDS,
+  packInts,
+  pageOf,
+  PROTOCOL_VERSION,
+  REQUEST_COMPACTION,
+  REQUEST_STABLE,
+  REQUEST_SYSTEM_CHANGED,
+  TURN_COMPACTED,
+  type BreakContext,
+  type CompactionView,
+  type DiagnosticView,
+  type EmbeddedInspection,
+  type InspectorIndex,
+  type MessageView,
+  type PackedInts,
+  type PagedList,
+  type RequestView,
+  type SpanView,
+  type TurnView,
 } from './messages';
 import type { Analysis } from '../analysis/report';
 import type { ReportCompaction } from '../analysis/reportTypes';
@@ -71,7 +87,10 @@ export class Inspection {
   /** What the view gets first: small at any length; the lists above are paged to it. */
   readonly index: InspectorIndex;
 
-  constructor(readonly analysis: Analysis, title: string) {
+  constructor(
+    readonly analysis: Analysis,
+    title: string,
+  ) {
     const { report, replay } = analysis;
     this.turns = report.turns.map((t) => {
       const rt = replay.turns[t.index];
@@ -86,23 +105,44 @@ export class Inspection {
         compression: t.compression && rt.compaction ? compactionView(t.compression, rt.compaction) : null,
       };
     });
-    const captured = new Map((report.captures ?? []).filter((c) => c.request !== null)
-      .map((c) => [c.request as number, { path: c.path, apiMode: c.apiMode, breakpoints: c.breakpoints }]));
+    const captured = new Map(
+      (report.captures ?? [])
+        .filter((c) => c.request !== null)
+        .map((c) => [c.request as number, { path: c.path, apiMode: c.apiMode, breakpoints: c.breakpoints }]),
+    );
     this.requests = report.requests.map((r) => ({
-      index: r.index, turn: r.turn, sessionId: r.sessionId, systemPromptSha256: r.systemPromptSha256,
-      messageCount: r.messageCount, inputTokens: r.inputTokens, reusedTokens: r.prefix.reusedTokens,
-      previousRequest: r.prefix.previousRequest, stable: r.prefix.stable, breakAt: r.prefix.breakAt,
+      index: r.index,
+      turn: r.turn,
+      sessionId: r.sessionId,
+      systemPromptSha256: r.systemPromptSha256,
+      messageCount: r.messageCount,
+      inputTokens: r.inputTokens,
+      reusedTokens: r.prefix.reusedTokens,
+      previousRequest: r.prefix.previousRequest,
+      stable: r.prefix.stable,
+      breakAt: r.prefix.breakAt,
       userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
       captured: captured.get(r.index) ?? null,
     }));
     this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
-    this.index = buildIndex({
-      title, source: report.source, profile: report.profile, tokenizer: report.tokenizer,
-      sessions: report.sessions.map((s) => ({
-        id: s.id, parentId: s.parentId, systemPromptSha256: s.systemPromptSha256,
-        replayedRequests: s.replayed.requests, recordedApiCalls: s.recorded?.apiCalls ?? null,
-      })),
-    }, this.turns, this.requests, this.findings);
+    this.index = buildIndex(
+      {
+        title,
+        source: report.source,
+        profile: report.profile,
+        tokenizer: report.tokenizer,
+        sessions: report.sessions.map((s) => ({
+          id: s.id,
+          parentId: s.parentId,
+          systemPromptSha256: s.systemPromptSha256,
+          replayedRequests: s.replayed.requests,
+          recordedApiCalls: s.recorded?.apiCalls ?? null,
+        })),
+      },
+      this.turns,
+      this.requests,
+      this.findings,
+    );
   }
 
   page<L extends PagedList>(list: L, start: number, count: number): Inspection[L] {
@@ -111,12 +151,18 @@ export class Inspection {
 
   /** One session's turns as a tree lists them, breaks counted here rather than by the caller. */
   sessionTurns(sessionId: string): SessionTurn[] {
-    return this.turns.filter((t) => t.sessionId === sessionId).map((t) => ({
-      index: t.index, title: t.title, requests: t.requests.length, userMessageIndex: t.userMessageIndex, injectedKinds: t.injectedKinds,
-      compacted: t.compression !== null,
-      // A compaction re-bills by design: not a break to fix.
-      breaks: t.requests.filter((r) => !this.requests[r].stable && this.requests[r].breakAt?.cause !== 'compression').length,
-    }));
+    return this.turns
+      .filter((t) => t.sessionId === sessionId)
+      .map((t) => ({
+        index: t.index,
+        title: t.title,
+        requests: t.requests.length,
+        userMessageIndex: t.userMessageIndex,
+        injectedKinds: t.injectedKinds,
+        compacted: t.compression !== null,
+        // A compaction re-bills by design: not a break to fix.
+        breaks: t.requests.filter((r) => !this.requests[r].stable && this.requests[r].breakAt?.cause !== 'compression').length,
+      }));
   }
 
   /** Wire messages [start, start + count) of a request. */
@@ -136,7 +182,7 @@ export class Inspection {
   private messageView(m: WireMessage, index: number, tokens: number, stored: Row | null): MessageView {
     const { text, partStarts } = displayText(m.message.content);
     const injected: SpanView[] = m.injected.map((s) => {
-      const base = s.part === undefined ? 0 : partStarts[s.part] ?? 0;
+      const base = s.part === undefined ? 0 : (partStarts[s.part] ?? 0);
       return { kind: s.kind, start: base + s.start, end: base + s.end };
     });
     const calls = Array.isArray(m.message.tool_calls) ? m.message.tool_calls : [];
@@ -151,7 +197,10 @@ export class Inspection {
       injected,
       toolCalls: calls.map((c) => {
         const fn = (c as { function?: { name?: unknown; arguments?: unknown } })?.function;
-        return { name: revealBidiControls(typeof fn?.name === 'string' ? fn.name : fn?.name == null ? '' : JSON.stringify(fn.name)), arguments: revealBidiControls(typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null)) };
+        return {
+          name: revealBidiControls(typeof fn?.name === 'string' ? fn.name : fn?.name == null ? '' : JSON.stringify(fn.name)),
+          arguments: revealBidiControls(typeof fn?.arguments === 'string' ? fn.arguments : JSON.stringify(fn?.arguments ?? null)),
+        };
       }),
       toolCallId: typeof m.message.tool_call_id === 'string' ? m.message.tool_call_id : null,
     };
@@ -170,7 +219,11 @@ export class Inspection {
     let at = 0;
     while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
     return {
-      request, previousRequest: r.previousRequest, messageIndex: i, byteOffset: r.breakAt.byteOffset ?? firstDifferingByte(a, b), cause: r.breakAt.cause,
+      request,
+      previousRequest: r.previousRequest,
+      messageIndex: i,
+      byteOffset: r.breakAt.byteOffset ?? firstDifferingByte(a, b),
+      cause: r.breakAt.cause,
       before: a.slice(Math.max(0, at - BREAK_CONTEXT_CHARS), at),
       previousAfter: a.slice(at, at + BREAK_CONTEXT_CHARS),
       currentAfter: b.slice(at, at + BREAK_CONTEXT_CHARS),
@@ -185,7 +238,7 @@ export class Inspection {
     const bodies: MessageView[] = [];
     const layouts = this.requests.map((r) => {
       const req = replay.requests[r.index];
-      const keep = r.previousRequest === null ? 0 : r.stable ? this.requests[r.previousRequest].messageCount : r.breakAt?.messageIndex ?? 0;
+      const keep = r.previousRequest === null ? 0 : r.stable ? this.requests[r.previousRequest].messageCount : (r.breakAt?.messageIndex ?? 0);
       const add: number[] = [];
       for (let i = keep; i < r.messageCount; i++) {
         const m = wire.message(req, i);
@@ -200,8 +253,14 @@ export class Inspection {
       return { base: keep > 0 ? r.previousRequest : null, keep, add };
     });
     return {
-      version: PROTOCOL_VERSION, index: this.index, turns: this.turns, requests: this.requests, findings: this.findings,
-      bodies, layouts, breaks: this.requests.map((r) => this.breakContext(r.index)),
+      version: PROTOCOL_VERSION,
+      index: this.index,
+      turns: this.turns,
+      requests: this.requests,
+      findings: this.findings,
+      bodies,
+      layouts,
+      breaks: this.requests.map((r) => this.breakContext(r.index)),
     };
   }
 
@@ -239,8 +298,11 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
       breakMessage: column(requests, (r) => r.breakAt?.messageIndex ?? -1),
       flags: column(requests, (r) => {
         const previous = r.previousRequest === null ? undefined : requests[r.previousRequest];
-        return (r.stable ? REQUEST_STABLE : 0) | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0)
-          | (r.breakAt?.cause === 'compression' ? REQUEST_COMPACTION : 0);
+        return (
+          (r.stable ? REQUEST_STABLE : 0)
+          | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0)
+          | (r.breakAt?.cause === 'compression' ? REQUEST_COMPACTION : 0)
+        );
       }),
     },
     summary: { breaks, compactions: turns.filter((t) => t.compression).length, findings: severities },

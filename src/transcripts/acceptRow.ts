@@ -45,7 +45,12 @@ export function acceptRow(value: unknown, where: string, pos: SourcePos, finding
     return null;
   }
   if (value.role === 'tool' && (typeof value.tool_call_id !== 'string' || value.tool_call_id === '')) {
-    findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: a tool result without tool_call_id (a provider rejects the request that carries it)` });
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos,
+      message: `${where}: a tool result without tool_call_id (a provider rejects the request that carries it)`,
+    });
   }
   return value;
 }

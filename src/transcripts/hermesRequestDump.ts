@@ -17,17 +17,27 @@ export function readCapturedRequest(path: string, text: string, findings: InputF
 }
 
 /** The captured request and the position of each of its messages. */
-function readDump(path: string, text: string, findings: InputFinding[], salvage: boolean): { captured: CapturedRequest & { truncated?: boolean }; rowPos: SourcePos[] } | null {
+function readDump(
+  path: string,
+  text: string,
+  findings: InputFinding[],
+  salvage: boolean,
+): { captured: CapturedRequest & { truncated?: boolean }; rowPos: SourcePos[] } | null {
   const read = readJsonDocument(text, ['request', 'body', 'messages']);
   const entries = read.list ?? [];
   findings.push(...documentFindings(path, read, 'body message', salvage ? `showing the ${entries.length} complete body messages before it` : ''));
-  const doc = typeof read.value === 'object' && read.value !== null ? read.value as { session_id?: unknown; timestamp?: unknown; reason?: unknown; request?: { body?: { messages?: unknown; tools?: unknown } } } : null;
+  const doc =
+    typeof read.value === 'object' && read.value !== null
+      ? (read.value as { session_id?: unknown; timestamp?: unknown; reason?: unknown; request?: { body?: { messages?: unknown; tools?: unknown } } })
+      : null;
   const damaged = read.errors.length > 0;
   if (damaged && (!salvage || !entries.length)) return null;
   const body = doc?.request?.body as Record<string, unknown> | undefined;
   const responses = body !== undefined && Array.isArray(body.input);
   if (!damaged && (!body || (!Array.isArray(body.messages) && !responses))) {
-    findings.push(parseError(`${path}: not a request dump (no request.body.messages list, nor request.body.input for the responses API)`, { line: 1, column: 1 }));
+    findings.push(
+      parseError(`${path}: not a request dump (no request.body.messages list, nor request.body.input for the responses API)`, { line: 1, column: 1 }),
+    );
     return null;
   }
   const messages: Row[] = [];
@@ -39,22 +49,30 @@ function readDump(path: string, text: string, findings: InputFinding[], salvage:
     const lines = responses ? (readJsonDocument(text, ['request', 'body', 'input']).list ?? []) : entries;
     wire.messages.forEach((value, i) => {
       const entry = wire?.entry[i] ?? -1;
-      const at: SourcePos = { line: entry >= 0 ? lines[entry]?.line ?? 1 : 1 };
+      const at: SourcePos = { line: entry >= 0 ? (lines[entry]?.line ?? 1) : 1 };
       const row = acceptRow(value, `${path}:${at.line}: body ${responses ? 'input item' : 'message'} ${entry}`, at, findings);
-      if (row) { messages.push(row); rowPos.push(at); }
+      if (row) {
+        messages.push(row);
+        rowPos.push(at);
+      }
     });
   } else {
     for (const { value, line, index } of entries) {
       const at: SourcePos = { line };
       const row = acceptRow(value, `${path}:${line}: body message ${index}`, at, findings);
-      if (row) { messages.push(row); rowPos.push(at); }
+      if (row) {
+        messages.push(row);
+        rowPos.push(at);
+      }
     }
   }
   const sessionId = typeof doc?.session_id === 'string' ? doc.session_id : (/request_dump_(.+)_\d{8}_\d{6}/.exec(path)?.[1] ?? path);
   if (damaged) return { captured: { sessionId, path, messages, pos: { line: 1, sessionId }, truncated: true }, rowPos };
   return {
     captured: {
-      sessionId, path, messages,
+      sessionId,
+      path,
+      messages,
       timestamp: typeof doc?.timestamp === 'string' ? doc.timestamp : undefined,
       reason: typeof doc?.reason === 'string' ? doc.reason : undefined,
       tools: wire?.tools,
@@ -79,15 +97,17 @@ export function readHermesRequestDump(path: string, text: string): Transcript {
   return {
     path,
     format: 'hermes-request-dump',
-    sessions: [{
-      id: captured.sessionId,
-      parentId: null,
-      endReason: null,
-      systemPrompt: hasSystem && typeof first.content === 'string' ? first.content : null,
-      tools: captured.tools,
-      generations: [{ rows, pos: hasSystem ? rowPos.slice(1) : rowPos, trailingRequest: !captured.truncated }],
-      pos: captured.pos,
-    }],
+    sessions: [
+      {
+        id: captured.sessionId,
+        parentId: null,
+        endReason: null,
+        systemPrompt: hasSystem && typeof first.content === 'string' ? first.content : null,
+        tools: captured.tools,
+        generations: [{ rows, pos: hasSystem ? rowPos.slice(1) : rowPos, trailingRequest: !captured.truncated }],
+        pos: captured.pos,
+      },
+    ],
     // Itself, so its API mode, breakpoints and body entries reach the report and the view as for
     // a dump beside a session (the replay built from it is compared with it like any other).
     captured: captured.truncated ? [] : [captured],

@@ -15,7 +15,15 @@ import type { ByteSource } from '../model/byteSource';
  */
 export function readSplitSessionJson(path: string, source: ByteSource): Transcript | null {
   const split = parseSplitDocument(source, 'messages');
-  return split && fromDocument(path, split.value, (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index })), []);
+  return (
+    split
+    && fromDocument(
+      path,
+      split.value,
+      (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index })),
+      [],
+    )
+  );
 }
 
 export function readHermesSessionJson(path: string, text: string): Transcript {
@@ -23,9 +31,15 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
   const read = readJsonDocument(text, ['messages']);
   const isObject = typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value);
   if (!read.errors.length && !isObject) {
-    return { path, format: 'hermes-session-json', sessions: [], captured: [], findings: [parseError(`${path}: a session snapshot must be a JSON object`, { line: 1, column: 1 })] };
+    return {
+      path,
+      format: 'hermes-session-json',
+      sessions: [],
+      captured: [],
+      findings: [parseError(`${path}: a session snapshot must be a JSON object`, { line: 1, column: 1 })],
+    };
   }
-  const doc = isObject ? read.value as Record<string, unknown> : {};
+  const doc = isObject ? (read.value as Record<string, unknown>) : {};
   const entries = read.list ?? [];
   findings.push(...documentFindings(path, read, 'message', `showing the ${entries.length} complete messages before it`));
   if (!read.errors.length && !Array.isArray(doc.messages)) {
@@ -40,7 +54,10 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   for (const { value, line, index } of messages) {
     const at: SourcePos = { line };
     const row = acceptRow(value, `${path}:${line}: message ${index}`, at, findings);
-    if (row) { rows.push(row); pos.push(at); }
+    if (row) {
+      rows.push(row);
+      pos.push(at);
+    }
   }
 
   const id = typeof doc.session_id === 'string' ? doc.session_id : sessionIdFromPath(path);
@@ -50,31 +67,41 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   const copies = snapshotCopies(rows, startedAt);
   const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}) };
   if (copies.evidence === 'none' && copies.carrier >= 0) {
-    findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },
-      message: `${path}: the list starts after a compaction (summary carrier, message ${copies.carrier}); the rows after it may be copies of the compacted list's tail, which this file cannot tell: a copy keeps its original's time, and nothing here dates the compaction after them (the carrier has no timestamp; the session's start, where known, is older than them): they are counted as new turns` });
+    findings.push({
+      severity: 'info',
+      code: 'snapshot-incomplete',
+      pos: pos[copies.carrier] ?? { line: 1 },
+      message: `${path}: the list starts after a compaction (summary carrier, message ${copies.carrier}); the rows after it may be copies of the compacted list's tail, which this file cannot tell: a copy keeps its original's time, and nothing here dates the compaction after them (the carrier has no timestamp; the session's start, where known, is older than them): they are counted as new turns`,
+    });
   }
   if (copies.carrier >= 0) {
-    findings.push({ severity: 'info', code: 'snapshot-incomplete', pos: pos[copies.carrier] ?? { line: 1 },
-      message: `${path}: a snapshot after a compaction holds only the compacted list; upstream does not overwrite a snapshot that held more messages, so after a compaction in place it stays frozen at the old list until the new one outgrows it: state.db is the complete record` });
+    findings.push({
+      severity: 'info',
+      code: 'snapshot-incomplete',
+      pos: pos[copies.carrier] ?? { line: 1 },
+      message: `${path}: a snapshot after a compaction holds only the compacted list; upstream does not overwrite a snapshot that held more messages, so after a compaction in place it stays frozen at the old list until the new one outgrows it: state.db is the complete record`,
+    });
   }
   return {
     path,
     format: 'hermes-session-json',
-    sessions: [{
-      id,
-      parentId: null,
-      endReason: null,
-      systemPrompt: typeof doc.system_prompt === 'string' ? doc.system_prompt : null,
-      tools: Array.isArray(doc.tools) ? doc.tools : undefined,
-      generations: [generation],
-      // The snapshot's own platform and model; its session_start is local time without a zone,
-      // placed on the rows' clock by last_updated (null when nothing places it). No end is kept.
-      source: typeof doc.platform === 'string' ? doc.platform : null,
-      model: typeof doc.model === 'string' ? doc.model : null,
-      startedAt,
-      endedAt: null,
-      pos: { line: 1, sessionId: id },
-    }],
+    sessions: [
+      {
+        id,
+        parentId: null,
+        endReason: null,
+        systemPrompt: typeof doc.system_prompt === 'string' ? doc.system_prompt : null,
+        tools: Array.isArray(doc.tools) ? doc.tools : undefined,
+        generations: [generation],
+        // The snapshot's own platform and model; its session_start is local time without a zone,
+        // placed on the rows' clock by last_updated (null when nothing places it). No end is kept.
+        source: typeof doc.platform === 'string' ? doc.platform : null,
+        model: typeof doc.model === 'string' ? doc.model : null,
+        startedAt,
+        endedAt: null,
+        pos: { line: 1, sessionId: id },
+      },
+    ],
     captured: [],
     findings,
   };

@@ -12,7 +12,17 @@ import { forkKindOf, Lineages } from '../hermes/lineage';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
 import type { RowEvidence } from '../hermes/rowIdentity';
 import type { Row } from '../model/rows';
-import type { ForkKind, Generation, InputFinding, RecordedCounters, RecordedUsage, SessionSummary, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type {
+  ForkKind,
+  Generation,
+  InputFinding,
+  RecordedCounters,
+  RecordedUsage,
+  SessionSummary,
+  SourcePos,
+  Transcript,
+  TranscriptSession,
+} from '../model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
 import { foldName, SqliteFile, type SqlValue } from './sqliteFile';
@@ -49,7 +59,8 @@ type SqlRow = Record<string, Value>;
 const plain = (v: SqlValue): Value => (typeof v === 'bigint' && Number.isSafeInteger(Number(v)) ? Number(v) : v);
 
 /** An id as text, exact for any integer. */
-const idText = (v: Value): string => (v instanceof Uint8Array ? `x'${[...v.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}'` : String(v));
+const idText = (v: Value): string =>
+  v instanceof Uint8Array ? `x'${[...v.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}'` : String(v);
 
 export function isSqliteFile(bytes: Uint8Array): boolean {
   if (bytes.length < 16) return false;
@@ -89,9 +100,13 @@ class Names {
   constructor(names: Iterable<string>) {
     for (const n of names) if (!this.byFolded.has(foldName(n))) this.byFolded.set(foldName(n), n);
   }
-  has(name: string): boolean { return this.byFolded.has(foldName(name)); }
+  has(name: string): boolean {
+    return this.byFolded.has(foldName(name));
+  }
   /** The stored spelling of `name`, or `name` itself when absent. */
-  of(name: string): string { return this.byFolded.get(foldName(name)) ?? name; }
+  of(name: string): string {
+    return this.byFolded.get(foldName(name)) ?? name;
+  }
 }
 
 /** One stored row with what the store says about it beyond the dict. */
@@ -106,7 +121,9 @@ interface StoredMessage {
 
 export function readStateDbRows(path: string, db: RowSource, findings: InputFinding[], options: StateDbOptions = {}): Transcript {
   const transcript: Transcript = { path, format: 'hermes-state-db', sessions: [], captured: [], findings };
-  const unreadable = (e: unknown): void => { findings.push(parseError(`${path}: unreadable database: ${(e as Error).message}`, { offset: 0 })); };
+  const unreadable = (e: unknown): void => {
+    findings.push(parseError(`${path}: unreadable database: ${(e as Error).message}`, { offset: 0 }));
+  };
   let listed: Listed;
   let mCols: Names;
   let tables: Names;
@@ -141,9 +158,26 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
 
   const bySession = new Map<string, StoredMessage[]>();
   // Only the columns decodeRow reads: a real store has more, some of them large.
-  const wanted = ['role', 'content', 'active', 'compacted', '_compressed_summary', 'api_content', 'tool_calls', 'tool_call_id', 'tool_name',
-    'timestamp', 'display_kind', 'display_metadata', 'display_identity', 'message_uid', 'finish_reason', 'reasoning', 'reasoning_content',
-    'reasoning_details'].filter((c) => mCols.has(c));
+  const wanted = [
+    'role',
+    'content',
+    'active',
+    'compacted',
+    '_compressed_summary',
+    'api_content',
+    'tool_calls',
+    'tool_call_id',
+    'tool_name',
+    'timestamp',
+    'display_kind',
+    'display_metadata',
+    'display_identity',
+    'message_uid',
+    'finish_reason',
+    'reasoning',
+    'reasoning_content',
+    'reasoning_details',
+  ].filter((c) => mCols.has(c));
   const stored: SqlRow[] = [];
   try {
     for (const m of db.rows(tables.of('messages'))) {
@@ -167,9 +201,19 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     const integral = typeof r.id === 'number' ? Number.isInteger(r.id) : typeof r.id === 'bigint';
     const pos: SourcePos = typeof r.id === 'number' && Number.isSafeInteger(r.id) ? { sessionId, rowId: r.id } : { sessionId };
     if (!integral) {
-      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}: a message whose id ${idText(r.id)} is not an integer; rows are read in id order` });
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos,
+        message: `${path}: session ${sessionId}: a message whose id ${idText(r.id)} is not an integer; rows are read in id order`,
+      });
     } else if (previousId !== undefined && compareSql(previousId, r.id) === 0) {
-      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${path}: session ${sessionId}, message id ${idText(r.id)} appears more than once; the order of those rows is undefined` });
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos,
+        message: `${path}: session ${sessionId}, message id ${idText(r.id)} appears more than once; the order of those rows is undefined`,
+      });
     }
     previousId = r.id;
     const row = decodeRow(r, mCols, findings, path, pos, idText(r.id));
@@ -177,16 +221,28 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     const flag = (c: string, absent: boolean): boolean => (!mCols.has(c) || r[c] === null ? absent : Number(r[c]) === 1);
     const text = (v: Value): string | null => (typeof v === 'string' && v ? v : v instanceof Uint8Array && v.length ? idText(v) : null);
     let list = bySession.get(sessionId);
-    if (!list) { list = []; bySession.set(sessionId, list); }
-    list.push({ row, pos, active: flag('active', true), compacted: flag('compacted', false),
-      evidence: { uid: text(r.message_uid), identity: text(r.display_identity) } });
+    if (!list) {
+      list = [];
+      bySession.set(sessionId, list);
+    }
+    list.push({
+      row,
+      pos,
+      active: flag('active', true),
+      compacted: flag('compacted', false),
+      evidence: { uid: text(r.message_uid), identity: text(r.display_identity) },
+    });
   }
 
   for (const [sessionId, list] of bySession) {
     if (byId.has(sessionId)) continue;
     // Rows of a session the sessions table does not know: shown as a session of their own.
-    findings.push({ severity: 'warning', code: 'parse-error', pos: list[0].pos,
-      message: `${path}: ${list.length} message(s) of session ${sessionId}, which is not in the sessions table` });
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos: list[0].pos,
+      message: `${path}: ${list.length} message(s) of session ${sessionId}, which is not in the sessions table`,
+    });
     const orphan: TranscriptSession = { id: sessionId, parentId: null, endReason: null, systemPrompt: null, generations: [], pos: { sessionId } };
     byId.set(sessionId, orphan);
     sessions.push(orphan);
@@ -205,7 +261,7 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     const first = session.generations[0];
     if (!parent || !first || first.compaction) continue;
     const last = parent.generations[parent.generations.length - 1];
-    const old = last ? evidence.get(last) ?? { rows: last.rows } : { rows: [] };
+    const old = last ? (evidence.get(last) ?? { rows: last.rows }) : { rows: [] };
     const copies = matchCopies(old, evidence.get(first) ?? { rows: first.rows });
     if (lineages.continued(session)) {
       first.compaction = { mode: 'rotation', before: last?.rows ?? [], beforePos: last?.pos ?? [], copies };
@@ -250,8 +306,12 @@ function compareSql(a: Value, b: Value): number {
 }
 
 const COUNTERS: Record<Exclude<keyof RecordedCounters, 'usage'>, string> = {
-  apiCalls: 'api_call_count', messages: 'message_count', inputTokens: 'input_tokens', outputTokens: 'output_tokens',
-  cacheReadTokens: 'cache_read_tokens', cacheWriteTokens: 'cache_write_tokens',
+  apiCalls: 'api_call_count',
+  messages: 'message_count',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens',
+  cacheWriteTokens: 'cache_write_tokens',
 };
 
 function readSessions(db: RowSource, tables: Names, findings: InputFinding[], path: string, options: StateDbOptions): Listed {
@@ -260,14 +320,37 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
   const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(sCols.of(name))) : undefined);
   const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
   // First pass: the small columns of every session; prompts and tools are read below for the kept ones only.
-  const light: { ordinal: number; id: Value; startedAt: Value; parent: Value; endReason: Value; hash: Value; messageCount: Value; title: Value;
-    source: Value; model: Value; endedAt: Value; fork: ForkKind | undefined }[] = [];
+  const light: {
+    ordinal: number;
+    id: Value;
+    startedAt: Value;
+    parent: Value;
+    endReason: Value;
+    hash: Value;
+    messageCount: Value;
+    title: Value;
+    source: Value;
+    model: Value;
+    endedAt: Value;
+    fork: ForkKind | undefined;
+  }[] = [];
   let ordinal = 0;
   for (const r of db.rows(sessionsTable)) {
     // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
-    light.push({ ordinal: ordinal++, id: col(r, 'id'), startedAt: col(r, 'started_at'), parent: col(r, 'parent_session_id'), endReason: col(r, 'end_reason'),
-      hash: col(r, 'system_prompt_hash'), messageCount: col(r, 'message_count'), title: col(r, 'title'),
-      source: col(r, 'source'), model: col(r, 'model'), endedAt: col(r, 'ended_at'), fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))) });
+    light.push({
+      ordinal: ordinal++,
+      id: col(r, 'id'),
+      startedAt: col(r, 'started_at'),
+      parent: col(r, 'parent_session_id'),
+      endReason: col(r, 'end_reason'),
+      hash: col(r, 'system_prompt_hash'),
+      messageCount: col(r, 'message_count'),
+      title: col(r, 'title'),
+      source: col(r, 'source'),
+      model: col(r, 'model'),
+      endedAt: col(r, 'ended_at'),
+      fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))),
+    });
   }
   // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
   light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
@@ -280,8 +363,12 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
   for (const s of light) {
     const id = idText(s.id);
     if (byId.has(id)) {
-      findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: id },
-        message: `${path}: session ${id} appears more than once in the sessions table; the first row is used` });
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos: { sessionId: id },
+        message: `${path}: session ${id} appears more than once in the sessions table; the first row is used`,
+      });
       continue;
     }
     const session: TranscriptSession = {
@@ -307,16 +394,29 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
   for (const session of sessions) {
     const cycle = lineages.cycleFrom(session);
     if (!cycle) continue;
-    findings.push({ severity: 'warning', code: 'parse-error', pos: { sessionId: session.id },
-      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.join(' -> ')}); it is read without a parent` });
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos: { sessionId: session.id },
+      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.join(' -> ')}); it is read without a parent`,
+    });
     session.parentId = null;
   }
   for (const s of light) {
     const session = byId.get(idText(s.id));
     if (!session || ordinals.get(session) !== s.ordinal) continue;
-    catalog.push({ id: session.id, parentId: session.parentId, startedAt: typeof s.startedAt === 'number' ? s.startedAt : null, endReason: session.endReason,
-      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null, title: str(s.title),
-      source: session.source ?? null, model: session.model ?? null, endedAt: session.endedAt ?? null, ...(session.forkKind ? { forkKind: session.forkKind } : {}) });
+    catalog.push({
+      id: session.id,
+      parentId: session.parentId,
+      startedAt: typeof s.startedAt === 'number' ? s.startedAt : null,
+      endReason: session.endReason,
+      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null,
+      title: str(s.title),
+      source: session.source ?? null,
+      model: session.model ?? null,
+      endedAt: session.endedAt ?? null,
+      ...(session.forkKind ? { forkKind: session.forkKind } : {}),
+    });
   }
 
   const keep = options.session !== undefined && byId.has(options.session) ? new Lineages(sessions).around(options.session) : null;
@@ -356,8 +456,13 @@ function epoch(v: Value): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-const USAGE_COUNTS = { apiCalls: 'api_call_count', inputTokens: 'input_tokens', outputTokens: 'output_tokens',
-  cacheReadTokens: 'cache_read_tokens', cacheWriteTokens: 'cache_write_tokens' } as const;
+const USAGE_COUNTS = {
+  apiCalls: 'api_call_count',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens',
+  cacheWriteTokens: 'cache_write_tokens',
+} as const;
 
 /**
  * The `session_model_usage` rows of the given sessions into their `recorded.usage`, in storage
@@ -375,8 +480,16 @@ function readModelUsage(db: RowSource, table: string, byId: Map<string, Transcri
     const session = byId.get(String(get(r, 'session_id')));
     const model = get(r, 'model');
     if (!session || typeof model !== 'string') continue;
-    const row: RecordedUsage = { model, billingProvider: text(get(r, 'billing_provider')), task: text(get(r, 'task')),
-      apiCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const row: RecordedUsage = {
+      model,
+      billingProvider: text(get(r, 'billing_provider')),
+      task: text(get(r, 'task')),
+      apiCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
     for (const [key, column] of Object.entries(USAGE_COUNTS) as [keyof typeof USAGE_COUNTS, string][]) {
       const v = get(r, column);
       if (typeof v === 'number' && Number.isFinite(v)) row[key] = v;
@@ -387,14 +500,23 @@ function readModelUsage(db: RowSource, table: string, byId: Map<string, Transcri
 
 function parseJsonColumn(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  try { return JSON.parse(value); } catch { return value; }
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
 }
 
 function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: string, pos: SourcePos, id: string): Row | null {
   const where = `${path}: session ${pos.sessionId}, message id ${id}`;
   const role = r.role;
   if (typeof role !== 'string' || !['system', 'user', 'assistant', 'tool'].includes(role)) {
-    findings.push(parseError(`${where}: unknown role ${typeof role === 'string' ? JSON.stringify(role).slice(0, 40) : typeof role === 'bigint' ? String(role) : role instanceof Uint8Array ? 'BLOB' : JSON.stringify(role)}`, pos));
+    findings.push(
+      parseError(
+        `${where}: unknown role ${typeof role === 'string' ? JSON.stringify(role).slice(0, 40) : typeof role === 'bigint' ? String(role) : role instanceof Uint8Array ? 'BLOB' : JSON.stringify(role)}`,
+        pos,
+      ),
+    );
     return null;
   }
   let content: unknown = r.content;
@@ -408,7 +530,12 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
     }
     if (parsed !== content && !Array.isArray(parsed) && (parsed === null || typeof parsed !== 'object')) {
       // The agent encodes only lists and dicts this way; anything else is not what it sent.
-      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: content marked \\x00json: holds ${parsed === null ? 'null' : `a ${typeof parsed}`}, not a list of parts; replayed as empty` });
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos,
+        message: `${where}: content marked \\x00json: holds ${parsed === null ? 'null' : `a ${typeof parsed}`}, not a list of parts; replayed as empty`,
+      });
       parsed = null;
     }
     content = parsed;
@@ -422,7 +549,12 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
     content = null;
   }
   if (content !== null && typeof content === 'object' && !Array.isArray(content)) {
-    findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: content marked \\x00json: is an object, not a list of parts; replayed as empty` });
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos,
+      message: `${where}: content marked \\x00json: is an object, not a list of parts; replayed as empty`,
+    });
     content = null;
   }
   const row: Row = { role, content: content ?? null };
@@ -431,7 +563,12 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
     if (v === null || v === undefined) return;
     // Text columns only: a BLOB or an oversized integer in one would be no value the agent keeps.
     if (v instanceof Uint8Array || typeof v === 'bigint') {
-      findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: column ${col} holds ${v instanceof Uint8Array ? 'a BLOB' : 'a 64-bit integer'}; ignored` });
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos,
+        message: `${where}: column ${col} holds ${v instanceof Uint8Array ? 'a BLOB' : 'a 64-bit integer'}; ignored`,
+      });
       return;
     }
     row[key] = decode(v);
@@ -480,7 +617,10 @@ function splitGenerations(rows: StoredMessage[], rotationChild: boolean): Eviden
     const kept: StoredMessage[] = [];
     let carried: number | undefined;
     for (let k = 0; k < slice.length;) {
-      if (!undone(k)) { kept.push(slice[k++]); continue; }
+      if (!undone(k)) {
+        kept.push(slice[k++]);
+        continue;
+      }
       let u = k;
       while (u < slice.length && undone(u)) u++;
       // The list that sent the undone rows, then the one that went on without them.
@@ -520,10 +660,16 @@ function compactionStarts(rows: StoredMessage[], rotationChild: boolean): number
   let skip = rotationChild;
   for (let i = 0; i < rows.length; i++) {
     if (!isSummaryCarrier(rows[i].row)) continue;
-    if (skip) { skip = false; continue; }
+    if (skip) {
+      skip = false;
+      continue;
+    }
     const genStart = starts[starts.length - 1];
     const q = head.startBefore(i);
-    if (q > genStart && !rows[q - 1].active) { starts.push(q); head = new HeadCopies(side, q); }
+    if (q > genStart && !rows[q - 1].active) {
+      starts.push(q);
+      head = new HeadCopies(side, q);
+    }
   }
   return starts;
 }

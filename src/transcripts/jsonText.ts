@@ -7,7 +7,11 @@
 import type { ByteSource } from '../model/byteSource';
 import type { InputFinding, SourcePos } from '../model/transcript';
 
-export interface TextPos { line: number; column: number; offset: number }
+export interface TextPos {
+  line: number;
+  column: number;
+  offset: number;
+}
 
 /** Positions of ascending offsets in one pass over the text (it starts over for an earlier one). */
 class LineCursor {
@@ -18,7 +22,11 @@ class LineCursor {
   constructor(private readonly text: string) {}
 
   at(offset: number): TextPos {
-    if (offset < this.offset) { this.offset = 0; this.line = 1; this.lineStart = 0; }
+    if (offset < this.offset) {
+      this.offset = 0;
+      this.line = 1;
+      this.lineStart = 0;
+    }
     for (let nl = this.text.indexOf('\n', this.offset); nl >= 0 && nl < offset; nl = this.text.indexOf('\n', nl + 1)) {
       this.line++;
       this.lineStart = nl + 1;
@@ -53,7 +61,13 @@ function setMember(obj: Record<string, unknown>, key: string, value: unknown): v
 
 /** The bare tokens Python's json.dump writes for float('nan'), float('inf') and float('-inf') (allow_nan=True, its default). */
 export type NonFiniteToken = 'NaN' | 'Infinity' | '-Infinity';
-const LITERALS: [string, unknown][] = [['true', true], ['false', false], ['null', null], ['NaN', NaN], ['Infinity', Infinity]];
+const LITERALS: [string, unknown][] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+  ['NaN', NaN],
+  ['Infinity', Infinity],
+];
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const NUMBERISH = /[-+.eE\d]*/y;
 
@@ -100,7 +114,11 @@ function readString(s: string, i: number): Step<string> {
 
 const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
 const isHex = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-const endInString = (n: number): { ok: false; message: string; offset: number } => ({ ok: false, message: 'unexpected end of input inside a string', offset: n });
+const endInString = (n: number): { ok: false; message: string; offset: number } => ({
+  ok: false,
+  message: 'unexpected end of input inside a string',
+  offset: n,
+});
 
 function readKey(s: string, i: number): Step<string> {
   if (s.charCodeAt(i) !== QUOTE) return unexpected(s, i, 'a double-quoted key');
@@ -194,7 +212,10 @@ function parsePython(s: string): Parsed {
       const d = s.charCodeAt(i);
       if (Array.isArray(top)) {
         top.push(value);
-        if (d === COMMA) { i++; break; }
+        if (d === COMMA) {
+          i++;
+          break;
+        }
         if (d !== CLOSE_BRACKET) return unexpected(s, i, "',' or ']' after a list element");
         value = top;
       } else {
@@ -216,11 +237,12 @@ function parsePython(s: string): Parsed {
 }
 
 /** Where Python's non-standard number tokens were read. */
-export interface NonFinite { tokens: NonFiniteToken[]; pos: TextPos }
+export interface NonFinite {
+  tokens: NonFiniteToken[];
+  pos: TextPos;
+}
 
-export type JsonParse =
-  | { ok: true; value: unknown; nonFinite?: NonFinite }
-  | { ok: false; message: string; pos: TextPos; atEnd: boolean };
+export type JsonParse = { ok: true; value: unknown; nonFinite?: NonFinite } | { ok: false; message: string; pos: TextPos; atEnd: boolean };
 
 function nonFiniteOf(found: { token: NonFiniteToken; offset: number }[], lines: LineCursor, base: number): NonFinite | undefined {
   if (!found.length) return undefined;
@@ -289,7 +311,11 @@ export interface DocumentError {
   where?: number | string;
 }
 
-export interface ListEntry { value: unknown; line: number; index: number }
+export interface ListEntry {
+  value: unknown;
+  line: number;
+  index: number;
+}
 
 export interface DocumentRead {
   /**
@@ -389,7 +415,11 @@ export function readJsonDocument(text: string, path: readonly string[]): Documen
         const entries: ListEntry[] = [];
         end = readList(j, entries);
         out.list = entries;
-        setMember(obj, key.value, entries.map((e) => e.value));
+        setMember(
+          obj,
+          key.value,
+          entries.map((e) => e.value),
+        );
       } else if (onPath && rest.length > 1 && text.charCodeAt(j) === OPEN_BRACE) {
         const inner: Record<string, unknown> = {};
         end = readObject(j, rest.slice(1), `${where}.`, inner);
@@ -514,7 +544,10 @@ class Window {
   bytes: Uint8Array = new Uint8Array(0);
   private next = 0;
 
-  constructor(private readonly source: ByteSource, private readonly chunk: number) {}
+  constructor(
+    private readonly source: ByteSource,
+    private readonly chunk: number,
+  ) {}
 
   /** Drops the bytes before `keep` and reads on, at least as much as is kept so that a value of
    * any size is read in linear time; false at the end of the source. */
@@ -659,13 +692,26 @@ export function documentFindings(path: string, read: DocumentRead, element: stri
     typeof where === 'number' ? `${element} ${where}` : where === undefined ? fallback : JSON.stringify(where);
   const at = (pos: TextPos): SourcePos => ({ line: pos.line, column: pos.column });
   return [
-    ...read.errors.map((e) => ({ offset: e.pos.offset, finding: {
-      severity: 'error', code: 'parse-error', pos: at(e.pos), ...(e.atEnd ? { atEnd: true } : {}),
-      message: `${path}:${e.pos.line}:${e.pos.column}: ${e.where === undefined ? '' : `${what(e.where, '')}: `}${e.message}${e.stopped ? (kept && `; ${kept}`) : '; left out'}`,
-    } satisfies InputFinding })),
-    ...read.nonFinite.map((n) => ({ offset: n.pos.offset, finding: {
-      severity: 'warning', code: 'parse-error', pos: at(n.pos),
-      message: `${path}:${n.pos.line}:${n.pos.column}: ${what(n.where, 'the document')} ${nonFiniteNote(n.tokens)}`,
-    } satisfies InputFinding })),
-  ].sort((x, y) => x.offset - y.offset).map((x) => x.finding);
+    ...read.errors.map((e) => ({
+      offset: e.pos.offset,
+      finding: {
+        severity: 'error',
+        code: 'parse-error',
+        pos: at(e.pos),
+        ...(e.atEnd ? { atEnd: true } : {}),
+        message: `${path}:${e.pos.line}:${e.pos.column}: ${e.where === undefined ? '' : `${what(e.where, '')}: `}${e.message}${e.stopped ? kept && `; ${kept}` : '; left out'}`,
+      } satisfies InputFinding,
+    })),
+    ...read.nonFinite.map((n) => ({
+      offset: n.pos.offset,
+      finding: {
+        severity: 'warning',
+        code: 'parse-error',
+        pos: at(n.pos),
+        message: `${path}:${n.pos.line}:${n.pos.column}: ${what(n.where, 'the document')} ${nonFiniteNote(n.tokens)}`,
+      } satisfies InputFinding,
+    })),
+  ]
+    .sort((x, y) => x.offset - y.offset)
+    .map((x) => x.finding);
 }

@@ -53,7 +53,10 @@ export async function loadTranscript(path: string, options: LoadOptions = {}): P
   if (result.format === 'hermes-state-db' || result.format === 'hermes-session-json') {
     const ids = new Set(result.sessions.map((s) => s.id));
     const dumps = findDumps(path, result.format).filter((f) => [...ids].some((id) => basename(f).startsWith(`request_dump_${id}_`)));
-    const files = dumps.flatMap((p) => { const bytes = readBeside(p, result.findings); return bytes ? [{ path: p, bytes }] : []; });
+    const files = dumps.flatMap((p) => {
+      const bytes = readBeside(p, result.findings);
+      return bytes ? [{ path: p, bytes }] : [];
+    });
     result.captured = readCapturedRequests(files, result.findings);
   }
   return result;
@@ -67,7 +70,11 @@ export async function loadTranscript(path: string, options: LoadOptions = {}): P
 export function companionsOf(path: string): { path: string; what: string }[] {
   const out = [{ path, what: 'the transcript' }];
   for (const base of new Set([path, companionBase(path)])) {
-    for (const [suffix, what] of [['-wal', 'its SQLite WAL'], ['-shm', 'its SQLite shared-memory file'], ['-journal', 'its SQLite rollback journal']]) {
+    for (const [suffix, what] of [
+      ['-wal', 'its SQLite WAL'],
+      ['-shm', 'its SQLite shared-memory file'],
+      ['-journal', 'its SQLite rollback journal'],
+    ]) {
       out.push({ path: `${base}${suffix}`, what });
     }
   }
@@ -88,7 +95,10 @@ function companionBase(path: string): string {
   }
 }
 
-interface Opened { fd: number; size: number }
+interface Opened {
+  fd: number;
+  size: number;
+}
 
 type Unopened = { absent: true } | { absent: false; why: string };
 
@@ -105,7 +115,9 @@ function openRegular(path: string): Opened | Unopened {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return { absent: false, why: `cannot open (${errorCode(e)})` };
     try {
       if (lstatSync(path).isSymbolicLink()) return { absent: false, why: 'a dangling symbolic link' };
-    } catch { /* nothing there */ }
+    } catch {
+      /* nothing there */
+    }
     return { absent: true };
   }
   if (!st.isFile()) return { absent: false, why: `not a regular file (${kindOf(st)})` };
@@ -124,8 +136,17 @@ function openRegular(path: string): Opened | Unopened {
 }
 
 function kindOf(st: Stats): string {
-  return st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket'
-    : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : 'not a file';
+  return st.isDirectory()
+    ? 'a directory'
+    : st.isFIFO()
+      ? 'a FIFO'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isCharacterDevice()
+          ? 'a character device'
+          : st.isBlockDevice()
+            ? 'a block device'
+            : 'not a file';
 }
 
 const errorCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
@@ -136,7 +157,9 @@ function readOpened(path: string, file: Opened, options: LoadOptions, beside: In
   const sqlite = isSqliteFile(source.read(0, 16));
   if (sqlite && file.size > limit) return readLarge(path, source, limit, options.session, beside);
   if (!sqlite && file.size > WHOLE_FILE_LIMIT) {
-    throw new UnopenablePath(`${path}: ${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole (only a state.db is read page by page)`);
+    throw new UnopenablePath(
+      `${path}: ${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole (only a state.db is read page by page)`,
+    );
   }
   return readSessionJson(path, source) ?? readWhole(path, source, options.session, beside);
 }
@@ -164,8 +187,12 @@ function readLarge(path: string, source: ByteSource, limit: number, session: str
   if (session === undefined && transcript.catalog) {
     transcript.listedOnly = true;
     const n = transcript.catalog.length;
-    transcript.findings.unshift({ severity: 'info', code: 'session-list-only', pos: { offset: 0 },
-      message: `${basename(path)} is ${megabytes(size)} (above the ${megabytes(limit)} read-whole limit): ${n} session${n === 1 ? '' : 's'} listed; choose one to load (CLI: --session ID)` });
+    transcript.findings.unshift({
+      severity: 'info',
+      code: 'session-list-only',
+      pos: { offset: 0 },
+      message: `${basename(path)} is ${megabytes(size)} (above the ${megabytes(limit)} read-whole limit): ${n} session${n === 1 ? '' : 's'} listed; choose one to load (CLI: --session ID)`,
+    });
   }
   return transcript;
 }
@@ -227,8 +254,13 @@ function narrowToSession(transcript: Transcript, id: string): void {
   const known = transcript.catalog ?? transcript.sessions;
   if (!known.some((s) => s.id === id)) {
     if (!transcript.catalog && !transcript.sessions.length) return;
-    const sample = known.slice(0, 5).map((s) => s.id).join(', ');
-    throw new UnknownSession(`${transcript.path}: no session ${JSON.stringify(id)} (${known.length} session(s)${sample ? `: ${sample}${known.length > 5 ? ', …' : ''}` : ''})`);
+    const sample = known
+      .slice(0, 5)
+      .map((s) => s.id)
+      .join(', ');
+    throw new UnknownSession(
+      `${transcript.path}: no session ${JSON.stringify(id)} (${known.length} session(s)${sample ? `: ${sample}${known.length > 5 ? ', …' : ''}` : ''})`,
+    );
   }
   if (!transcript.catalog) {
     const keep = lineageOf(transcript.sessions, id);
@@ -244,10 +276,17 @@ function findDumps(path: string, format: string): string[] {
   const seen = new Set([companionBase(path)]);
   for (const dir of dirs) {
     let names: string[];
-    try { names = readdirSync(dir); } catch { continue; }
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
     for (const n of names.sort()) {
       const real = companionBase(join(dir, n));
-      if (/^request_dump_.*\.json$/.test(n) && !seen.has(real)) { seen.add(real); out.push(join(dir, n)); }
+      if (/^request_dump_.*\.json$/.test(n) && !seen.has(real)) {
+        seen.add(real);
+        out.push(join(dir, n));
+      }
     }
   }
   return out;

@@ -45,7 +45,10 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
-    if (b < 0x80) { i++; continue; }
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
     const n = b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
     if (n < 0 || i + n >= bytes.length) return i;
     // The second byte's range excludes overlong forms, surrogates (ED A0..BF) and code points above U+10FFFF.
@@ -65,11 +68,19 @@ function decodeText(path: string, bytes: Uint8Array): { text: string; finding: I
   if (bad < 0) return { text, finding: null };
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < bad; i++) if (bytes[i] === 10) { line++; lineStart = i + 1; }
+  for (let i = 0; i < bad; i++)
+    if (bytes[i] === 10) {
+      line++;
+      lineStart = i + 1;
+    }
   return {
     text,
-    finding: { severity: 'warning', code: 'parse-error', pos: { line, column: bad - lineStart + 1, offset: bad },
-      message: `${path}:${line}: byte ${bad} is not valid UTF-8 (read as U+FFFD, so that text and its token counts differ from what was sent)` },
+    finding: {
+      severity: 'warning',
+      code: 'parse-error',
+      pos: { line, column: bad - lineStart + 1, offset: bad },
+      message: `${path}:${line}: byte ${bad} is not valid UTF-8 (read as U+FFFD, so that text and its token counts differ from what was sent)`,
+    },
   };
 }
 
@@ -77,21 +88,39 @@ export function readTranscript(input: ReadInput): Transcript {
   const { path, bytes } = input;
   const format = sniffFormat(path, bytes);
   if (bytes.length === 0) {
-    return { path, format: format === 'unknown' ? 'hermes-session-json' : format, sessions: [], captured: [], findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)] };
+    return {
+      path,
+      format: format === 'unknown' ? 'hermes-session-json' : format,
+      sessions: [],
+      captured: [],
+      findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)],
+    };
   }
   if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, session: input.session });
   if (format === 'unknown') {
     const binary = bytes.subarray(0, 65536).includes(0);
     return {
-      path, format: 'hermes-session-json', sessions: [], captured: [],
-      findings: [parseError(`${path}: ${binary ? 'a binary file that is not an SQLite database' : 'not a Hermes transcript (no state.db header, session JSON, request dump or turn-trace line found)'}`, { line: 1, column: 1, offset: 0 })],
+      path,
+      format: 'hermes-session-json',
+      sessions: [],
+      captured: [],
+      findings: [
+        parseError(
+          `${path}: ${binary ? 'a binary file that is not an SQLite database' : 'not a Hermes transcript (no state.db header, session JSON, request dump or turn-trace line found)'}`,
+          { line: 1, column: 1, offset: 0 },
+        ),
+      ],
     };
   }
   const split = format === 'hermes-session-json' ? readSplitSessionJson(path, bytesSource(bytes)) : null;
   if (split) return split;
   const { text, finding } = decodeText(path, bytes);
-  const transcript = format === 'turn-trace' ? readTurnTrace(path, text)
-    : format === 'hermes-request-dump' ? readHermesRequestDump(path, text) : readHermesSessionJson(path, text);
+  const transcript =
+    format === 'turn-trace'
+      ? readTurnTrace(path, text)
+      : format === 'hermes-request-dump'
+        ? readHermesRequestDump(path, text)
+        : readHermesSessionJson(path, text);
   if (finding) transcript.findings.unshift(finding);
   return transcript;
 }

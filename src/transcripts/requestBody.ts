@@ -43,7 +43,11 @@ function bodyEntriesOf(body: Obj, mode: ApiMode): number {
 export function apiModeOf(body: Obj): ApiMode {
   if (Array.isArray(body.input) || typeof body.instructions === 'string') return 'responses';
   if (body.system !== undefined || (Array.isArray(body.tools) && body.tools.some((t) => isObj(t) && 'input_schema' in t))) return 'anthropic-messages';
-  if (Array.isArray(body.messages) && body.messages.some((m) => isObj(m) && Array.isArray(m.content) && m.content.some((b) => isObj(b) && (b.type === 'tool_use' || b.type === 'tool_result')))) return 'anthropic-messages';
+  if (
+    Array.isArray(body.messages)
+    && body.messages.some((m) => isObj(m) && Array.isArray(m.content) && m.content.some((b) => isObj(b) && (b.type === 'tool_use' || b.type === 'tool_result')))
+  )
+    return 'anthropic-messages';
   return 'chat-completions';
 }
 
@@ -103,14 +107,17 @@ function readAnthropic(body: Obj, push: Push): void {
   (Array.isArray(body.messages) ? body.messages : []).forEach((m, i) => {
     if (!isObj(m)) return;
     const role = String(m.role);
-    if (!Array.isArray(m.content)) { push({ role, content: m.content ?? null }, i, false); return; }
+    if (!Array.isArray(m.content)) {
+      push({ role, content: m.content ?? null }, i, false);
+      return;
+    }
     const blocks = m.content.filter(isObj);
     const marked = blocks.some((b) => 'cache_control' in b);
     // Tool results ride user turns in this API; on the chat wire each is a tool message of its own.
     for (const b of blocks) {
       if (b.type !== 'tool_result') continue;
       const inner = unmark(b.content).content;
-      push({ role: 'tool', tool_call_id: idText(b.tool_use_id), content: Array.isArray(inner) ? textOf(inner) : inner ?? '' }, i, marked);
+      push({ role: 'tool', tool_call_id: idText(b.tool_use_id), content: Array.isArray(inner) ? textOf(inner) : (inner ?? '') }, i, marked);
     }
     const parts: ContentPart[] = [];
     const toolCalls: unknown[] = [];
@@ -118,7 +125,8 @@ function readAnthropic(body: Obj, push: Push): void {
       const { cache_control: _drop, ...block } = b;
       if (block.type === 'text') parts.push({ type: 'text', text: str(block.text) ?? '' });
       else if (block.type === 'image') parts.push(chatImage(block.source));
-      else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      else if (block.type === 'tool_use')
+        toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
       // thinking / redacted_thinking blocks carry reasoning, not content.
     }
     if (!parts.length && !toolCalls.length) return;
@@ -135,7 +143,11 @@ function readResponses(body: Obj, push: Push): void {
     if (!isObj(item)) return;
     const type = item.type ?? 'message';
     if (type === 'function_call') {
-      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) } };
+      const call = {
+        id: item.call_id,
+        type: 'function',
+        function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}) },
+      };
       if (lastAssistant) {
         const earlier: unknown[] = Array.isArray(lastAssistant.tool_calls) ? lastAssistant.tool_calls : [];
         lastAssistant.tool_calls = [...earlier, call];
@@ -147,14 +159,24 @@ function readResponses(body: Obj, push: Push): void {
     }
     if (type === 'function_call_output') {
       lastAssistant = null;
-      push({ role: 'tool', tool_call_id: idText(item.call_id), content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '') }, i, false);
+      push(
+        { role: 'tool', tool_call_id: idText(item.call_id), content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '') },
+        i,
+        false,
+      );
       return;
     }
     if (type !== 'message') return; // reasoning items carry no content the replay builds
     const role = typeof item.role === 'string' ? item.role : 'user';
     const content = Array.isArray(item.content)
-      ? partsAsContent(item.content.filter(isObj).map((p) => (p.type === 'input_image' ? chatImage({ type: 'url', url: p.image_url }) : { type: 'text', text: str(p.text) ?? '' })), role, false)
-      : item.content ?? '';
+      ? partsAsContent(
+          item.content
+            .filter(isObj)
+            .map((p) => (p.type === 'input_image' ? chatImage({ type: 'url', url: p.image_url }) : { type: 'text', text: str(p.text) ?? '' })),
+          role,
+          false,
+        )
+      : (item.content ?? '');
     const row: Row = { role: role === 'developer' ? 'system' : role, content };
     push(row, i, false);
     lastAssistant = row.role === 'assistant' ? row : null;
@@ -169,12 +191,12 @@ function partsAsContent(parts: ContentPart[], role: string, withTools: boolean):
 }
 
 function textOf(parts: unknown[]): string {
-  return parts.map((p) => (isObj(p) ? str(p.text) ?? '' : '')).join('');
+  return parts.map((p) => (isObj(p) ? (str(p.text) ?? '') : '')).join('');
 }
 
 function chatImage(source: unknown): ContentPart {
   if (!isObj(source)) return { type: 'image_url', image_url: { url: '' } };
-  const url = source.type === 'base64' ? `data:${str(source.media_type) ?? 'image/jpeg'};base64,${str(source.data) ?? ''}` : str(source.url) ?? '';
+  const url = source.type === 'base64' ? `data:${str(source.media_type) ?? 'image/jpeg'};base64,${str(source.data) ?? ''}` : (str(source.url) ?? '');
   return { type: 'image_url', image_url: { url } };
 }
 
@@ -182,6 +204,7 @@ function chatImage(source: unknown): ContentPart {
 function chatTool(tool: unknown): unknown {
   if (!isObj(tool) || isObj(tool.function)) return tool;
   if ('input_schema' in tool) return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } };
-  if (tool.type === 'function' && typeof tool.name === 'string') return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  if (tool.type === 'function' && typeof tool.name === 'string')
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
   return tool;
 }

@@ -40,15 +40,33 @@ export class SqliteFile {
   constructor(source: ByteSource, options: SqliteFileOptions = {}) {
     const pager = new Pager(source, options);
     this.pager = pager;
-    ({ pageSize: this.pageSize, usableSize: this.usableSize, encoding: this.encoding, pageCount: this.pageCount,
-      walWarnings: this.walWarnings, problems: this.problems } = pager);
+    ({
+      pageSize: this.pageSize,
+      usableSize: this.usableSize,
+      encoding: this.encoding,
+      pageCount: this.pageCount,
+      walWarnings: this.walWarnings,
+      problems: this.problems,
+    } = pager);
 
     const names = ['type', 'name', 'tbl_name', 'rootpage', 'sql'];
-    const master: SqliteTable = { name: 'sqlite_schema', rootPage: 1, sql: '', virtual: false, withoutRowid: false, recordIndex: [0, 1, 2, 3, 4],
-      columns: names.map((name) => ({ name, affinity: 'blob', rowidAlias: false, generated: false })) };
+    const master: SqliteTable = {
+      name: 'sqlite_schema',
+      rootPage: 1,
+      sql: '',
+      virtual: false,
+      withoutRowid: false,
+      recordIndex: [0, 1, 2, 3, 4],
+      columns: names.map((name) => ({ name, affinity: 'blob', rowidAlias: false, generated: false })),
+    };
     for (const row of this.scan(master)) {
       const [type, name, rootPage, sql] = [row.get('type'), row.get('name'), row.get('rootpage'), row.get('sql')];
-      this.schema.push({ type: String(type), name: String(name), rootPage: typeof rootPage === 'number' ? rootPage : 0, sql: typeof sql === 'string' ? sql : '' });
+      this.schema.push({
+        type: String(type),
+        name: String(name),
+        rootPage: typeof rootPage === 'number' ? rootPage : 0,
+        sql: typeof sql === 'string' ? sql : '',
+      });
     }
   }
 
@@ -78,7 +96,9 @@ export class SqliteFile {
    * caller they are absent (table(name).columns lists them, with generated: 'virtual').
    */
   columns(name: string): string[] {
-    return this.requireTable(name).columns.filter((c) => c.generated !== 'virtual').map((c) => c.name);
+    return this.requireTable(name)
+      .columns.filter((c) => c.generated !== 'virtual')
+      .map((c) => c.name);
   }
 
   /**

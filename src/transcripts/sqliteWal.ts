@@ -150,7 +150,13 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
       }
       break;
     }
-    const frameChecksum = walChecksum(wal, frameStart + FRAME_HEADER_BYTES, frameStart + frameBytes, bigEndian, walChecksum(wal, frameStart, frameStart + 8, bigEndian, checksum));
+    const frameChecksum = walChecksum(
+      wal,
+      frameStart + FRAME_HEADER_BYTES,
+      frameStart + frameBytes,
+      bigEndian,
+      walChecksum(wal, frameStart, frameStart + 8, bigEndian, checksum),
+    );
     if (frameChecksum[0] !== readUint32(wal, frameStart + 16) || frameChecksum[1] !== readUint32(wal, frameStart + 20)) {
       warnings.push(`WAL frame ${index + 1}: checksum mismatch; it and later frames ignored`);
       break;

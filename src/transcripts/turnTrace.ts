@@ -8,10 +8,21 @@ import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcrip
 import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 
 interface TraceLine {
-  kind?: unknown; version?: unknown; sessionId?: unknown; parentSessionId?: unknown; systemPrompt?: unknown;
-  tools?: unknown; historyLength?: unknown; userMessage?: unknown; memoryPrefetch?: unknown; pluginContext?: unknown;
-  gatewayNotes?: unknown; surfaceSwitchNote?: unknown; currentTurnUserIdx?: unknown;
-  compaction?: { mode?: unknown; messages?: unknown }; messages?: unknown;
+  kind?: unknown;
+  version?: unknown;
+  sessionId?: unknown;
+  parentSessionId?: unknown;
+  systemPrompt?: unknown;
+  tools?: unknown;
+  historyLength?: unknown;
+  userMessage?: unknown;
+  memoryPrefetch?: unknown;
+  pluginContext?: unknown;
+  gatewayNotes?: unknown;
+  surfaceSwitchNote?: unknown;
+  currentTurnUserIdx?: unknown;
+  compaction?: { mode?: unknown; messages?: unknown };
+  messages?: unknown;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -40,20 +51,35 @@ export function readTurnTrace(path: string, text: string): Transcript {
     if (!parsed.ok) {
       // Only an error where the last line ends can be a writer still writing it.
       const partial = parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n');
-      findings.push(parseError(`${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`, { line, column: parsed.pos.column }, partial));
+      findings.push(
+        parseError(
+          `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
+          { line, column: parsed.pos.column },
+          partial,
+        ),
+      );
       continue;
     }
     if (parsed.nonFinite) {
       const { column } = parsed.nonFinite.pos;
-      findings.push({ severity: 'warning', code: 'parse-error', pos: { line, column }, message: `${path}:${line}:${column}: the line ${nonFiniteNote(parsed.nonFinite.tokens)}` });
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos: { line, column },
+        message: `${path}:${line}:${column}: the line ${nonFiniteNote(parsed.nonFinite.tokens)}`,
+      });
     }
     const t = parsed.value as TraceLine;
     const problem = validate(t);
-    if (problem) { findings.push(parseError(`${path}:${line}: ${problem}`, at)); continue; }
+    if (problem) {
+      findings.push(parseError(`${path}:${line}: ${problem}`, at));
+      continue;
+    }
 
     const sessionId = t.sessionId as string;
     const rotation = t.compaction?.mode === 'rotation';
-    const resumed: { session: TranscriptSession; gen: Generation } | undefined = session && session.id !== sessionId && !rotation ? known.get(sessionId) : undefined;
+    const resumed: { session: TranscriptSession; gen: Generation } | undefined =
+      session && session.id !== sessionId && !rotation ? known.get(sessionId) : undefined;
     if (session && gen) known.set(session.id, { session, gen });
     if (resumed) {
       session = resumed.session;
@@ -61,7 +87,15 @@ export function readTurnTrace(path: string, text: string): Transcript {
     } else if (!session || session.id !== sessionId) {
       const parentId: string | null = str(t.parentSessionId) ?? (rotation && session ? session.id : null);
       if (rotation && session && parentId === session.id) session.endReason = 'compression';
-      session = { id: sessionId, parentId, endReason: null, systemPrompt: t.systemPrompt as string, tools: Array.isArray(t.tools) ? t.tools : undefined, generations: [], pos: { line, sessionId } };
+      session = {
+        id: sessionId,
+        parentId,
+        endReason: null,
+        systemPrompt: t.systemPrompt as string,
+        tools: Array.isArray(t.tools) ? t.tools : undefined,
+        generations: [],
+        pos: { line, sessionId },
+      };
       const before = gen && rotation ? gen : null;
       gen = { rows: [], pos: [], turnInputs: new Map() };
       if (before) gen.compaction = { mode: 'rotation', before: before.rows, beforePos: before.pos };
@@ -72,8 +106,10 @@ export function readTurnTrace(path: string, text: string): Transcript {
     const currentSession = session;
     const inputs: RecordedTurnInputs = {
       userMessage: t.userMessage,
-      memoryPrefetch: str(t.memoryPrefetch), pluginContext: str(t.pluginContext),
-      gatewayNotes: str(t.gatewayNotes), surfaceSwitchNote: str(t.surfaceSwitchNote),
+      memoryPrefetch: str(t.memoryPrefetch),
+      pluginContext: str(t.pluginContext),
+      gatewayNotes: str(t.gatewayNotes),
+      surfaceSwitchNote: str(t.surfaceSwitchNote),
       systemPrompt: t.systemPrompt as string,
       tools: Array.isArray(t.tools) ? t.tools : undefined,
       currentTurnUserIdx: typeof t.currentTurnUserIdx === 'number' ? t.currentTurnUserIdx : undefined,
@@ -98,7 +134,13 @@ export function readTurnTrace(path: string, text: string): Transcript {
       target.rows.push(...compacted);
       target.pos.push(...compacted.map(() => at));
       userIdx = inputs.currentTurnUserIdx ?? lastRowHolding(target.rows, t.userMessage);
-      if (userIdx < 0) findings.push({ severity: 'warning', code: 'parse-error', pos: at, message: `${path}:${line}: compaction.messages holds no user row with this turn's userMessage; its recorded inputs are not replayed` });
+      if (userIdx < 0)
+        findings.push({
+          severity: 'warning',
+          code: 'parse-error',
+          pos: at,
+          message: `${path}:${line}: compaction.messages holds no user row with this turn's userMessage; its recorded inputs are not replayed`,
+        });
     } else {
       userIdx = target.rows.length;
     }
@@ -134,7 +176,8 @@ function validate(t: TraceLine): string | null {
   if (typeof t.systemPrompt !== 'string') return '"systemPrompt" must be a string';
   if (typeof t.userMessage !== 'string' && !Array.isArray(t.userMessage)) return '"userMessage" must be a string or a list of parts';
   if (!Array.isArray(t.messages)) return '"messages" must be a list';
-  if (t.historyLength !== undefined && !(Number.isInteger(t.historyLength) && (t.historyLength as number) >= 0)) return '"historyLength" must be a non-negative integer';
+  if (t.historyLength !== undefined && !(Number.isInteger(t.historyLength) && (t.historyLength as number) >= 0))
+    return '"historyLength" must be a non-negative integer';
   if (t.compaction !== undefined) {
     if (typeof t.compaction !== 'object' || t.compaction === null || Array.isArray(t.compaction)) return '"compaction" must be an object';
     if (t.compaction.mode !== 'rotation' && t.compaction.mode !== 'in-place') return '"compaction.mode" must be "rotation" or "in-place"';

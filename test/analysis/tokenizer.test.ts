@@ -6,8 +6,7 @@ import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type Token
 import { utf8Length } from '../../src/model/utf8';
 import { bombArb } from '../support/tokenBombs';
 
-const gptTokenizerLoaded = (): boolean =>
-  Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));
+const gptTokenizerLoaded = (): boolean => Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));
 
 // Checked before anything counts: creating counters must not load the encoder.
 describe('TokenCounter vs tiktoken', () => {
@@ -24,17 +23,14 @@ describe('TokenCounter vs tiktoken', () => {
   function reference(name: TokenizerName): Tiktoken {
     let enc = references.get(name);
     if (!enc) {
-      const ranks = (name === 'o200k_base'
-        ? require('js-tiktoken/ranks/o200k_base')
-        : require('js-tiktoken/ranks/cl100k_base')) as Ranks;
+      const ranks = (name === 'o200k_base' ? require('js-tiktoken/ranks/o200k_base') : require('js-tiktoken/ranks/cl100k_base')) as Ranks;
       enc = new Tiktoken(ranks);
       references.set(name, enc);
     }
     return enc;
   }
   // `[], []`: special-token strings are plain text, as in the counter.
-  const referenceCount = (name: TokenizerName, text: string): number =>
-    reference(name).encode(text, [], []).length;
+  const referenceCount = (name: TokenizerName, text: string): number => reference(name).encode(text, [], []).length;
 
   const KNOWN: { label: string; text: string; o200k_base: number; cl100k_base: number }[] = [
     {
@@ -102,13 +98,78 @@ describe('TokenCounter vs tiktoken', () => {
   }
 
   const PARTS = [
-    'the', 'token', 'cache', 'Prompt', 'HERMES', "don't", "it's", 'we’ll', 'naïve', 'café',
-    'x', 'getUserById', 'snake_case', '0', '42', '3.14159', '2026-09-18', '1e-9', '0xFF',
-    '.', ',', ';', '...', '!?', '()', '{}', '[]', '"', "'", '`', '->', '=>', '::', '//', '#', '$', '%', '&&', '|',
-    ' ', ' ', ' ', '  ', '\t', '\n', '\n\n', '\r\n', '    ', '\u00a0',
-    'über', 'Ωmega', 'Привет', 'مرحبا', 'שלום', 'नमस्ते', '日本語', '中文字符', '한국어', 'ñ', 'e\u0301',
-    '😀', '🚀', '👩‍💻', '👍🏽', '🇫🇷', '∑', '→', '©',
-    '<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|fim_middle|>',
+    'the',
+    'token',
+    'cache',
+    'Prompt',
+    'HERMES',
+    "don't",
+    "it's",
+    'we’ll',
+    'naïve',
+    'café',
+    'x',
+    'getUserById',
+    'snake_case',
+    '0',
+    '42',
+    '3.14159',
+    '2026-09-18',
+    '1e-9',
+    '0xFF',
+    '.',
+    ',',
+    ';',
+    '...',
+    '!?',
+    '()',
+    '{}',
+    '[]',
+    '"',
+    "'",
+    '`',
+    '->',
+    '=>',
+    '::',
+    '//',
+    '#',
+    '$',
+    '%',
+    '&&',
+    '|',
+    ' ',
+    ' ',
+    ' ',
+    '  ',
+    '\t',
+    '\n',
+    '\n\n',
+    '\r\n',
+    '    ',
+    '\u00a0',
+    'über',
+    'Ωmega',
+    'Привет',
+    'مرحبا',
+    'שלום',
+    'नमस्ते',
+    '日本語',
+    '中文字符',
+    '한국어',
+    'ñ',
+    'e\u0301',
+    '😀',
+    '🚀',
+    '👩‍💻',
+    '👍🏽',
+    '🇫🇷',
+    '∑',
+    '→',
+    '©',
+    '<|endoftext|>',
+    '<|im_start|>',
+    '<|im_end|>',
+    '<|fim_middle|>',
   ];
 
   function randomText(rand: () => number): string {
@@ -159,10 +220,7 @@ describe('TokenCounter vs tiktoken', () => {
         const longRun = unit.repeat(Math.floor(1_000_000 / unit.length));
         const n = counter.count(longRun);
         assert.ok(n > 0);
-        assert.ok(
-          Math.abs(n - ratio * longRun.length) <= 0.01 * ratio * longRun.length,
-          `${name} ${JSON.stringify(unit)}: ${n} vs ratio ${ratio}`,
-        );
+        assert.ok(Math.abs(n - ratio * longRun.length) <= 0.01 * ratio * longRun.length, `${name} ${JSON.stringify(unit)}: ${n} vs ratio ${ratio}`);
         assert.equal(counter.isApproximate(longRun), true);
         // Embedded in prose the run is still guarded, the prose still counted.
         const embedded = `Tool output follows:\n${longRun}\nEnd of output.`;
@@ -180,8 +238,7 @@ describe('TokenCounter vs tiktoken', () => {
       countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
     };
     const rand = prng(11);
-    const pick = (alphabet: string[], n: number): string =>
-      Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+    const pick = (alphabet: string[], n: number): string => Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
     const lower = [...'abcdefghijklmnopqrstuvwxyz'];
     const han = [...'提示缓存只有在前缀完全相同时才会生效数字文本', '𠀀', '𪚥']; // astral letters must not break the run
     const symbols = ['-', '=', '*', '😀', '🚀', '→', '…'];
@@ -208,9 +265,52 @@ describe('TokenCounter vs tiktoken', () => {
   // marks are letters to o200k_base and symbols to cl100k_base; Lt and Lm letters; Unicode spaces;
   // format characters; lone surrogates, encoded as U+FFFD).
   const HOSTILE_PARTS = [
-    'a', 'Z', 'é', 'e\u0301', '\u0301', '\u0301\u0302', '!', '!\u0301', '\n', '\r', '\r\n', '\n/', ' ', '\t', '/', "'",
-    "'s", "'LL", "'Re", "x's", '1', '234', '٣', 'Ⅻ', '中', '한', 'ｶ', 'Ａ', 'ǅ', 'ʰ', 'ß', 'ﬁ', 'Ω', '😀', '👍🏽', '\ud800',
-    '\udc00', '\u00a0', '\u2003', '\u3000', '\u2028', '\u200d', '\ufeff', '\u0000', '\u007f', '<|endoftext|>',
+    'a',
+    'Z',
+    'é',
+    'e\u0301',
+    '\u0301',
+    '\u0301\u0302',
+    '!',
+    '!\u0301',
+    '\n',
+    '\r',
+    '\r\n',
+    '\n/',
+    ' ',
+    '\t',
+    '/',
+    "'",
+    "'s",
+    "'LL",
+    "'Re",
+    "x's",
+    '1',
+    '234',
+    '٣',
+    'Ⅻ',
+    '中',
+    '한',
+    'ｶ',
+    'Ａ',
+    'ǅ',
+    'ʰ',
+    'ß',
+    'ﬁ',
+    'Ω',
+    '😀',
+    '👍🏽',
+    '\ud800',
+    '\udc00',
+    '\u00a0',
+    '\u2003',
+    '\u3000',
+    '\u2028',
+    '\u200d',
+    '\ufeff',
+    '\u0000',
+    '\u007f',
+    '<|endoftext|>',
   ];
 
   it('hostile alphabets count exactly as tiktoken (marks, Lt/Lm letters, Unicode spaces, BOM, lone surrogates)', () => {
@@ -233,10 +333,13 @@ describe('TokenCounter vs tiktoken', () => {
   it('short token bombs count exactly as tiktoken (150 per encoding)', () => {
     for (const name of TOKENIZER_NAMES) {
       const counter = createTokenCounter(name);
-      fc.assert(fc.property(bombArb, fc.integer({ min: 1, max: 300 }), (bomb, length) => {
-        const text = bomb.make(length);
-        assert.equal(counter.count(text), referenceCount(name, text), `${bomb.shape}: ${JSON.stringify(text)}`);
-      }), { numRuns: 150, seed: name === 'o200k_base' ? 21 : 22 });
+      fc.assert(
+        fc.property(bombArb, fc.integer({ min: 1, max: 300 }), (bomb, length) => {
+          const text = bomb.make(length);
+          assert.equal(counter.count(text), referenceCount(name, text), `${bomb.shape}: ${JSON.stringify(text)}`);
+        }),
+        { numRuns: 150, seed: name === 'o200k_base' ? 21 : 22 },
+      );
     }
   });
 

@@ -37,8 +37,14 @@ describe('sidecar replay across profiles', () => {
     it(`${profile} reports no break and labels every injected span`, () => {
       const r = analyzeJson(SIDECARS, '--profile', profile);
       assert.equal(r.profile, profile);
-      assert.deepEqual(r.requests.filter((q: any) => !q.prefix.stable), []);
-      assert.deepEqual(r.diagnostics.filter((d: any) => d.severity !== 'info'), []);
+      assert.deepEqual(
+        r.requests.filter((q: any) => !q.prefix.stable),
+        [],
+      );
+      assert.deepEqual(
+        r.diagnostics.filter((d: any) => d.severity !== 'info'),
+        [],
+      );
       const kinds = new Set(r.turns.flatMap((t: any) => t.injected.map((s: any) => s.kind)));
       for (const k of ['memory', 'plugin', 'gateway-note', 'multimodal-note']) assert.ok(kinds.has(k), `${k} labelled`);
       for (const t of r.turns) assert.ok(t.injected.length > 0, `turn ${t.index} has its injection labelled`);
@@ -83,7 +89,10 @@ describe('compaction by rotation in state.db', () => {
   });
   it('counts every turn and request once', () => {
     const requestsInTurns = r.turns.flatMap((t: any) => t.requests);
-    assert.deepEqual(requestsInTurns, r.requests.map((q: any) => q.index));
+    assert.deepEqual(
+      requestsInTurns,
+      r.requests.map((q: any) => q.index),
+    );
     const childFirst = r.requests.find((q: any) => q.sessionId !== r.sessions[0].id);
     assert.equal(childFirst.prefix.breakAt.cause, 'compression');
     assert.equal(childFirst.prefix.previousRequest, childFirst.index - 1);
@@ -120,7 +129,10 @@ describe('the report contract', () => {
         if (extra.includes('--messages')) {
           for (const q of report.requests) {
             assert.equal(q.messages?.length, q.messageCount);
-            assert.equal(q.messages?.reduce((s, m) => s + m.tokens, 0), q.inputTokens);
+            assert.equal(
+              q.messages?.reduce((s, m) => s + m.tokens, 0),
+              q.inputTokens,
+            );
           }
         } else {
           assert.ok(report.requests.every((q) => q.messages === undefined));

@@ -3,7 +3,20 @@
 // character from a transcript or a path. Every CLI run here has a timeout, so a hang fails the test.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  ftruncateSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it as nodeIt, type TestContext } from 'node:test';
@@ -20,19 +33,32 @@ after(() => reportCounts('hostile-cli', counts));
 function it(name: string, fn: (t: TestContext) => unknown): void {
   nodeIt(name, async (t) => {
     counts.bad++;
-    try { await fn(t); } catch (e) { counts.failures++; throw e; }
+    try {
+      await fn(t);
+    } catch (e) {
+      counts.failures++;
+      throw e;
+    }
   });
 }
 
 /** The built CLI with a time limit: a run that blocks is killed and fails its test. */
 function run(args: string[], options: { timeoutMs?: number; node?: string[] } = {}): Run {
-  const r = spawnSync(process.execPath, [...(options.node ?? []), CLI, ...args], { encoding: 'utf8', cwd: ROOT, timeout: options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [...(options.node ?? []), CLI, ...args], {
+    encoding: 'utf8',
+    cwd: ROOT,
+    timeout: options.timeoutMs ?? 30_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   assert.equal(r.error, undefined, `prompt-inspector ${args.join(' ')} did not finish: ${r.error?.message}`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 const ID = '20260918_101500_a1b2c3';
-const MESSAGES = [{ role: 'user', content: 'read notes.md' }, { role: 'assistant', content: 'done' }];
+const MESSAGES = [
+  { role: 'user', content: 'read notes.md' },
+  { role: 'assistant', content: 'done' },
+];
 
 /** A folder with a session snapshot and one request dump beside it, as Hermes leaves them. */
 function sessionFolder(): { dir: string; session: string; dump: string } {
@@ -153,7 +179,12 @@ describe('reads only regular files, and never blocks on one', () => {
       const server = createServer();
       await new Promise<void>((done) => server.listen(socketPath, done));
       try {
-        for (const [path, kind] of [[join(dir, 'session_fifo.json'), 'a FIFO'], ['/dev/zero', 'a character device'], [dir, 'a directory'], [socketPath, 'a socket']]) {
+        for (const [path, kind] of [
+          [join(dir, 'session_fifo.json'), 'a FIFO'],
+          ['/dev/zero', 'a character device'],
+          [dir, 'a directory'],
+          [socketPath, 'a socket'],
+        ]) {
           const r = run([command[0], path, ...command.slice(1)], { timeoutMs: 15_000 });
           assert.equal(r.code, 2, `${path}: ${r.stderr}`);
           assert.equal(r.stderr.trim(), `prompt-inspector: ${path}: not a regular file (${kind})`);
@@ -182,10 +213,13 @@ describe('reads only regular files, and never blocks on one', () => {
     const r = run(['analyze', session, '--json'], { timeoutMs: 15_000 });
     assert.equal(r.code, 0, r.stderr);
     const findings = JSON.parse(r.stdout).diagnostics.filter((d: any) => /skipped/.test(d.message));
-    assert.deepEqual(findings.map((d: any) => [d.severity, d.code, d.message]), [
-      ['warning', 'parse-error', `${fifo}: skipped, not a regular file (a FIFO)`],
-      ['warning', 'parse-error', `${zero}: skipped, not a regular file (a character device)`],
-    ]);
+    assert.deepEqual(
+      findings.map((d: any) => [d.severity, d.code, d.message]),
+      [
+        ['warning', 'parse-error', `${fifo}: skipped, not a regular file (a FIFO)`],
+        ['warning', 'parse-error', `${zero}: skipped, not a regular file (a character device)`],
+      ],
+    );
     const c = run(['check', session], { timeoutMs: 15_000 });
     assert.equal(c.code, 0);
     assert.equal(c.stdout.split('\n').filter((l) => l.includes('skipped')).length, 2);
@@ -222,7 +256,11 @@ describe('reads only regular files, and never blocks on one', () => {
     closeSync(fd);
     const r = run(['analyze', session, '--json'], { timeoutMs: 15_000, node: ['--max-old-space-size=128'] });
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(JSON.parse(r.stdout).diagnostics.some((d: any) => d.severity === 'warning' && d.message === `${big}: skipped, 1024 MB, above the 1024 MB limit for a file read whole`));
+    assert.ok(
+      JSON.parse(r.stdout).diagnostics.some(
+        (d: any) => d.severity === 'warning' && d.message === `${big}: skipped, 1024 MB, above the 1024 MB limit for a file read whole`,
+      ),
+    );
   });
 });
 
@@ -237,11 +275,18 @@ describe('no crash path', () => {
       assertNoStack(r.stdout + r.stderr);
     }
     const report = JSON.parse(run(['analyze', session, '--json']).stdout);
-    assert.deepEqual(report.diagnostics.filter((d: any) => /skipped/.test(d.message)).map((d: any) => d.message), [
-      `${join(dir, `request_dump_${ID}_1.json`)}: skipped, not a regular file (a directory)`,
-      `${join(dir, `request_dump_${ID}_2.json`)}: skipped, a dangling symbolic link`,
-    ]);
-    assert.equal(report.diagnostics.filter((d: any) => d.code === 'replay-mismatch' || /request_dump_.*_20260918/.test(d.message)).length, 1, 'the real dump is still compared');
+    assert.deepEqual(
+      report.diagnostics.filter((d: any) => /skipped/.test(d.message)).map((d: any) => d.message),
+      [
+        `${join(dir, `request_dump_${ID}_1.json`)}: skipped, not a regular file (a directory)`,
+        `${join(dir, `request_dump_${ID}_2.json`)}: skipped, a dangling symbolic link`,
+      ],
+    );
+    assert.equal(
+      report.diagnostics.filter((d: any) => d.code === 'replay-mismatch' || /request_dump_.*_20260918/.test(d.message)).length,
+      1,
+      'the real dump is still compared',
+    );
   });
 
   it('a directory or a dangling symlink as state.db-wal: a warning, exit 0', () => {
@@ -270,12 +315,29 @@ describe('no crash path', () => {
   });
 
   const OBJECTS: [string, unknown[]][] = [
-    ['a text part whose text is an object with a toString key', [{ role: 'user', content: [{ type: 'text', text: { toString: 1 } }] }, { role: 'assistant', content: 'ok' }]],
-    ['a part whose type is an object with a toString key', [{ role: 'user', content: [{ type: { toString: 1 } }] }, { role: 'assistant', content: 'ok' }]],
-    ['a tool call whose name is an object with a toString key', [
-      { role: 'user', content: 'hi' },
-      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: { toString: 'x' }, arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'c1', content: 'r' }, { role: 'assistant', content: 'done' }]],
+    [
+      'a text part whose text is an object with a toString key',
+      [
+        { role: 'user', content: [{ type: 'text', text: { toString: 1 } }] },
+        { role: 'assistant', content: 'ok' },
+      ],
+    ],
+    [
+      'a part whose type is an object with a toString key',
+      [
+        { role: 'user', content: [{ type: { toString: 1 } }] },
+        { role: 'assistant', content: 'ok' },
+      ],
+    ],
+    [
+      'a tool call whose name is an object with a toString key',
+      [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: { toString: 'x' }, arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'r' },
+        { role: 'assistant', content: 'done' },
+      ],
+    ],
   ];
   for (const [what, messages] of OBJECTS) {
     it(`${what}: analyze, check and report finish (no internal error)`, () => {
@@ -294,11 +356,19 @@ describe('no crash path', () => {
   it('a reader that goes away (analyze | head) ends the output quietly: no EPIPE, the usual exit code', () => {
     const dir = tempDir();
     const session = join(dir, 'session_long.json');
-    const messages = Array.from({ length: 3000 }, (_, i) => [{ role: 'user', content: `question ${i}` }, { role: 'assistant', content: `answer ${i}` }]).flat();
+    const messages = Array.from({ length: 3000 }, (_, i) => [
+      { role: 'user', content: `question ${i}` },
+      { role: 'assistant', content: `answer ${i}` },
+    ]).flat();
     writeFileSync(session, sessionJson('long', messages));
-    for (const args of [['analyze', session], ['analyze', session, '--json']]) {
-      const sh = spawnSync('bash', ['-c', `"$0" "$1" "\${@:2}" | head -c 100 > /dev/null; echo "exit \${PIPESTATUS[0]}"`, process.execPath, CLI, ...args],
-        { encoding: 'utf8', timeout: 60_000 });
+    for (const args of [
+      ['analyze', session],
+      ['analyze', session, '--json'],
+    ]) {
+      const sh = spawnSync('bash', ['-c', `"$0" "$1" "\${@:2}" | head -c 100 > /dev/null; echo "exit \${PIPESTATUS[0]}"`, process.execPath, CLI, ...args], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       assert.equal(sh.error, undefined);
       assert.equal(sh.stdout.trim(), 'exit 0');
       assert.doesNotMatch(sh.stderr, /EPIPE|Error/);
@@ -357,13 +427,22 @@ describe('safe text output', () => {
 
   /** Parses `::level props::data` workflow commands as GitHub does, decoding every property. */
   function annotations(stdout: string): { level: string; props: Record<string, string>; data: string }[] {
-    const decode = (s: string, property: boolean): string => s.replace(property ? /%(25|0D|0A|3A|2C)/g : /%(25|0D|0A)/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
-    return stdout.trim().split('\n').map((line) => {
-      const m = /^::(error|warning) ([^:]*)::(.*)$/.exec(line);
-      assert.ok(m, `not one workflow command: ${JSON.stringify(line)}`);
-      const props = Object.fromEntries(m[2].split(',').map((p) => { const i = p.indexOf('='); return [p.slice(0, i), decode(p.slice(i + 1), true)]; }));
-      return { level: m[1], props, data: decode(m[3], false) };
-    });
+    const decode = (s: string, property: boolean): string =>
+      s.replace(property ? /%(25|0D|0A|3A|2C)/g : /%(25|0D|0A)/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+    return stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const m = /^::(error|warning) ([^:]*)::(.*)$/.exec(line);
+        assert.ok(m, `not one workflow command: ${JSON.stringify(line)}`);
+        const props = Object.fromEntries(
+          m[2].split(',').map((p) => {
+            const i = p.indexOf('=');
+            return [p.slice(0, i), decode(p.slice(i + 1), true)];
+          }),
+        );
+        return { level: m[1], props, data: decode(m[3], false) };
+      });
   }
 
   it('--format github: a file name with a newline emits no second command, one with ",line=999,title=…" injects no property', () => {
@@ -382,7 +461,11 @@ describe('safe text output', () => {
 
   it('stderr: a hostile --session, option or profile is printed escaped', () => {
     const { session } = sessionFolder();
-    for (const args of [[session, '--session', HOSTILE_ID], [session, '--profile', '\x1b[31mv9'], [session, `--\x1b]0;x\x07`]]) {
+    for (const args of [
+      [session, '--session', HOSTILE_ID],
+      [session, '--profile', '\x1b[31mv9'],
+      [session, `--\x1b]0;x\x07`],
+    ]) {
       const r = run(['analyze', ...args]);
       assert.equal(r.code, 2);
       assert.doesNotMatch(r.stderr, CONTROLS);

@@ -7,7 +7,11 @@ export const ROOT = resolve(__dirname, '../..');
 export const CLI = join(ROOT, 'dist/cli.js');
 export const example = (p: string): string => join(ROOT, 'examples', p);
 
-export interface Run { code: number | null; stdout: string; stderr: string }
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the built CLI as a user would: a real process, real files. */
 export function cli(...args: string[]): Run {

@@ -31,7 +31,6 @@ export const RESULTS_DIR = join(ROOT, 'test-results/e2e');
 export const CODE_SERVER_VERSION = process.env.PI_E2E_CODE_SERVER_VERSION ?? '4.139.1';
 const NODE_MAJOR = '24';
 
-
 /**
  * `workbench.colorTheme` ids of VS Code 1.139's built-in themes. The older ids "Default Light Modern"
  * and "Default Dark Modern" still work but VS Code then migrates them by rewriting settings.json
@@ -84,7 +83,12 @@ export function ensureE2eTools(): E2eTools {
   process.stderr.write(`[e2e] code-server ${CODE_SERVER_VERSION} not in ${cache} yet: running ${SETUP_SCRIPT} (a few minutes)\n`);
   const r = spawnSync('bash', [SETUP_SCRIPT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PI_E2E_CACHE: cache } });
   if (r.status !== 0) throw new Error(`${SETUP_SCRIPT} exited ${r.status ?? r.signal}`);
-  const out = Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const out = Object.fromEntries(
+    r.stdout
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   if (!out.PI_E2E_NODE || !out.PI_E2E_CODE_SERVER) throw new Error(`${SETUP_SCRIPT} printed no paths:\n${r.stdout}`);
   return (tools = { nodeBinDir: out.PI_E2E_NODE, codeServer: out.PI_E2E_CODE_SERVER, chromium: out.PI_E2E_CHROMIUM || CHROMIUM_PATH });
 }
@@ -224,13 +228,15 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   if (!keep) liveDirs.add(dir);
 
   const startSettings = { ...BASE_SETTINGS, 'workbench.colorTheme': opts.colorTheme ?? THEMES.dark, ...opts.settings, ...opts.extraSettings };
-  const writeSettings = (s: Record<string, unknown>) =>
-    writeFileSync(settingsFile, JSON.stringify({ ...startSettings, ...s }, null, 2) + '\n');
+  const writeSettings = (s: Record<string, unknown>) => writeFileSync(settingsFile, JSON.stringify({ ...startSettings, ...s }, null, 2) + '\n');
   writeSettings({});
 
   for (const vsix of ([] as string[]).concat(opts.vsix ?? [])) {
     const r = spawnSync(t.codeServer, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', resolve(vsix)], {
-      encoding: 'utf8', env, timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      env,
+      timeout: 120_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
     if (r.status !== 0 || !/successfully installed/i.test(out)) {
@@ -247,12 +253,23 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   for (let attempt = 1; attempt <= 3; attempt++) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const child: ChildProcess = spawn(t.codeServer, [
-      '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
-      '--disable-telemetry', '--disable-update-check',
-      '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir,
-      resolve(opts.workspace),
-    ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(
+      t.codeServer,
+      [
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--user-data-dir',
+        userDataDir,
+        '--extensions-dir',
+        extensionsDir,
+        resolve(opts.workspace),
+      ],
+      { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const pid = child.pid;
     if (pid === undefined) throw new Error(`could not spawn ${t.codeServer}`);
     liveGroups.add(pid);
@@ -268,18 +285,19 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
     child.stderr?.on('data', onData);
 
     let stopped: Promise<void> | undefined;
-    const stop = () => (stopped ??= (async () => {
-      killGroup(pid, 'SIGTERM');
-      const deadline = Date.now() + 5000;
-      while (Date.now() < deadline && killGroup(pid, 0)) await sleep(100);
-      killGroup(pid, 'SIGKILL');
-      while (killGroup(pid, 0) && Date.now() < deadline + 3000) await sleep(100);
-      liveGroups.delete(pid);
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      await new Promise<void>((r) => logStream.end(r));
-      removeDir();
-    })());
+    const stop = () =>
+      (stopped ??= (async () => {
+        killGroup(pid, 'SIGTERM');
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline && killGroup(pid, 0)) await sleep(100);
+        killGroup(pid, 'SIGKILL');
+        while (killGroup(pid, 0) && Date.now() < deadline + 3000) await sleep(100);
+        liveGroups.delete(pid);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        await new Promise<void>((r) => logStream.end(r));
+        removeDir();
+      })());
 
     const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
     let status = 0;
@@ -290,8 +308,15 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
     }
     if (status === 302) {
       return {
-        url, port, dir, userDataDir, extensionsDir, settingsFile,
-        log: () => logText, writeSettings, stop,
+        url,
+        port,
+        dir,
+        userDataDir,
+        extensionsDir,
+        settingsFile,
+        log: () => logText,
+        writeSettings,
+        stop,
       };
     }
     // Not up: kill this attempt; retry only when the port was taken under us.
@@ -303,7 +328,7 @@ export async function startCodeServer(opts: StartOptions): Promise<CodeServer> {
   }
   await new Promise<void>((r) => logStream.end(r));
   removeDir();
-  throw lastError ?? new Error("code-server did not start");
+  throw lastError ?? new Error('code-server did not start');
 }
 
 // ------------------------------------------------------------------ browser
@@ -360,12 +385,21 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
     }
     if (await input.isVisible()) {
       // The palette writes its own '>' once ready: typing before that gets overwritten.
-      await page.waitForFunction(`document.querySelector('.quick-input-widget .quick-input-box input')?.value === '>'`,
-        undefined, { timeout: 3000, polling: 100 }).catch(() => undefined);
+      await page
+        .waitForFunction(`document.querySelector('.quick-input-widget .quick-input-box input')?.value === '>'`, undefined, { timeout: 3000, polling: 100 })
+        .catch(() => undefined);
       // A short fill: a modal dialog makes the workbench inert, and one long fill would wait it out.
-      const filled = await input.fill(wanted, { timeout: 3000 }).then(() => true, () => false);
+      const filled = await input.fill(wanted, { timeout: 3000 }).then(
+        () => true,
+        () => false,
+      );
       if (!filled) await dismissDialog(page);
-      const found = filled && await entry.waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false);
+      const found =
+        filled
+        && (await entry.waitFor({ state: 'visible', timeout: 3000 }).then(
+          () => true,
+          () => false,
+        ));
       if (found && (await input.inputValue()) === wanted) break;
     }
     if (Date.now() > deadline) {
@@ -381,10 +415,14 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
     await entry.click();
   }
   // Done when the palette closed, or when the command opened a quick input of its own (a picker).
-  await page.waitForFunction(`(() => {
+  await page.waitForFunction(
+    `(() => {
     const box = document.querySelector('.quick-input-widget .quick-input-box input');
     return !box || box.offsetParent === null || box.getAttribute('aria-label') !== 'Type the name of a command to run.';
-  })()`, undefined, { timeout: 10_000, polling: 100 });
+  })()`,
+    undefined,
+    { timeout: 10_000, polling: 100 },
+  );
 }
 
 /**
@@ -425,16 +463,19 @@ export async function findFrameWith(page: Page, what: string | FramePredicate, t
     for (const frame of page.frames()) {
       if (frame.isDetached()) continue;
       try {
-        const ok = typeof what === 'string'
-          ? await frame.evaluate(`(${DEEP_QUERY})(${JSON.stringify(what)}) !== null`)
-          : await frame.evaluate(what, arg);
+        const ok = typeof what === 'string' ? await frame.evaluate(`(${DEEP_QUERY})(${JSON.stringify(what)}) !== null`) : await frame.evaluate(what, arg);
         if (ok) return frame;
       } catch {
         // frame navigating or detached: try again on the next round
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`no frame with ${typeof what === 'string' ? what : 'predicate'} after ${timeoutMs} ms; frames: ${page.frames().map((f) => f.url()).join(', ')}`);
+      throw new Error(
+        `no frame with ${typeof what === 'string' ? what : 'predicate'} after ${timeoutMs} ms; frames: ${page
+          .frames()
+          .map((f) => f.url())
+          .join(', ')}`,
+      );
     }
     await sleep(500);
   }

@@ -17,8 +17,18 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
 import {
-  CODE_SERVER_VERSION, ROOT, THEMES, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, reloadWorkbench, runCommand,
-  screenshot, startCodeServer, type CodeServer,
+  CODE_SERVER_VERSION,
+  ROOT,
+  THEMES,
+  ensureE2eTools,
+  findFrameWith,
+  launchBrowser,
+  openWorkbench,
+  reloadWorkbench,
+  runCommand,
+  screenshot,
+  startCodeServer,
+  type CodeServer,
 } from './codeServer';
 
 const VSIX = join(ROOT, 'prompt-inspector.vsix');
@@ -29,17 +39,21 @@ let browser: Browser | undefined;
 let page: Page | undefined;
 let workspace = '';
 
-before(() => {
-  ensureE2eTools();
-  // The real package, as a user installs it (vsce runs the production build first).
-  execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-  // A fixed path for this checkout (not a random temp name): the window title, the Explorer and the
-  // inspector's header show it, and the README's pictures (media/) only change when the product does.
-  workspace = join(tmpdir(), `prompt-inspector-e2e-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`, 'ledger-sync');
-  rmSync(dirname(workspace), { recursive: true, force: true });
-  mkdirSync(workspace, { recursive: true });
-  for (const dir of ['sidecars', 'rotation', 'rotation-prompt-changed', 'trace']) cpSync(join(ROOT, 'examples', dir), join(workspace, dir), { recursive: true });
-}, { timeout: 20 * 60_000 });
+before(
+  () => {
+    ensureE2eTools();
+    // The real package, as a user installs it (vsce runs the production build first).
+    execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+    // A fixed path for this checkout (not a random temp name): the window title, the Explorer and the
+    // inspector's header show it, and the README's pictures (media/) only change when the product does.
+    workspace = join(tmpdir(), `prompt-inspector-e2e-${createHash('sha256').update(ROOT).digest('hex').slice(0, 8)}`, 'ledger-sync');
+    rmSync(dirname(workspace), { recursive: true, force: true });
+    mkdirSync(workspace, { recursive: true });
+    for (const dir of ['sidecars', 'rotation', 'rotation-prompt-changed', 'trace'])
+      cpSync(join(ROOT, 'examples', dir), join(workspace, dir), { recursive: true });
+  },
+  { timeout: 20 * 60_000 },
+);
 
 after(async () => {
   await browser?.close().catch(() => undefined);
@@ -87,19 +101,25 @@ function scenario(name: string, fn: () => Promise<void>, timeoutMs = 4 * 60_000)
 
 /** The inspector frame whose transcript path ends with `name`, once its index has arrived. */
 function inspectorFor(name: string, timeoutMs = 30_000): Promise<Frame> {
-  return findFrameWith(page as Page, (n: string) => {
-    const app = (globalThis as any).document.querySelector('prompt-inspector-app');
-    const path = app?.model?.index?.source?.path;
-    return typeof path === 'string' && path.endsWith(n);
-  }, timeoutMs, name);
+  return findFrameWith(
+    page as Page,
+    (n: string) => {
+      const app = (globalThis as any).document.querySelector('prompt-inspector-app');
+      const path = app?.model?.index?.source?.path;
+      return typeof path === 'string' && path.endsWith(n);
+    },
+    timeoutMs,
+    name,
+  );
 }
 
 /** What the view was given: the index header and counts, and the turns it marks as compacted. */
-const appIndex = (frame: Frame): Promise<{ profile: string; turnCount: number; compactedTurns: number[] }> => frame.evaluate(() => {
-  const model = (globalThis as any).document.querySelector('prompt-inspector-app').model;
-  const compactedTurns = Array.from({ length: model.turnCount }, (_, i) => i).filter((i) => model.compacted(i));
-  return { profile: model.index.profile, turnCount: model.turnCount, compactedTurns };
-});
+const appIndex = (frame: Frame): Promise<{ profile: string; turnCount: number; compactedTurns: number[] }> =>
+  frame.evaluate(() => {
+    const model = (globalThis as any).document.querySelector('prompt-inspector-app').model;
+    const compactedTurns = Array.from({ length: model.turnCount }, (_, i) => i).filter((i) => model.compacted(i));
+    return { profile: model.index.profile, turnCount: model.turnCount, compactedTurns };
+  });
 const selectedTurn = (frame: Frame): Promise<string | null> => frame.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id');
 
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -148,18 +168,38 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     assert.equal(await selectedTurn(frame), 'turn-0');
     await frame.locator('turn-stepper #turn-0').click();
     await page.keyboard.press('j');
-    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
+    assert.equal(
+      await eventually(
+        () => selectedTurn(frame),
+        (v) => v === 'turn-1',
+      ),
+      'turn-1',
+    );
     await page.keyboard.press('k');
-    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-0'), 'turn-0');
+    assert.equal(
+      await eventually(
+        () => selectedTurn(frame),
+        (v) => v === 'turn-0',
+      ),
+      'turn-0',
+    );
     await runCommand(page, 'Prompt Inspector: Next Turn');
-    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1', 'host command navigates the view');
+    assert.equal(
+      await eventually(
+        () => selectedTurn(frame),
+        (v) => v === 'turn-1',
+      ),
+      'turn-1',
+      'host command navigates the view',
+    );
     await screenshot(page, 'sidecars-turn1-light');
   });
 
   scenario('Open With…: state.db with a rotation shows the compaction and the re-anchored index', async () => {
     const p = page as Page;
     // Explorer: expand rotation/, open state.db (a binary file), then reopen it with the inspector.
-    const explorerRow = (name: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
+    const explorerRow = (name: string) =>
+      p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) }).first();
     await explorerRow('rotation').click();
     await explorerRow('state.db').click();
     await runCommand(p, 'View: Reopen Editor With...');
@@ -193,7 +233,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await p.keyboard.press('Escape');
     await frame.locator('turn-stepper #turn-0').click();
     await p.keyboard.press('b');
-    const status = await eventually(() => frame.locator('cache-panel [data-status]').innerText(), (t) => /system-changed/.test(t));
+    const status = await eventually(
+      () => frame.locator('cache-panel [data-status]').innerText(),
+      (t) => /system-changed/.test(t),
+    );
     assert.match(status, /cache break/);
     assert.match(status, /system-changed/);
     assert.match(await frame.locator('cache-panel [data-first-difference]').innerText(), /message #0, byte 1,469/);
@@ -204,7 +247,11 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
 
     await runCommand(p, 'Problems: Focus on Problems View');
     const markers = p.locator('.markers-panel');
-    const problems = await eventually(() => markers.innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
+    const problems = await eventually(
+      () => markers.innerText(),
+      (t) => t.includes('system-prompt-changed'),
+      15_000,
+    );
     assert.match(problems, /state\.db/);
     assert.match(problems, /system prompt differs from request 10's at byte 1469/);
     assert.match(problems, /\[Ln 1, Col 1\]/);
@@ -244,7 +291,11 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     delete next.pluginContext;
     const written = Date.now();
     appendFileSync(file, `${JSON.stringify(next)}\n`);
-    const after = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === before + 1, 10_000);
+    const after = await eventually(
+      async () => (await appIndex(frame)).turnCount,
+      (n) => n === before + 1,
+      10_000,
+    );
     const elapsed = Date.now() - written;
     process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
     assert.equal(after, before + 1);
@@ -277,54 +328,76 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       }
     }
     assert.equal(errorsWhileWriting, 0, 'the line being written is never reported while the writer writes');
-    const turns = await eventually(async () => (await appIndex(frame)).turnCount, (n) => n === 6, 5_000);
+    const turns = await eventually(
+      async () => (await appIndex(frame)).turnCount,
+      (n) => n === 6,
+      5_000,
+    );
     assert.equal(turns, 6, 'the view followed to the last complete line');
     assert.ok(turnsSeen.size >= 3, `the view followed while writing (turn counts seen: ${[...turnsSeen].join(', ')})`);
     // Once the writer has stopped, the half line is a real error, at its line.
-    const problems = await eventually(() => markers.innerText(), (t) => t.includes('parse-error'), 10_000);
+    const problems = await eventually(
+      () => markers.innerText(),
+      (t) => t.includes('parse-error'),
+      10_000,
+    );
     assert.match(problems, /incomplete/);
     assert.match(problems, /\[Ln 7, Col \d+\]/);
     await screenshot(p, 'live-writer-stopped-light');
   });
 
-  scenario('restore after a reload (dark theme), and the activation time', async () => {
-    const p = page as Page;
-    (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
-    await reloadWorkbench(p);
-    await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
-    // Panels opened from the palette come back through the serializer, at the selection they had
-    // (a background tab's webview is created when the tab is shown).
-    await p.locator('.tabs-container .tab', { hasText: 'Inspect session_20260918_101500_a1b2c3.json' }).first().click();
-    const frame = await inspectorFor('session_20260918_101500_a1b2c3.json', 45_000);
-    assert.equal(await eventually(() => selectedTurn(frame), (v) => v === 'turn-1'), 'turn-1');
-    await frame.locator('turn-stepper #turn-1').click();
-    await screenshot(p, 'sidecars-restored-dark');
-    await openFromPalette('rotation/state.db');
-    const rotation = await inspectorFor('rotation/state.db');
-    const index = await appIndex(rotation);
-    await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
-    await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
-    await screenshot(p, 'rotation-compaction-dark');
+  scenario(
+    'restore after a reload (dark theme), and the activation time',
+    async () => {
+      const p = page as Page;
+      (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
+      await reloadWorkbench(p);
+      await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
+      // Panels opened from the palette come back through the serializer, at the selection they had
+      // (a background tab's webview is created when the tab is shown).
+      await p.locator('.tabs-container .tab', { hasText: 'Inspect session_20260918_101500_a1b2c3.json' }).first().click();
+      const frame = await inspectorFor('session_20260918_101500_a1b2c3.json', 45_000);
+      assert.equal(
+        await eventually(
+          () => selectedTurn(frame),
+          (v) => v === 'turn-1',
+        ),
+        'turn-1',
+      );
+      await frame.locator('turn-stepper #turn-1').click();
+      await screenshot(p, 'sidecars-restored-dark');
+      await openFromPalette('rotation/state.db');
+      const rotation = await inspectorFor('rotation/state.db');
+      const index = await appIndex(rotation);
+      await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
+      await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
+      await screenshot(p, 'rotation-compaction-dark');
 
-    await openFromPalette('rotation-prompt-changed');
-    const changed = await inspectorFor('rotation-prompt-changed/state.db');
-    await changed.locator('turn-stepper #turn-5').click();
-    await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
-    await runCommand(p, 'Problems: Focus on Problems View');
-    await eventually(() => p.locator('.markers-panel').innerText(), (t) => t.includes('system-prompt-changed'), 15_000);
-    await screenshot(p, 'prompt-changed-problems-dark');
+      await openFromPalette('rotation-prompt-changed');
+      const changed = await inspectorFor('rotation-prompt-changed/state.db');
+      await changed.locator('turn-stepper #turn-5').click();
+      await changed.locator('cache-panel [data-first-difference]').waitFor({ state: 'visible' });
+      await runCommand(p, 'Problems: Focus on Problems View');
+      await eventually(
+        () => p.locator('.markers-panel').innerText(),
+        (t) => t.includes('system-prompt-changed'),
+        15_000,
+      );
+      await screenshot(p, 'prompt-changed-problems-dark');
 
-    // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
-    const activation = await readActivation(p, runCommand);
-    mkdirSync(dirname(E2E_ACTIVATION_RECORD), { recursive: true });
-    writeFileSync(E2E_ACTIVATION_RECORD, `${JSON.stringify({ at: new Date().toISOString(), codeServer: CODE_SERVER_VERSION, ...activation }, null, 2)}\n`);
-    process.stderr.write(`[e2e] activation: ${JSON.stringify(activation)}\n`);
-    process.stderr.write(`[e2e] .vsix size: ${statSync(VSIX).size} bytes\n`);
-    assert.ok(activation.shownMs >= 0 && activation.loadMs >= 0 && activation.activateMs >= 0, `activation times read: ${JSON.stringify(activation)}`);
-    await runCommand(p, 'Developer: Show Running Extensions');
-    await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
-    await screenshot(p, 'running-extensions-dark');
-  }, 10 * 60_000); // readActivation's steps may each take up to 2 min on a loaded machine
+      // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
+      const activation = await readActivation(p, runCommand);
+      mkdirSync(dirname(E2E_ACTIVATION_RECORD), { recursive: true });
+      writeFileSync(E2E_ACTIVATION_RECORD, `${JSON.stringify({ at: new Date().toISOString(), codeServer: CODE_SERVER_VERSION, ...activation }, null, 2)}\n`);
+      process.stderr.write(`[e2e] activation: ${JSON.stringify(activation)}\n`);
+      process.stderr.write(`[e2e] .vsix size: ${statSync(VSIX).size} bytes\n`);
+      assert.ok(activation.shownMs >= 0 && activation.loadMs >= 0 && activation.activateMs >= 0, `activation times read: ${JSON.stringify(activation)}`);
+      await runCommand(p, 'Developer: Show Running Extensions');
+      await p.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+      await screenshot(p, 'running-extensions-dark');
+    },
+    10 * 60_000,
+  ); // readActivation's steps may each take up to 2 min on a loaded machine
 
   scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
     const p = page as Page;
@@ -338,7 +411,9 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();
     await child.waitFor({ state: 'visible', timeout: 30_000 });
-    await p.locator('.quick-input-widget .quick-input-title', { hasText: 'too large to read whole: choose a session' }).waitFor({ state: 'visible', timeout: 5_000 });
+    await p
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'too large to read whole: choose a session' })
+      .waitFor({ state: 'visible', timeout: 5_000 });
     assert.equal(await rows.count(), 2, 'both sessions offered');
     const frame = await inspectorFor('rotation/state.db');
     assert.equal((await appIndex(frame)).turnCount, 0, 'nothing loaded before a session is chosen');
@@ -346,10 +421,17 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
 
     // The rotated child: its lineage (the parent it was compacted from, and itself) loads.
     await child.click();
-    const loaded = await eventually(() => appIndex(frame), (x) => x.turnCount > 0, 30_000);
+    const loaded = await eventually(
+      () => appIndex(frame),
+      (x) => x.turnCount > 0,
+      30_000,
+    );
     const expected = await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current');
     assert.equal(loaded.turnCount, expected.turns.length);
-    assert.deepEqual(loaded.compactedTurns, expected.turns.filter((t) => t.compression).map((t) => t.index));
+    assert.deepEqual(
+      loaded.compactedTurns,
+      expected.turns.filter((t) => t.compression).map((t) => t.index),
+    );
     await frame.locator(`turn-stepper #turn-${loaded.compactedTurns[0]}`).click();
     await frame.locator('compaction-panel').waitFor({ state: 'visible' });
     await screenshot(p, 'large-db-session-loaded-dark');

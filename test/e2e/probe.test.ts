@@ -11,8 +11,17 @@ import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import {
-  THEMES, deepText, ensureE2eTools, findFrameWith, launchBrowser, openWorkbench, runCommand,
-  reloadWorkbench, screenshot, startCodeServer, type CodeServer,
+  THEMES,
+  deepText,
+  ensureE2eTools,
+  findFrameWith,
+  launchBrowser,
+  openWorkbench,
+  runCommand,
+  reloadWorkbench,
+  screenshot,
+  startCodeServer,
+  type CodeServer,
 } from './codeServer';
 import { PROBE_COMMAND_TITLE, buildProbeVsix, makeProbeWorkspace } from './probeExtension';
 
@@ -22,9 +31,12 @@ let page: Page | undefined;
 let workspace = '';
 let vsixDir = '';
 
-before(() => {
-  ensureE2eTools(); // installs code-server on a fresh machine
-}, { timeout: 20 * 60_000 });
+before(
+  () => {
+    ensureE2eTools(); // installs code-server on a fresh machine
+  },
+  { timeout: 20 * 60_000 },
+);
 
 after(async () => {
   await browser?.close().catch(() => undefined);
@@ -63,10 +75,14 @@ async function probeScenario(): Promise<void> {
   // and a predicate evaluated in the frame can do anything.
   const sameFrame = await findFrameWith(page, '#inner', 10_000);
   assert.equal(await deepText(sameFrame, '#inner'), 'shadow ok');
-  await findFrameWith(page, () => {
-    const el = (globalThis as any).document.querySelector('probe-app');
-    return el?.shadowRoot?.querySelector('#inner')?.textContent === 'shadow ok';
-  }, 10_000);
+  await findFrameWith(
+    page,
+    () => {
+      const el = (globalThis as any).document.querySelector('probe-app');
+      return el?.shadowRoot?.querySelector('#inner')?.textContent === 'shadow ok';
+    },
+    10_000,
+  );
   const light = await screenshot(page, 'probe-light');
 
   // Settings are read when the page loads: switch to the dark theme and reload.

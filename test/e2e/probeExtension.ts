@@ -64,10 +64,11 @@ export function buildProbeVsix(): string {
   writeFileSync(join(dir, 'extension.js'), EXTENSION_JS);
   writeFileSync(join(dir, 'README.md'), '# E2E probe\n\nChecks the end-to-end harness of Prompt Inspector.\n');
   const vsix = join(dir, 'pi-e2e-probe.vsix');
-  const r = spawnSync(process.execPath, [
-    join(ROOT, 'node_modules/@vscode/vsce/vsce'), 'package',
-    '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix,
-  ], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', vsix],
+    { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 },
+  );
   if (r.status !== 0) throw new Error(`vsce package failed (${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
   return vsix;
 }

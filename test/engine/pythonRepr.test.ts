@@ -32,7 +32,13 @@ function prng(seed: number): () => number {
 function sample(): Uint8Array[] {
   const rand = prng(2026);
   const special = [0x00, 0x09, 0x0a, 0x0d, 0x1f, 0x20, 0x22, 0x27, 0x5c, 0x7e, 0x7f, 0x80, 0xff, 0x61];
-  const out: Uint8Array[] = [new Uint8Array(0), Uint8Array.of(0x27), Uint8Array.of(0x22), Uint8Array.of(0x27, 0x22), Uint8Array.from({ length: 256 }, (_, i) => i)];
+  const out: Uint8Array[] = [
+    new Uint8Array(0),
+    Uint8Array.of(0x27),
+    Uint8Array.of(0x22),
+    Uint8Array.of(0x27, 0x22),
+    Uint8Array.from({ length: 256 }, (_, i) => i),
+  ];
   for (let i = 0; i < 60; i++) {
     const length = Math.floor(rand() * 200);
     out.push(Uint8Array.from({ length }, () => (i % 2 ? Math.floor(rand() * 256) : special[Math.floor(rand() * special.length)])));
@@ -58,7 +64,10 @@ describe('Python repr of bytes', () => {
     const input = JSON.stringify(bytes.map((b) => Buffer.from(b).toString('hex')));
     const run = spawnSync('python3', ['-c', script], { input, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
-    const expected = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as [string, number]);
+    const expected = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as [string, number]);
     assert.equal(expected.length, bytes.length);
     bytes.forEach((b, i) => {
       assert.equal(pythonBytes(b), expected[i][0], `bytes ${i}`);

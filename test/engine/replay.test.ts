@@ -9,12 +9,23 @@ import type { Generation, Transcript, TranscriptSession } from '../../src/model/
 
 const counter = createTokenCounter('o200k_base');
 const gen = (rows: Row[], extra: Partial<Generation> = {}): Generation => ({ rows, pos: rows.map((_, i) => ({ line: i + 1 })), ...extra });
-const sess = (id: string, generations: Generation[], extra: Partial<TranscriptSession> = {}): TranscriptSession =>
-  ({ id, parentId: null, endReason: null, systemPrompt: 'SYS', generations, pos: { sessionId: id }, ...extra });
+const sess = (id: string, generations: Generation[], extra: Partial<TranscriptSession> = {}): TranscriptSession => ({
+  id,
+  parentId: null,
+  endReason: null,
+  systemPrompt: 'SYS',
+  generations,
+  pos: { sessionId: id },
+  ...extra,
+});
 const transcript = (...sessions: TranscriptSession[]): Transcript => ({ path: 'mem', format: 'hermes-session-json', sessions, captured: [], findings: [] });
 const analyze = (t: Transcript, profile: ProfileName = 'hermes-current', messages = false) =>
   analyzeTranscript(t, { profile: PROFILES[profile], counter, messages });
-const carrier = (): Row => ({ role: 'user', content: `${SUMMARY_PREFIX} Earlier turns were compacted.\n## Historical Task Snapshot\n- did things\n\n${SUMMARY_END_MARKER}`, _compressed_summary: true });
+const carrier = (): Row => ({
+  role: 'user',
+  content: `${SUMMARY_PREFIX} Earlier turns were compacted.\n## Historical Task Snapshot\n- did things\n\n${SUMMARY_END_MARKER}`,
+  _compressed_summary: true,
+});
 
 describe('replay', () => {
   it('a compaction handoff driving a call: reanchor-none under current rules, fallback under v1 (#80622)', () => {
@@ -29,7 +40,8 @@ describe('replay', () => {
 
   it('carried-over rows are not counted again; a compaction that keeps every row and 95 % of tokens made no progress', () => {
     const old: Row[] = [
-      { role: 'user', content: 'q1', timestamp: 1 }, { role: 'assistant', content: 'a1', timestamp: 2 },
+      { role: 'user', content: 'q1', timestamp: 1 },
+      { role: 'assistant', content: 'a1', timestamp: 2 },
     ];
     const q2: Row = { role: 'user', content: 'q2', timestamp: 3 };
     // The "compacted" list is the old list plus a carrier: more rows, not fewer.
@@ -62,17 +74,27 @@ describe('replay', () => {
   });
 
   it('tools changing between sessions of a lineage break the prefix at message 0', () => {
-    const rows: Row[] = [{ role: 'user', content: 'q', timestamp: 1 }, { role: 'assistant', content: 'a', timestamp: 2 }];
+    const rows: Row[] = [
+      { role: 'user', content: 'q', timestamp: 1 },
+      { role: 'assistant', content: 'a', timestamp: 2 },
+    ];
     const child: Row[] = [carrier(), { role: 'user', content: 'q2' }, { role: 'assistant', content: 'b' }];
-    const r = analyze(transcript(
-      sess('p', [gen(rows)], { endReason: 'compression', tools: ['read_file'] }),
-      sess('c', [gen(child, { compaction: { mode: 'rotation', before: rows, beforePos: [] } })], { parentId: 'p', tools: ['read_file', 'terminal'] }),
-    ));
+    const r = analyze(
+      transcript(
+        sess('p', [gen(rows)], { endReason: 'compression', tools: ['read_file'] }),
+        sess('c', [gen(child, { compaction: { mode: 'rotation', before: rows, beforePos: [] } })], { parentId: 'p', tools: ['read_file', 'terminal'] }),
+      ),
+    );
     assert.deepEqual(r.requests[1].prefix.breakAt, { messageIndex: 0, byteOffset: null, cause: 'tools-changed' });
   });
 
   it('an empty non-final assistant row is sent as the placeholder and marked substituted', () => {
-    const rows: Row[] = [{ role: 'user', content: 'q' }, { role: 'assistant', content: '' }, { role: 'user', content: 'again' }, { role: 'assistant', content: 'ok' }];
+    const rows: Row[] = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: '' },
+      { role: 'user', content: 'again' },
+      { role: 'assistant', content: 'ok' },
+    ];
     const r = analyze(transcript(sess('s', [gen(rows)])), 'hermes-current', true);
     const msgs = r.requests[1].messages ?? [];
     assert.equal(msgs[2].substitution, 'placeholder');
@@ -82,14 +104,27 @@ describe('replay', () => {
   });
 
   it('a sidecar dropped by a rewrite between generations is named as such', () => {
-    const a: Row[] = [{ role: 'user', content: 'look', api_content: 'look\n\nPLUGIN', timestamp: 1 }, { role: 'assistant', content: 'seen', timestamp: 2 }];
-    const b: Row[] = [{ role: 'user', content: 'look', timestamp: 1 }, { role: 'assistant', content: 'seen', timestamp: 2 }, { role: 'user', content: 'next', timestamp: 3 }, { role: 'assistant', content: 'x', timestamp: 4 }];
+    const a: Row[] = [
+      { role: 'user', content: 'look', api_content: 'look\n\nPLUGIN', timestamp: 1 },
+      { role: 'assistant', content: 'seen', timestamp: 2 },
+    ];
+    const b: Row[] = [
+      { role: 'user', content: 'look', timestamp: 1 },
+      { role: 'assistant', content: 'seen', timestamp: 2 },
+      { role: 'user', content: 'next', timestamp: 3 },
+      { role: 'assistant', content: 'x', timestamp: 4 },
+    ];
     const r = analyze(transcript(sess('s', [gen(a), gen(b, { carried: 2 })])));
     assert.deepEqual(r.requests[1].prefix.breakAt, { messageIndex: 1, byteOffset: 4, cause: 'sidecar-dropped' });
   });
 
   it('reusedTokens is the previous request up to the break, inputTokens the sum of its messages', () => {
-    const rows: Row[] = [{ role: 'user', content: 'hello there', api_content: 'hello there\n\nPLUGIN', timestamp: 1 }, { role: 'assistant', content: 'hi', timestamp: 2 }, { role: 'user', content: 'more', timestamp: 3 }, { role: 'assistant', content: 'sure', timestamp: 4 }];
+    const rows: Row[] = [
+      { role: 'user', content: 'hello there', api_content: 'hello there\n\nPLUGIN', timestamp: 1 },
+      { role: 'assistant', content: 'hi', timestamp: 2 },
+      { role: 'user', content: 'more', timestamp: 3 },
+      { role: 'assistant', content: 'sure', timestamp: 4 },
+    ];
     const r = analyze(transcript(sess('s', [gen(rows)])), 'hermes-v0', true);
     const [first, second] = r.requests;
     const sum = (q: typeof first) => (q.messages ?? []).reduce((s, m) => s + m.tokens, 0);
@@ -100,10 +135,13 @@ describe('replay', () => {
   });
 
   describe('a user row flushed unanswered before a compaction (upstream preflight)', () => {
-    const sidecar = 'ask\n\n<memory-context>\n[System note: The following is recalled memory context, NOT new user input. Treat as authoritative reference data — this is the agent\'s persistent memory and should inform all responses.]\n\n- likes tea\n</memory-context>';
+    const sidecar =
+      "ask\n\n<memory-context>\n[System note: The following is recalled memory context, NOT new user input. Treat as authoritative reference data — this is the agent's persistent memory and should inform all responses.]\n\n- likes tea\n</memory-context>";
     const parentRows = (): Row[] => [
-      { role: 'user', content: 'q1', timestamp: 1 }, { role: 'assistant', content: 'a1 '.repeat(500), timestamp: 2 },
-      { role: 'user', content: 'q2', timestamp: 3 }, { role: 'assistant', content: 'a2', timestamp: 4 },
+      { role: 'user', content: 'q1', timestamp: 1 },
+      { role: 'assistant', content: 'a1 '.repeat(500), timestamp: 2 },
+      { role: 'user', content: 'q2', timestamp: 3 },
+      { role: 'assistant', content: 'a2', timestamp: 4 },
       { role: 'user', content: 'ask', timestamp: 5 },
     ];
     const childRows = (p: Row[], copy: Row): Row[] => [p[0], carrier(), p[3], copy, { role: 'assistant', content: 'answer', timestamp: 6 }];
@@ -113,9 +151,13 @@ describe('replay', () => {
         const p = parentRows();
         const copy: Row = { ...p[4], api_content: sidecar };
         const rows = childRows(p, copy);
-        const t = mode === 'rotation'
-          ? transcript(sess('p', [gen(p)], { endReason: 'compression' }), sess('c', [gen(rows, { compaction: { mode, before: p, beforePos: [] } })], { parentId: 'p' }))
-          : transcript(sess('s', [gen(p), gen(rows, { compaction: { mode, before: p, beforePos: [] } })]));
+        const t =
+          mode === 'rotation'
+            ? transcript(
+                sess('p', [gen(p)], { endReason: 'compression' }),
+                sess('c', [gen(rows, { compaction: { mode, before: p, beforePos: [] } })], { parentId: 'p' }),
+              )
+            : transcript(sess('s', [gen(p), gen(rows, { compaction: { mode, before: p, beforePos: [] } })]));
         const r = analyze(t);
         assert.equal(r.turns.length, 3, 'q1, q2 and the ask: the ask counted once');
         assert.equal(r.requests.length, 3);
@@ -128,8 +170,14 @@ describe('replay', () => {
         assert.equal(ask.compression.beforeMessages, 5);
         assert.equal(ask.compression.afterMessages, 4);
         assert.deepEqual(ask.compression.reanchor, { before: 4, after: 3, rule: 'exact' });
-        assert.deepEqual(ask.injected.map((s) => s.kind), ['memory']);
-        assert.deepEqual(r.diagnostics.filter((d) => d.severity !== 'info'), []);
+        assert.deepEqual(
+          ask.injected.map((s) => s.kind),
+          ['memory'],
+        );
+        assert.deepEqual(
+          r.diagnostics.filter((d) => d.severity !== 'info'),
+          [],
+        );
       });
     }
 
@@ -140,8 +188,11 @@ describe('replay', () => {
       const copy: Row = { role: 'user', content: `ask\n\n${todo}`, timestamp: 5 };
       const rows = childRows(p, copy);
       // Mid-turn: the ask was answered by a tool call before the compaction.
-      const before: Row[] = [...p, { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], timestamp: 5.5 },
-        { role: 'tool', tool_call_id: 'c1', content: 'big', timestamp: 5.6 }];
+      const before: Row[] = [
+        ...p,
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], timestamp: 5.5 },
+        { role: 'tool', tool_call_id: 'c1', content: 'big', timestamp: 5.6 },
+      ];
       const r = analyze(transcript(sess('s', [gen(before), gen(rows, { compaction: { mode: 'in-place', before, beforePos: [] } })])));
       const ask = r.turns[2];
       assert.equal(ask.laterCompressions.length, 1);
@@ -155,23 +206,57 @@ describe('replay', () => {
   });
 
   it('a rewind: the undone turn keeps its request, the re-ask after it is a history break', () => {
-    const kept: Row[] = [{ role: 'user', content: 'q1', timestamp: 1 }, { role: 'assistant', content: 'a1', timestamp: 2 }];
-    const undone: Row[] = [{ role: 'user', content: 'oops', timestamp: 3 }, { role: 'assistant', content: 'bad', timestamp: 4 }];
-    const reask: Row[] = [{ role: 'user', content: 'q2', timestamp: 5 }, { role: 'assistant', content: 'a2', timestamp: 6 }];
+    const kept: Row[] = [
+      { role: 'user', content: 'q1', timestamp: 1 },
+      { role: 'assistant', content: 'a1', timestamp: 2 },
+    ];
+    const undone: Row[] = [
+      { role: 'user', content: 'oops', timestamp: 3 },
+      { role: 'assistant', content: 'bad', timestamp: 4 },
+    ];
+    const reask: Row[] = [
+      { role: 'user', content: 'q2', timestamp: 5 },
+      { role: 'assistant', content: 'a2', timestamp: 6 },
+    ];
     const r = analyze(transcript(sess('s', [gen([...kept, ...undone]), gen([...kept, ...reask], { carried: 2 })])));
     assert.equal(r.turns.length, 3);
-    assert.deepEqual(r.turns.map((t) => t.requests.length), [1, 1, 1]);
+    assert.deepEqual(
+      r.turns.map((t) => t.requests.length),
+      [1, 1, 1],
+    );
     assert.equal(r.requests[2].prefix.breakAt?.cause, 'history-rewritten');
     assert.equal(r.requests[2].prefix.breakAt?.messageIndex, 3);
   });
 
-  it('turns are numbered in the order they began across sessions, each session\'s own order kept, requests turn by turn', () => {
-    const parent: Row[] = [{ role: 'user', content: 'p1', timestamp: 1 }, { role: 'assistant', content: 'a', timestamp: 2 },
-      { role: 'user', content: 'p2', timestamp: 10 }, { role: 'assistant', content: 'b', timestamp: 11 }];
-    const delegate: Row[] = [{ role: 'user', content: 'task', timestamp: 5 }, { role: 'assistant', content: 'x', timestamp: 6 }, { role: 'assistant', content: 'y', timestamp: 7 }];
+  it("turns are numbered in the order they began across sessions, each session's own order kept, requests turn by turn", () => {
+    const parent: Row[] = [
+      { role: 'user', content: 'p1', timestamp: 1 },
+      { role: 'assistant', content: 'a', timestamp: 2 },
+      { role: 'user', content: 'p2', timestamp: 10 },
+      { role: 'assistant', content: 'b', timestamp: 11 },
+    ];
+    const delegate: Row[] = [
+      { role: 'user', content: 'task', timestamp: 5 },
+      { role: 'assistant', content: 'x', timestamp: 6 },
+      { role: 'assistant', content: 'y', timestamp: 7 },
+    ];
     const r = analyze(transcript(sess('p', [gen(parent)]), sess('d', [gen(delegate)], { parentId: 'p', forkKind: 'delegate' })));
-    assert.deepEqual(r.turns.map((t) => [t.sessionId, t.requests]), [['p', [0]], ['d', [1, 2]], ['p', [3]]]);
-    assert.deepEqual(r.requests.map((q) => [q.turn, q.prefix.previousRequest]), [[0, null], [1, null], [1, 1], [2, 0]]);
+    assert.deepEqual(
+      r.turns.map((t) => [t.sessionId, t.requests]),
+      [
+        ['p', [0]],
+        ['d', [1, 2]],
+        ['p', [3]],
+      ],
+    );
+    assert.deepEqual(
+      r.requests.map((q) => [q.turn, q.prefix.previousRequest]),
+      [
+        [0, null],
+        [1, null],
+        [1, 1],
+        [2, 0],
+      ],
+    );
   });
 });
-

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { wireCopy } from '../../src/engine/apiMessages';
-import { isSummaryCarrier, SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX, userOriginatedTurnView, MERGED_PRIOR_CONTEXT_HEADER, MERGED_SUMMARY_DELIMITER } from '../../src/hermes/compactionMarkers';
+import {
+  isSummaryCarrier,
+  SUMMARY_END_MARKER,
+  SUMMARY_PREFIX,
+  TODO_SNAPSHOT_PREFIX,
+  userOriginatedTurnView,
+  MERGED_PRIOR_CONTEXT_HEADER,
+  MERGED_SUMMARY_DELIMITER,
+} from '../../src/hermes/compactionMarkers';
 import { estimateMessagesTokensRough, estimateTokensRough } from '../../src/engine/estimator';
 import { buildMemoryContextBlock, MEMORY_SYSTEM_NOTE } from '../../src/hermes/memoryContext';
 import type { Row } from '../../src/model/rows';
@@ -72,8 +80,14 @@ describe('the sidecar rule', () => {
   });
   it('the rough estimator counts the sidecar the wire would send, not the stored content', () => {
     const long = 'x'.repeat(400);
-    assert.equal(estimateMessagesTokensRough([{ role: 'user', content: 'a', api_content: long }], CUR), estimateMessagesTokensRough([{ role: 'user', content: long }], CUR));
-    assert.equal(estimateMessagesTokensRough([{ role: 'tool', content: 'a', api_content: long }], CUR), estimateMessagesTokensRough([{ role: 'tool', content: 'a' }], CUR));
+    assert.equal(
+      estimateMessagesTokensRough([{ role: 'user', content: 'a', api_content: long }], CUR),
+      estimateMessagesTokensRough([{ role: 'user', content: long }], CUR),
+    );
+    assert.equal(
+      estimateMessagesTokensRough([{ role: 'tool', content: 'a', api_content: long }], CUR),
+      estimateMessagesTokensRough([{ role: 'tool', content: 'a' }], CUR),
+    );
   });
 });
 
@@ -131,13 +145,19 @@ describe('re-anchoring', () => {
     assert.deepEqual(reanchorCurrentTurnUserIdx([{ role: 'assistant', content: 'a' }], 'x', V1), { index: -1, rule: 'none' });
   });
   it('matches the live view of a summary merged into the user row', () => {
-    const merged: Row = { role: 'user', content: `${MERGED_PRIOR_CONTEXT_HEADER}\nfix the bug\n\n${MERGED_SUMMARY_DELIMITER}\n\nsummary\n\n${SUMMARY_END_MARKER}` };
+    const merged: Row = {
+      role: 'user',
+      content: `${MERGED_PRIOR_CONTEXT_HEADER}\nfix the bug\n\n${MERGED_SUMMARY_DELIMITER}\n\nsummary\n\n${SUMMARY_END_MARKER}`,
+    };
     assert.deepEqual(reanchorCurrentTurnUserIdx([merged], 'fix the bug', CUR), { index: 0, rule: 'live-view' });
     const leading: Row = { role: 'user', content: `summary\n\n${SUMMARY_END_MARKER}\n\nnext ask` };
     assert.equal(userOriginatedTurnView(leading)?.content, 'next ask');
   });
   it('a valid typed index wins under the current rule only', () => {
-    const rows: Row[] = [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }];
+    const rows: Row[] = [
+      { role: 'user', content: 'a' },
+      { role: 'user', content: 'b' },
+    ];
     assert.deepEqual(reanchorCurrentTurnUserIdx(rows, 'b', CUR, 0), { index: 0, rule: 'typed-index' });
     assert.deepEqual(reanchorCurrentTurnUserIdx(rows, 'b', CUR, 5), { index: 1, rule: 'exact' });
     assert.deepEqual(reanchorCurrentTurnUserIdx(rows, 'b', V1, 0), { index: 1, rule: 'exact' });
@@ -167,7 +187,13 @@ describe('rough estimator', () => {
     assert.equal(v3, estimateTokensRough(`{'role': 'user', 'content': '${'b'.repeat(80)}'}`, CUR));
   });
   it('1,500 per image, stripped from the repr', () => {
-    const row: Row = { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:' + 'A'.repeat(10000) } }] };
+    const row: Row = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'x' },
+        { type: 'image_url', image_url: { url: 'data:' + 'A'.repeat(10000) } },
+      ],
+    };
     const est = estimateMessagesTokensRough([row], V1);
     assert.ok(est >= 1500 && est < 1600, String(est));
   });
@@ -220,14 +246,25 @@ describe('wire build', () => {
     assert.equal(final.substituted, null);
   });
   it('copies reasoning into reasoning_content and keeps tool calls', () => {
-    const w = wireCopy({ role: 'assistant', content: '', reasoning: 'r', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, 0, { profile: CUR, isCurrent: false, isFinal: false });
+    const w = wireCopy(
+      { role: 'assistant', content: '', reasoning: 'r', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      0,
+      { profile: CUR, isCurrent: false, isFinal: false },
+    );
     assert.equal(w.message.reasoning_content, 'r');
     assert.equal(w.substituted, null);
     assert.equal(w.message.content, '');
   });
   it('labels injected spans of a substituted sidecar', () => {
-    const w = wireCopy({ role: 'user', content: 'q', api_content: `q\n\n${FENCE}\n\nPLUGIN\n\n[Voice channel now: dev-vc (2 members)]` }, 0, { profile: CUR, isCurrent: true, isFinal: false });
-    assert.deepEqual(w.injected.map((s) => s.kind), ['memory', 'plugin', 'gateway-note']);
+    const w = wireCopy({ role: 'user', content: 'q', api_content: `q\n\n${FENCE}\n\nPLUGIN\n\n[Voice channel now: dev-vc (2 members)]` }, 0, {
+      profile: CUR,
+      isCurrent: true,
+      isFinal: false,
+    });
+    assert.deepEqual(
+      w.injected.map((s) => s.kind),
+      ['memory', 'plugin', 'gateway-note'],
+    );
     for (const s of w.injected) assert.equal((w.message.content as string).slice(s.start, s.end), s.text);
   });
 });
@@ -236,11 +273,17 @@ describe('turn prologue', () => {
   it('stamps the composed sidecar with spans by kind', () => {
     const t = buildTurnUserRow('q', { memoryPrefetch: '- prefers SQLite', pluginContext: 'P', gatewayNotes: 'G', surfaceSwitchNote: 'S' }, CUR);
     assert.equal(t.row.api_content, `q\n\n${FENCE}\n\nP\n\nG\n\nS`);
-    assert.deepEqual(t.injected.map((s) => s.kind), ['memory', 'plugin', 'gateway-note', 'surface-note']);
+    assert.deepEqual(
+      t.injected.map((s) => s.kind),
+      ['memory', 'plugin', 'gateway-note', 'surface-note'],
+    );
     for (const s of t.injected) assert.equal((t.row.api_content as string).slice(s.start, s.end), s.text);
   });
   it('multimodal: notes as a text part; memory and plugin appended currently, lost under V1 (#71998)', () => {
-    const msg = [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'x' } }];
+    const msg = [
+      { type: 'text', text: 'look' },
+      { type: 'image_url', image_url: { url: 'x' } },
+    ];
     const cur = buildTurnUserRow(msg, { memoryPrefetch: 'm', pluginContext: 'P', gatewayNotes: 'G' }, CUR);
     assert.equal((cur.row.content as unknown[]).length, 4);
     assert.deepEqual(cur.lost, []);

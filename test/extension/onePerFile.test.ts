@@ -40,7 +40,12 @@ describe('one analysis per file in flight', () => {
     const views = 3;
     let shown = 0;
     const slots: OnePerFile<number> = new OnePerFile(
-      (file) => { for (let v = 0; v < views; v++) void slots.get(file, 'k', analyse).then((n) => { shown = Math.max(shown, n); }); },
+      (file) => {
+        for (let v = 0; v < views; v++)
+          void slots.get(file, 'k', analyse).then((n) => {
+            shown = Math.max(shown, n);
+          });
+      },
       () => assert.fail('nothing was replaced'),
     );
     const first = slots.get('f', 'k', analyse);
@@ -68,7 +73,10 @@ describe('one analysis per file in flight', () => {
   it('a change after the run ended drops the result at once; other settings replace it', async () => {
     const dropped: string[] = [];
     const replaced: string[] = [];
-    const slots = new OnePerFile<string>((f) => dropped.push(f), (k) => replaced.push(k));
+    const slots = new OnePerFile<string>(
+      (f) => dropped.push(f),
+      (k) => replaced.push(k),
+    );
     assert.equal(await slots.get('a', 'k1', async () => 'one'), 'one');
     assert.equal(await slots.get('a', 'k1', async () => 'two'), 'one', 'cached');
     slots.invalidate('a');
@@ -82,8 +90,14 @@ describe('one analysis per file in flight', () => {
 
   it('a failed analysis is dropped on the next change like any other', async () => {
     const dropped: string[] = [];
-    const slots = new OnePerFile<string>((f) => dropped.push(f), () => undefined);
-    const failing = slots.get('a', 'k', async () => { await sleep(10); throw new Error('unreadable'); });
+    const slots = new OnePerFile<string>(
+      (f) => dropped.push(f),
+      () => undefined,
+    );
+    const failing = slots.get('a', 'k', async () => {
+      await sleep(10);
+      throw new Error('unreadable');
+    });
     slots.invalidate('a');
     await advance(10);
     await assert.rejects(failing, /unreadable/);

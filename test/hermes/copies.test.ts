@@ -36,7 +36,10 @@ describe('copies', () => {
   it('the todo snapshot folded into a copy and a part list stored as text are copies whose content changed', () => {
     const todo = `${TODO_SNAPSHOT_PREFIX}\n- [ ] 1. ship it (pending)`;
     assert.equal(contentRelation('do the thing', `do the thing\n\n${todo}`), 'todo-merged');
-    const parts = [{ type: 'text', text: 'look at this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }];
+    const parts = [
+      { type: 'text', text: 'look at this' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+    ];
     assert.equal(contentRelation('look at this\n[screenshot]', parts), 'projected');
     assert.equal(contentRelation('look at that\n[screenshot]', parts), null);
     const m = matchCopies({ rows: [u('do the thing', 7)] }, { rows: [carrier, u(`do the thing\n\n${todo}`, 7)] });
@@ -68,7 +71,12 @@ describe('copies', () => {
 });
 
 describe('lineage', () => {
-  const s = (id: string, parentId: string | null, endReason: string | null = null, forkKind?: 'branch') => ({ id, parentId, endReason, ...(forkKind ? { forkKind } : {}) });
+  const s = (id: string, parentId: string | null, endReason: string | null = null, forkKind?: 'branch') => ({
+    id,
+    parentId,
+    endReason,
+    ...(forkKind ? { forkKind } : {}),
+  });
 
   it('only an un-forked child of a compression-ended parent continues it', () => {
     const l = new Lineages([s('p', null, 'compression'), s('c', 'p'), s('b', 'p', null, 'branch'), s('q', null, 'branched'), s('d', 'q')]);

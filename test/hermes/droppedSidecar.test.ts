@@ -17,7 +17,11 @@ describe('dropped sidecar: the block the original carried', () => {
   const cases: { name: string; original: Row; block: string | null }[] = [
     { name: 'content, blank line, block', original: { role: 'user', content: 'Replace it.', api_content: `Replace it.\n\n${BLOCK}` }, block: BLOCK },
     { name: 'no sidecar', original: { role: 'user', content: 'Replace it.' }, block: null },
-    { name: 'a sidecar that is not the words plus a block (an override)', original: { role: 'user', content: 'Replace it.', api_content: 'Something else' }, block: null },
+    {
+      name: 'a sidecar that is not the words plus a block (an override)',
+      original: { role: 'user', content: 'Replace it.', api_content: 'Something else' },
+      block: null,
+    },
     { name: 'a sidecar equal to the words and the separator only', original: { role: 'user', content: 'x', api_content: 'x\n\n' }, block: null },
     { name: 'part-list content', original: { role: 'user', content: [{ type: 'text', text: 'x' }], api_content: `x\n\n${BLOCK}` }, block: null },
   ];
@@ -27,9 +31,17 @@ describe('dropped sidecar: the block the original carried', () => {
 describe('dropped sidecar: the copy as its turn sent it', () => {
   const original: Row = { role: 'user', content: 'Replace it.', api_content: `Replace it.\n\n${BLOCK}` };
   const cases: { name: string; copy: Row; sent: string | null }[] = [
-    { name: 'todo-merged copy without a sidecar: its words, then the block', copy: { role: 'user', content: `Replace it.\n\n${TODO}` }, sent: `Replace it.\n\n${TODO}\n\n${BLOCK}` },
+    {
+      name: 'todo-merged copy without a sidecar: its words, then the block',
+      copy: { role: 'user', content: `Replace it.\n\n${TODO}` },
+      sent: `Replace it.\n\n${TODO}\n\n${BLOCK}`,
+    },
     { name: 'a copy that kept its sidecar is sent as stamped', copy: { role: 'user', content: `Replace it.\n\n${TODO}`, api_content: 'stamped' }, sent: null },
-    { name: 'a part-list copy gets no string sidecar (compose_user_api_content returns None)', copy: { role: 'user', content: [{ type: 'text', text: 'Replace it.' }] }, sent: null },
+    {
+      name: 'a part-list copy gets no string sidecar (compose_user_api_content returns None)',
+      copy: { role: 'user', content: [{ type: 'text', text: 'Replace it.' }] },
+      sent: null,
+    },
   ];
   for (const c of cases) it(c.name, () => assert.equal(composedLive(original, c.copy)?.api_content ?? null, c.sent));
 });
@@ -45,22 +57,45 @@ describe('dropped sidecar in the replay', () => {
   ];
   const ask: Row = { role: 'user', content: 'Replace it.', api_content: `Replace it.\n\n${BLOCK}`, timestamp: 20 };
   const before: Row[] = [...head, { role: 'assistant', content: 'Going.', timestamp: 4 }, ask];
-  const after: Row[] = [...head.map((r) => ({ ...r })), carrier, { role: 'user', content: `Replace it.\n\n${TODO}`, timestamp: 20 },
-    { role: 'assistant', content: 'Replaced.', timestamp: 40 }, { role: 'user', content: 'Anything else?', timestamp: 50 },
-    { role: 'assistant', content: 'No.', timestamp: 51 }];
+  const after: Row[] = [
+    ...head.map((r) => ({ ...r })),
+    carrier,
+    { role: 'user', content: `Replace it.\n\n${TODO}`, timestamp: 20 },
+    { role: 'assistant', content: 'Replaced.', timestamp: 40 },
+    { role: 'user', content: 'Anything else?', timestamp: 50 },
+    { role: 'assistant', content: 'No.', timestamp: 51 },
+  ];
   const transcript: Transcript = {
-    path: 'mem', format: 'hermes-state-db', captured: [], findings: [],
-    sessions: [{ id: 's', parentId: null, endReason: null, systemPrompt: 'sys', pos: { sessionId: 's' },
-      generations: [
-        { rows: before, pos: before.map(() => ({ sessionId: 's' })) },
-        { rows: after, pos: after.map(() => ({ sessionId: 's' })), compaction: { mode: 'in-place', before, beforePos: before.map(() => ({ sessionId: 's' })) } },
-      ] }],
+    path: 'mem',
+    format: 'hermes-state-db',
+    captured: [],
+    findings: [],
+    sessions: [
+      {
+        id: 's',
+        parentId: null,
+        endReason: null,
+        systemPrompt: 'sys',
+        pos: { sessionId: 's' },
+        generations: [
+          { rows: before, pos: before.map(() => ({ sessionId: 's' })) },
+          {
+            rows: after,
+            pos: after.map(() => ({ sessionId: 's' })),
+            compaction: { mode: 'in-place', before, beforePos: before.map(() => ({ sessionId: 's' })) },
+          },
+        ],
+      },
+    ],
   };
   const r = analyzeTranscript(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
 
   it('the turn that lost its sidecar shows the context its requests still sent', () => {
     const turn = r.turns[r.turns.length - 2];
-    assert.deepEqual(turn.injected.map((s) => s.kind), ['memory', 'plugin']);
+    assert.deepEqual(
+      turn.injected.map((s) => s.kind),
+      ['memory', 'plugin'],
+    );
   });
 
   it('the next turn sends the row bare: a sidecar-dropped break where the block began', () => {

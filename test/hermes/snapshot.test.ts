@@ -6,7 +6,12 @@ import { sessionStartSeconds, snapshotCopies } from '../../src/hermes/snapshot';
 import { readHermesSessionJson } from '../../src/transcripts/hermesSessionJson';
 import type { Row } from '../../src/model/rows';
 
-const carrier = (timestamp?: number): Row => ({ role: 'user', content: `${SUMMARY_PREFIX} x\n\n${SUMMARY_END_MARKER}`, _compressed_summary: true, ...(timestamp ? { timestamp } : {}) });
+const carrier = (timestamp?: number): Row => ({
+  role: 'user',
+  content: `${SUMMARY_PREFIX} x\n\n${SUMMARY_END_MARKER}`,
+  _compressed_summary: true,
+  ...(timestamp ? { timestamp } : {}),
+});
 const u = (content: string, timestamp: number): Row => ({ role: 'user', content, timestamp });
 const a = (content: string, timestamp: number): Row => ({ role: 'assistant', content, timestamp });
 
@@ -14,7 +19,7 @@ describe('snapshot copies', () => {
   // A rotated child's snapshot: head copies, carrier, tail copies, the flushed ask, its answer, a later turn.
   const child = (c: Row): Row[] => [u('q1', 10), a('a1', 11), c, u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70), u('next', 80), a('ok', 81)];
 
-  it('by the carrier\'s timestamp: rows older than it are copies; the flushed ask is the turn', () => {
+  it("by the carrier's timestamp: rows older than it are copies; the flushed ask is the turn", () => {
     const r = snapshotCopies(child(carrier(65)), null);
     assert.deepEqual(r, { carried: 5, evidence: 'carrier-timestamp', carrier: 2 });
   });
@@ -27,7 +32,7 @@ describe('snapshot copies', () => {
     assert.deepEqual(snapshotCopies(child(carrier()), null), { carried: 3, evidence: 'none', carrier: 2 });
   });
 
-  it('a branch child\'s copies (no carrier) are the rows older than the session', () => {
+  it("a branch child's copies (no carrier) are the rows older than the session", () => {
     const rows = [u('p1', 10), a('r1', 11), u('new', 100), a('x', 101)];
     assert.equal(snapshotCopies(rows, 90).carried, 2);
     assert.equal(snapshotCopies(rows, 5).carried, 0, 'a session of its own starts with nothing copied');
@@ -54,17 +59,29 @@ describe('snapshot copies', () => {
 describe('snapshot copies nothing in the file dates (upstream writes the carrier without a timestamp)', () => {
   // Each list: head copies, the carrier, a copied earlier ask and its answer, the compaction's own
   // turn, a later turn. Read alone, the copied ask may as well have opened a turn after the carrier.
-  const noTime = (r: Row): Row => { const { timestamp: _, ...rest } = r; return rest; };
+  const noTime = (r: Row): Row => {
+    const { timestamp: _, ...rest } = r;
+    return rest;
+  };
   const cases: { name: string; rows: Row[]; start: string; id: string }[] = [
-    { name: 'in place: the session began before every row',
+    {
+      name: 'in place: the session began before every row',
       rows: [u('q1', 10), a('a1', 11), carrier(), u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70), u('next', 80), a('ok', 81)],
-      start: '1970-01-01T00:00:05', id: '19700101_000005_abcdef' },
-    { name: 'a rotation child compacted again in place: the copied ask is younger than the child',
+      start: '1970-01-01T00:00:05',
+      id: '19700101_000005_abcdef',
+    },
+    {
+      name: 'a rotation child compacted again in place: the copied ask is younger than the child',
       rows: [u('q1', 10), a('a1', 11), carrier(), u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70), u('next', 80), a('ok', 81)],
-      start: '1970-01-01T00:00:05', id: '19700101_000040_abcdef' },
-    { name: 'older stores: no live row has a timestamp',
+      start: '1970-01-01T00:00:05',
+      id: '19700101_000040_abcdef',
+    },
+    {
+      name: 'older stores: no live row has a timestamp',
       rows: [u('q1', 10), a('a1', 11), carrier(), u('q5', 50), a('a5', 51), u('ask', 60), a('answer', 70)].map(noTime),
-      start: '1970-01-01T00:00:05', id: '19700101_000040_abcdef' },
+      start: '1970-01-01T00:00:05',
+      id: '19700101_000040_abcdef',
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -76,4 +93,3 @@ describe('snapshot copies nothing in the file dates (upstream writes the carrier
     });
   }
 });
-

@@ -19,7 +19,7 @@ async function inspect(path: string, profile: keyof typeof PROFILES = 'hermes-cu
 }
 
 describe('inspection model', () => {
-  it('the request a dump captured carries the dump\'s API mode and cache breakpoints; the others none', async () => {
+  it("the request a dump captured carries the dump's API mode and cache breakpoints; the others none", async () => {
     const ins = await inspect(example('sidecars/session_20260918_101500_a1b2c3.json'));
     const captured = ins.requests.filter((r) => r.captured !== null);
     assert.equal(captured.length, 1);
@@ -32,7 +32,10 @@ describe('inspection model', () => {
     for (const r of ins.requests) {
       const page = ins.messages(r.index, 0, 1000);
       assert.equal(page.length, r.messageCount);
-      assert.equal(page.reduce((s, m) => s + m.tokens, 0), r.inputTokens);
+      assert.equal(
+        page.reduce((s, m) => s + m.tokens, 0),
+        r.inputTokens,
+      );
       assert.equal(page[0].role, 'system');
       for (const m of page) for (const s of m.injected) assert.ok(s.start >= 0 && s.end <= m.text.length && s.start < s.end);
     }
@@ -43,7 +46,13 @@ describe('inspection model', () => {
     assert.ok(memory);
     assert.ok(fenced.text.slice(memory.start, memory.end).startsWith('<memory-context>'));
     assert.deepEqual(ins.messages(0, 5, 10), []);
-    assert.equal(ins.messages(3, 2, 3).map((m) => m.index).join(), '2,3,4');
+    assert.equal(
+      ins
+        .messages(3, 2, 3)
+        .map((m) => m.index)
+        .join(),
+      '2,3,4',
+    );
   });
 
   it('multimodal note parts map to offsets in the joined text', async () => {
@@ -80,13 +89,21 @@ describe('inspection model', () => {
   });
 
   it('the embedded export rebuilds every request exactly, linearly', async () => {
-    for (const [file, profile] of [['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'], ['rotation-prompt-changed/state.db', 'hermes-current'], ['in-place/state.db', 'hermes-v1']] as const) {
+    for (const [file, profile] of [
+      ['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'],
+      ['rotation-prompt-changed/state.db', 'hermes-current'],
+      ['in-place/state.db', 'hermes-v1'],
+    ] as const) {
       const ins = await inspect(example(file), profile);
       const data = ins.exportAll();
       const total = ins.requests.reduce((s, r) => s + r.messageCount, 0);
       assert.ok(data.bodies.length < total / 2, `${data.bodies.length} bodies for ${total} wire messages`);
       for (const r of ins.requests) {
-        assert.deepEqual(Array.from({ length: r.messageCount }, (_, i) => data.bodies[bodyIdAt(data, r.index, i) ?? -1]?.text), ins.messages(r.index, 0, r.messageCount).map((m) => m.text), `${file} request ${r.index}`);
+        assert.deepEqual(
+          Array.from({ length: r.messageCount }, (_, i) => data.bodies[bodyIdAt(data, r.index, i) ?? -1]?.text),
+          ins.messages(r.index, 0, r.messageCount).map((m) => m.text),
+          `${file} request ${r.index}`,
+        );
       }
     }
   });
@@ -102,16 +119,23 @@ describe('inspection model', () => {
 
 describe('the index the view gets first', () => {
   it('packs integer columns losslessly: negatives, zeros, and totals past 2^31', () => {
-    const cases = [[], [0], [-1, -1, 5, 0], [2 ** 31 + 5, 3, 2 ** 40, -(2 ** 33)], Array.from({ length: 5000 }, (_, i) => i * 37 % 101 - 50)];
+    const cases = [[], [0], [-1, -1, 5, 0], [2 ** 31 + 5, 3, 2 ** 40, -(2 ** 33)], Array.from({ length: 5000 }, (_, i) => ((i * 37) % 101) - 50)];
     for (const c of cases) assert.deepEqual([...unpackInts(packInts(c), c.length)], c);
-    fc.assert(fc.property(fc.array(fc.integer({ min: -(2 ** 45), max: 2 ** 45 })), (xs) => {
-      assert.deepEqual([...unpackInts(packInts(xs), xs.length)], xs);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -(2 ** 45), max: 2 ** 45 })), (xs) => {
+        assert.deepEqual([...unpackInts(packInts(xs), xs.length)], xs);
+      }),
+      { numRuns: 300 },
+    );
     assert.ok(packInts(Array.from({ length: 10000 }, (_, i) => i)).length < 14000, 'a counting column costs about a byte and a third an item');
   });
 
   it('gives the view every number it steps and draws with, equal to the paged details', async () => {
-    for (const [file, profile] of [['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'], ['rotation-prompt-changed/state.db', 'hermes-current'], ['rotation/state.db', 'hermes-current']] as const) {
+    for (const [file, profile] of [
+      ['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'],
+      ['rotation-prompt-changed/state.db', 'hermes-current'],
+      ['rotation/state.db', 'hermes-current'],
+    ] as const) {
       const ins = await inspect(example(file), profile);
       const model = new IndexModel(JSON.parse(JSON.stringify(ins.index)));
       assert.equal(model.turnCount, ins.turns.length);
@@ -121,14 +145,25 @@ describe('the index the view gets first', () => {
         assert.deepEqual(model.injectedKinds(t.index).sort(), [...t.injectedKinds].sort());
         assert.equal(model.compacted(t.index), t.compression !== null);
         // A break to look into: not the re-billing a compaction causes.
-        assert.equal(model.broken(t.index), t.requests.some((r) => !ins.requests[r].stable && ins.requests[r].breakAt?.cause !== 'compression'));
+        assert.equal(
+          model.broken(t.index),
+          t.requests.some((r) => !ins.requests[r].stable && ins.requests[r].breakAt?.cause !== 'compression'),
+        );
       }
       for (const r of ins.page('requests', 0, 1e9)) {
         const prev = r.previousRequest === null ? undefined : ins.requests[r.previousRequest];
         assert.deepEqual(model.request(r.index), {
-          index: r.index, turn: r.turn, inputTokens: r.inputTokens, reusedTokens: r.reusedTokens, messageCount: r.messageCount,
-          userWireIndex: r.userWireIndex ?? -1, previousRequest: r.previousRequest ?? -1, breakMessage: r.breakAt?.messageIndex ?? -1,
-          stable: r.stable, compaction: r.breakAt?.cause === 'compression', systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
+          index: r.index,
+          turn: r.turn,
+          inputTokens: r.inputTokens,
+          reusedTokens: r.reusedTokens,
+          messageCount: r.messageCount,
+          userWireIndex: r.userWireIndex ?? -1,
+          previousRequest: r.previousRequest ?? -1,
+          breakMessage: r.breakAt?.messageIndex ?? -1,
+          stable: r.stable,
+          compaction: r.breakAt?.cause === 'compression',
+          systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
         });
       }
       const breaks = Object.values(ins.index.summary.breaks).reduce((a, b) => a + b, 0);
@@ -143,20 +178,33 @@ describe('the index the view gets first', () => {
   it('lists a session\u2019s turns for the tree, counting breaks but not the re-billing a compaction causes', async () => {
     const ins = await inspect(example('rotation/state.db'));
     const listed = ins.index.sessions.flatMap((s) => ins.sessionTurns(s.id));
-    assert.deepEqual(listed.map((t) => t.index), ins.turns.map((t) => t.index), 'every turn once, in order');
+    assert.deepEqual(
+      listed.map((t) => t.index),
+      ins.turns.map((t) => t.index),
+      'every turn once, in order',
+    );
     const compacted = listed.find((t) => t.compacted);
     assert.ok(compacted);
     const own = ins.turns[compacted.index].requests.map((r) => ins.requests[r]);
-    assert.ok(own.some((r) => r.breakAt?.cause === 'compression'), 'the compaction re-bills the prefix');
+    assert.ok(
+      own.some((r) => r.breakAt?.cause === 'compression'),
+      'the compaction re-bills the prefix',
+    );
     assert.equal(compacted.breaks, own.filter((r) => !r.stable && r.breakAt?.cause !== 'compression').length);
     assert.deepEqual(ins.sessionTurns('no such session'), []);
   });
 
   it('pages are slices, empty past the end', async () => {
     const ins = await inspect(example('rotation/state.db'));
-    assert.deepEqual(ins.page('turns', 2, 3).map((t) => t.index), [2, 3, 4]);
+    assert.deepEqual(
+      ins.page('turns', 2, 3).map((t) => t.index),
+      [2, 3, 4],
+    );
     assert.deepEqual(ins.page('requests', ins.requests.length, 5), []);
-    assert.deepEqual(ins.page('requests', -5, 2).map((r) => r.index), [0, 1]);
+    assert.deepEqual(
+      ins.page('requests', -5, 2).map((r) => r.index),
+      [0, 1],
+    );
   });
 });
 
@@ -178,13 +226,18 @@ describe('protocol and page', () => {
   it('serve answers each method with its handler, and what it throws rejects the call', async () => {
     const answer = serve<RequestMap>({
       messages: ({ request, start, count }) => [request, start, count].map((n) => ({ index: n }) as MessageView),
-      turns: async () => { throw new Error('no turns here'); },
+      turns: async () => {
+        throw new Error('no turns here');
+      },
       requests: () => [],
       findings: () => [],
       breakContext: () => null,
     });
     const client: RpcClient<RequestMap> = new RpcClient((m) => void answer(m).then((r) => client.settle(r)));
-    assert.deepEqual((await client.call('messages', { request: 3, start: 4, count: 5 })).map((m) => m.index), [3, 4, 5]);
+    assert.deepEqual(
+      (await client.call('messages', { request: 3, start: 4, count: 5 })).map((m) => m.index),
+      [3, 4, 5],
+    );
     assert.equal(await client.call('breakContext', { request: 0 }), null);
     await assert.rejects(client.call('turns', { start: 0, count: 1 }), (e: unknown) => e instanceof Error && e.message === 'no turns here');
     const unknown = await answer({ type: 'request', id: 7, method: 'nothing', params: {} } as unknown as RpcRequest<RequestMap>);
@@ -200,12 +253,25 @@ describe('protocol and page', () => {
   });
 
   it('the page has a strict CSP and embedded data cannot close its element', () => {
-    const html = renderInspectorHtml({ title: '</title><script>x</script>', nonce: 'N0NCE', script: { inline: 'var s="</script>";' }, style: { inline: '' }, embeddedData: JSON.stringify({ t: '</script><img src=x onerror=alert(1)><!--' }) });
+    const html = renderInspectorHtml({
+      title: '</title><script>x</script>',
+      nonce: 'N0NCE',
+      script: { inline: 'var s="</script>";' },
+      style: { inline: '' },
+      embeddedData: JSON.stringify({ t: '</script><img src=x onerror=alert(1)><!--' }),
+    });
     assert.match(html, /default-src 'none'/);
     assert.match(html, /script-src 'nonce-N0NCE'/);
     assert.doesNotMatch(html, /unsafe-(inline|eval)/);
     assert.equal((html.match(/<\/script>/g) ?? []).length, 2, 'only the two real script elements close');
     assert.doesNotMatch(html, /<img/);
-    assert.equal(JSON.parse(embedJson('{"a":"<\\/script>"}').replace(/\\u003c/g, '<').replace(/\\u003e/g, '>')).a, '</script>');
+    assert.equal(
+      JSON.parse(
+        embedJson('{"a":"<\\/script>"}')
+          .replace(/\\u003c/g, '<')
+          .replace(/\\u003e/g, '>'),
+      ).a,
+      '</script>',
+    );
   });
 });

@@ -18,9 +18,11 @@ export function assertSchemaValid(report: unknown, what: string): void {
 
 /** True when a diagnostic says where in the input it is: line (and column), byte offset, or session and row. */
 export function hasPosition(d: Report['diagnostics'][number]): boolean {
-  return (Number.isInteger(d.line) && (d.line as number) >= 1)
+  return (
+    (Number.isInteger(d.line) && (d.line as number) >= 1)
     || (Number.isInteger(d.offset) && (d.offset as number) >= 0)
-    || (typeof d.sessionId === 'string' && d.sessionId.length > 0);
+    || (typeof d.sessionId === 'string' && d.sessionId.length > 0)
+  );
 }
 
 /**
@@ -48,7 +50,10 @@ export function assertReportInvariants(r: Report, what: string): void {
     assert.equal(p.stable, p.breakAt === null, `${what}: request ${q.index} stable=${p.stable} but breakAt=${JSON.stringify(p.breakAt)}`);
     if (p.previousRequest !== null) {
       assert.ok(p.previousRequest < q.index, `${what}: request ${q.index} compared with a later request ${p.previousRequest}`);
-      assert.ok(p.reusedTokens <= r.requests[p.previousRequest].inputTokens, `${what}: request ${q.index} reuses more tokens than request ${p.previousRequest} sent`);
+      assert.ok(
+        p.reusedTokens <= r.requests[p.previousRequest].inputTokens,
+        `${what}: request ${q.index} reuses more tokens than request ${p.previousRequest} sent`,
+      );
     } else {
       assert.equal(p.reusedTokens, 0, `${what}: request ${q.index} has no previous request but reuses ${p.reusedTokens} tokens`);
     }
@@ -86,10 +91,24 @@ export function snapshot(value: unknown): string {
   const CLOSE = Symbol('close');
   while (stack.length) {
     const v = stack.pop();
-    if (v === CLOSE) { out.push(')'); continue; }
-    if (v instanceof Map) { out.push('Map('); stack.push(CLOSE, ...[...v.entries()].reverse()); continue; }
-    if (v instanceof Uint8Array) { out.push(`Bytes(${[...v].join(',')})`); continue; }
-    if (Array.isArray(v)) { out.push('['); stack.push(CLOSE, ...[...v].reverse()); continue; }
+    if (v === CLOSE) {
+      out.push(')');
+      continue;
+    }
+    if (v instanceof Map) {
+      out.push('Map(');
+      stack.push(CLOSE, ...[...v.entries()].reverse());
+      continue;
+    }
+    if (v instanceof Uint8Array) {
+      out.push(`Bytes(${[...v].join(',')})`);
+      continue;
+    }
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push(CLOSE, ...[...v].reverse());
+      continue;
+    }
     if (v !== null && typeof v === 'object') {
       out.push('{');
       stack.push(CLOSE);

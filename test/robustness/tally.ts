@@ -7,7 +7,11 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export interface Counts { bad: number; fuzz: number; failures: number }
+export interface Counts {
+  bad: number;
+  fuzz: number;
+  failures: number;
+}
 
 /** Each part and the test file that reports it. */
 const FILES = { 'bad-input': 'robustness/bad-input.test.ts', fuzz: 'robustness/fuzz.test.ts', 'hostile-cli': 'cli/hostile.test.ts' } as const;
@@ -16,7 +20,11 @@ const PARTS = Object.keys(FILES) as Part[];
 
 function runnerKey(): string {
   let started = '';
-  try { started = readFileSync(`/proc/${process.ppid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19] ?? ''; } catch { /* not Linux */ }
+  try {
+    started = readFileSync(`/proc/${process.ppid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19] ?? '';
+  } catch {
+    /* not Linux */
+  }
   return `${process.ppid}-${started}`;
 }
 
@@ -43,8 +51,12 @@ export function reportCounts(own: Part, counts: Counts): void {
   for (const p of found) {
     try {
       const c = JSON.parse(readFileSync(partFile(key, p), 'utf8')) as Counts;
-      total.bad += c.bad; total.fuzz += c.fuzz; total.failures += c.failures;
-    } catch { /* removed by the other part after it printed */ }
+      total.bad += c.bad;
+      total.fuzz += c.fuzz;
+      total.failures += c.failures;
+    } catch {
+      /* removed by the other part after it printed */
+    }
   }
   console.log(`robustness: ${total.bad} bad inputs tried, ${total.fuzz} fuzz cases, ${total.failures} failures`);
   for (const p of found) rmSync(partFile(key, p), { force: true });

@@ -105,8 +105,7 @@ export const SUMMARY_PREFIX =
 
 export const SUMMARY_HEADING = '## Historical Task Snapshot';
 
-export const SUMMARY_END_MARKER =
-  '--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---';
+export const SUMMARY_END_MARKER = '--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---';
 
 export const TODO_SNAPSHOT_HEADER = '[Your active task list was preserved across context compression]';
 
@@ -247,8 +246,7 @@ export interface PromptSpec {
 }
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September',
-  'October', 'November', 'December'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 function longDate(unixSeconds: number): string {
   const d = new Date(unixSeconds * 1000);
@@ -308,11 +306,19 @@ function tool(name: string, description: string, properties: Record<string, unkn
 const STR = { type: 'string' };
 
 export const TOOLS: readonly ToolDef[] = [
-  tool('read_file', 'Read a text file. Returns its content with line numbers.', { path: STR, offset: { type: 'integer' }, limit: { type: 'integer' } }, ['path']),
+  tool('read_file', 'Read a text file. Returns its content with line numbers.', { path: STR, offset: { type: 'integer' }, limit: { type: 'integer' } }, [
+    'path',
+  ]),
   tool('write_file', 'Create or overwrite a file with the given content.', { path: STR, content: STR }, ['path', 'content']),
-  tool('patch', 'Replace one exact occurrence of old_string with new_string in a file.', { path: STR, old_string: STR, new_string: STR }, ['path', 'old_string', 'new_string']),
+  tool('patch', 'Replace one exact occurrence of old_string with new_string in a file.', { path: STR, old_string: STR, new_string: STR }, [
+    'path',
+    'old_string',
+    'new_string',
+  ]),
   tool('search_files', 'Search file contents with a regular expression.', { pattern: STR, path: STR }, ['pattern']),
-  tool('terminal', 'Run a shell command in the working directory and return its output and exit code.', { command: STR, timeout: { type: 'integer' } }, ['command']),
+  tool('terminal', 'Run a shell command in the working directory and return its output and exit code.', { command: STR, timeout: { type: 'integer' } }, [
+    'command',
+  ]),
   tool('todo', 'Read or replace the session todo list.', { todos: { type: 'array', items: { type: 'object' } }, merge: { type: 'boolean' } }, []),
   tool('send_message', 'Send a message to a channel on a connected platform.', { target: STR, message: STR }, ['target', 'message']),
 ];
@@ -666,18 +672,22 @@ export function isoTimestamp(unixSeconds: number): string {
 /** sessions/session_<id>.json (§3.1), indented as the agent's json.dump(indent=2) writes it. */
 export function toSessionJson(session: SynthSession): string {
   const last = session.rows[session.rows.length - 1];
-  return JSON.stringify({
-    session_id: session.id,
-    model: session.model,
-    base_url: session.baseUrl,
-    platform: session.source,
-    session_start: isoTimestamp(session.startedAt),
-    last_updated: isoTimestamp(last ? last.timestamp : session.startedAt),
-    system_prompt: session.systemPrompt,
-    tools: session.tools,
-    message_count: session.rows.length,
-    messages: session.rows,
-  }, null, 2);
+  return JSON.stringify(
+    {
+      session_id: session.id,
+      model: session.model,
+      base_url: session.baseUrl,
+      platform: session.source,
+      session_start: isoTimestamp(session.startedAt),
+      last_updated: isoTimestamp(last ? last.timestamp : session.startedAt),
+      system_prompt: session.systemPrompt,
+      tools: session.tools,
+      message_count: session.rows.length,
+      messages: session.rows,
+    },
+    null,
+    2,
+  );
 }
 
 export function toTurnTraceJsonl(lines: readonly TraceLine[]): string {
@@ -917,23 +927,98 @@ export function toStateDb(SQL: SqlJsStatic, ...sessions: SynthSession[]): Uint8A
 // ---------------------------------------------------------------------------------------------
 // Long sessions for benchmarks: the same mechanics, with generated text.
 
-const SUBJECTS = ['The importer', 'The nightly export', 'Our retry loop', 'The cache layer', 'The webhook handler',
-  'This migration', 'The scheduler', 'The parser', 'The CLI wrapper', 'The test fixture', 'The dedupe pass',
-  'The watcher', 'The rate limiter', 'The config loader', 'The report builder', 'The sync worker'];
-const VERBS = ['rewrites', 'validates', 'skips', 'batches', 'normalises', 'retries', 'caches', 'streams', 'locks',
-  'serialises', 'drops', 're-reads', 'indexes', 'flushes', 'debounces', 'reconciles'];
-const OBJECTS = ['every pending row', 'the account ledger', 'stale lock files', 'the monthly aggregates',
-  'duplicate transactions', 'the session token', 'large attachments', 'the CSV header', 'out-of-order events',
-  'the foreign-key map', 'each bank export', 'the schema version', 'partial writes', 'the temp directory'];
-const TAILS = ['before the transaction commits', 'when the file watcher fires twice', 'on the second attempt',
-  'unless the checksum matches', 'after the lock is released', 'for accounts opened this year',
-  'so the report stays stable', 'without touching the network', 'in under a second on the NAS',
-  'which is why the test was flaky', 'but only for DD/MM exports', 'and logs a warning instead of failing'];
-const IDENTS = ['parse_row', 'load_config', 'write_batch', 'dedupe_key', 'open_ledger', 'flush_pending', 'watch_dir',
-  'normalise_memo', 'bank_format', 'retry_after', 'export_month', 'read_header'];
-const FILES = ['src/ledger_sync/importer.py', 'src/ledger_sync/writer.py', 'src/ledger_sync/watch.py',
-  'src/ledger_sync/dates.py', 'tests/test_importer.py', 'tests/test_writer.py', 'migrations/0004_dedupe.sql',
-  'docs/architecture.md', 'Makefile', 'pyproject.toml'];
+const SUBJECTS = [
+  'The importer',
+  'The nightly export',
+  'Our retry loop',
+  'The cache layer',
+  'The webhook handler',
+  'This migration',
+  'The scheduler',
+  'The parser',
+  'The CLI wrapper',
+  'The test fixture',
+  'The dedupe pass',
+  'The watcher',
+  'The rate limiter',
+  'The config loader',
+  'The report builder',
+  'The sync worker',
+];
+const VERBS = [
+  'rewrites',
+  'validates',
+  'skips',
+  'batches',
+  'normalises',
+  'retries',
+  'caches',
+  'streams',
+  'locks',
+  'serialises',
+  'drops',
+  're-reads',
+  'indexes',
+  'flushes',
+  'debounces',
+  'reconciles',
+];
+const OBJECTS = [
+  'every pending row',
+  'the account ledger',
+  'stale lock files',
+  'the monthly aggregates',
+  'duplicate transactions',
+  'the session token',
+  'large attachments',
+  'the CSV header',
+  'out-of-order events',
+  'the foreign-key map',
+  'each bank export',
+  'the schema version',
+  'partial writes',
+  'the temp directory',
+];
+const TAILS = [
+  'before the transaction commits',
+  'when the file watcher fires twice',
+  'on the second attempt',
+  'unless the checksum matches',
+  'after the lock is released',
+  'for accounts opened this year',
+  'so the report stays stable',
+  'without touching the network',
+  'in under a second on the NAS',
+  'which is why the test was flaky',
+  'but only for DD/MM exports',
+  'and logs a warning instead of failing',
+];
+const IDENTS = [
+  'parse_row',
+  'load_config',
+  'write_batch',
+  'dedupe_key',
+  'open_ledger',
+  'flush_pending',
+  'watch_dir',
+  'normalise_memo',
+  'bank_format',
+  'retry_after',
+  'export_month',
+  'read_header',
+];
+const FILES = [
+  'src/ledger_sync/importer.py',
+  'src/ledger_sync/writer.py',
+  'src/ledger_sync/watch.py',
+  'src/ledger_sync/dates.py',
+  'tests/test_importer.py',
+  'tests/test_writer.py',
+  'migrations/0004_dedupe.sql',
+  'docs/architecture.md',
+  'Makefile',
+  'pyproject.toml',
+];
 
 function sentence(rng: Rng): string {
   return `${rng.pick(SUBJECTS)} ${rng.pick(VERBS)} ${rng.pick(OBJECTS)} ${rng.pick(TAILS)}.`;
@@ -1015,25 +1100,32 @@ export function synthesizeLongSession(turns: number, seed: number): SynthSession
     memory: memoryFacts.slice(0, 3),
     userProfile: memoryFacts.slice(3),
   });
-  const run = new AgentRun({
-    id,
-    source: 'cli',
-    model,
-    provider: 'openrouter',
-    baseUrl: 'https://openrouter.ai/api/v1',
-    cwd: '/home/alice/src/ledger-sync',
-    title: 'Long benchmark session',
-    systemPrompt,
-    tools: TOOLS,
-    startedAt,
-  }, seed ^ 0x5bd1e995);
+  const run = new AgentRun(
+    {
+      id,
+      source: 'cli',
+      model,
+      provider: 'openrouter',
+      baseUrl: 'https://openrouter.ai/api/v1',
+      cwd: '/home/alice/src/ledger-sync',
+      title: 'Long benchmark session',
+      systemPrompt,
+      tools: TOOLS,
+      startedAt,
+    },
+    seed ^ 0x5bd1e995,
+  );
   for (let t = 1; t <= turns; t++) {
     const text = prose(rng, rng.int(150, 1400));
     const steps: StepSpec[] = [];
     const spec: TurnSpec = {
-      user: t % 50 === 0
-        ? [{ type: 'text', text }, { type: 'image_url', image_url: { url: `https://files.example.net/shots/${rng.hex(12)}.png` } }]
-        : text,
+      user:
+        t % 50 === 0
+          ? [
+              { type: 'text', text },
+              { type: 'image_url', image_url: { url: `https://files.example.net/shots/${rng.hex(12)}.png` } },
+            ]
+          : text,
       steps,
       reply: prose(rng, rng.int(300, 3400)),
     };
@@ -1041,7 +1133,8 @@ export function synthesizeLongSession(turns: number, seed: number): SynthSession
       spec.memory = Array.from({ length: rng.int(2, 8) }, () => `- ${sentence(rng)}`).join('\n');
     }
     if (rng.chance(0.5) && typeof spec.user === 'string') {
-      spec.plugin = `Workspace: ~/src/ledger-sync (branch ${rng.pick(['main', 'sync-rewrite', 'dedupe'])}, `
+      spec.plugin =
+        `Workspace: ~/src/ledger-sync (branch ${rng.pick(['main', 'sync-rewrite', 'dedupe'])}, `
         + `${rng.int(0, 9)} uncommitted changes)\n${prose(rng, rng.int(80, 500))}`;
     }
     if (rng.chance(0.04)) spec.gatewayNotes = `[Voice channel now: dev-vc (${rng.int(1, 6)} members)]`;

@@ -12,8 +12,10 @@ const pick = (chars: string): ((rand: Rand) => string) => {
   const list = [...chars];
   return (rand) => list[Math.floor(rand() * list.length)];
 };
-const range = (from: number, to: number): ((rand: Rand) => string) =>
-  (rand) => String.fromCodePoint(from + Math.floor(rand() * (to - from + 1)));
+const range =
+  (from: number, to: number): ((rand: Rand) => string) =>
+  (rand) =>
+    String.fromCodePoint(from + Math.floor(rand() * (to - from + 1)));
 
 /** Character classes as the two pre-tokenizers tell them apart (and where they disagree). */
 export const CLASSES: Record<string, (rand: Rand) => string> = {
@@ -64,7 +66,7 @@ function prng(seed: number): Rand {
 
 function build(length: number, next: () => string): string {
   const parts: string[] = [];
-  for (let n = 0; n < length; ) {
+  for (let n = 0; n < length;) {
     const s = next();
     parts.push(s);
     n += s.length;
@@ -78,26 +80,26 @@ function build(length: number, next: () => string): string {
  * - cycle: the classes in turn, a random member each time.
  * An optional lead character comes first (o200k_base's "!" + "\n/" × n needs one).
  */
-export const bombArb: fc.Arbitrary<Bomb> = fc.record({
-  kind: fc.constantFrom('repeat', 'random', 'cycle'),
-  classes: fc.uniqueArray(fc.constantFrom(...CLASS_NAMES), { minLength: 1, maxLength: 3 }),
-  unitLength: fc.integer({ min: 1, max: 4 }),
-  lead: fc.option(fc.constantFrom('!', ' ', 'a', 'A', '1', '\n', '\u0301'), { nil: undefined }),
-  seed: fc.integer(),
-}).map(({ kind, classes, unitLength, lead, seed }): Bomb => {
-  const draw = (rand: Rand): string => CLASSES[classes[Math.floor(rand() * classes.length)]](rand);
-  const unitRand = prng(~seed);
-  const unit = build(unitLength, () => draw(unitRand));
-  const shape = kind === 'repeat' ? `repeat ${JSON.stringify(unit)}` : `${kind} ${classes.join(kind === 'random' ? '+' : ',')}`;
-  return {
-    shape: lead === undefined ? shape : `${JSON.stringify(lead)} then ${shape}`,
-    make(length: number): string {
-      const rand = prng(seed);
-      let turn = 0;
-      const next = kind === 'repeat' ? () => unit
-        : kind === 'random' ? () => draw(rand)
-        : () => CLASSES[classes[turn++ % classes.length]](rand);
-      return (lead ?? '') + build(length - (lead?.length ?? 0), next);
-    },
-  };
-});
+export const bombArb: fc.Arbitrary<Bomb> = fc
+  .record({
+    kind: fc.constantFrom('repeat', 'random', 'cycle'),
+    classes: fc.uniqueArray(fc.constantFrom(...CLASS_NAMES), { minLength: 1, maxLength: 3 }),
+    unitLength: fc.integer({ min: 1, max: 4 }),
+    lead: fc.option(fc.constantFrom('!', ' ', 'a', 'A', '1', '\n', '\u0301'), { nil: undefined }),
+    seed: fc.integer(),
+  })
+  .map(({ kind, classes, unitLength, lead, seed }): Bomb => {
+    const draw = (rand: Rand): string => CLASSES[classes[Math.floor(rand() * classes.length)]](rand);
+    const unitRand = prng(~seed);
+    const unit = build(unitLength, () => draw(unitRand));
+    const shape = kind === 'repeat' ? `repeat ${JSON.stringify(unit)}` : `${kind} ${classes.join(kind === 'random' ? '+' : ',')}`;
+    return {
+      shape: lead === undefined ? shape : `${JSON.stringify(lead)} then ${shape}`,
+      make(length: number): string {
+        const rand = prng(seed);
+        let turn = 0;
+        const next = kind === 'repeat' ? () => unit : kind === 'random' ? () => draw(rand) : () => CLASSES[classes[turn++ % classes.length]](rand);
+        return (lead ?? '') + build(length - (lead?.length ?? 0), next);
+      },
+    };
+  });

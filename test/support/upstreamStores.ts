@@ -9,7 +9,10 @@ import { join, resolve } from 'node:path';
 
 export const HERMES_STORE_PY = resolve(__dirname, 'hermes_store.py');
 
-export interface InjectedSpan { kind: string; text: string }
+export interface InjectedSpan {
+  kind: string;
+  text: string;
+}
 
 export interface Compaction {
   mode: 'rotation' | 'in-place';
@@ -75,7 +78,16 @@ export interface TruthSession {
   startedAt: number;
   endedAt: number | null;
   /** Its session_model_usage rows in rowid order (task '' main loop; 'compression' a compaction's summary call). */
-  usage: { model: string; billingProvider: string; task: string; apiCalls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }[];
+  usage: {
+    model: string;
+    billingProvider: string;
+    task: string;
+    apiCalls: number;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+  }[];
   endReason: string | null;
   modelConfig: Record<string, unknown> | null;
   counters: Record<string, number>;
@@ -140,7 +152,10 @@ export interface BuiltStore {
 export function scenarioNames(): string[] {
   const r = spawnSync('python3', [HERMES_STORE_PY, '--list'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`hermes_store.py --list failed: ${r.stderr}`);
-  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+  return r.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 const built = new Map<string, BuiltStore>();

@@ -14,7 +14,9 @@ const STEP_MS = 120_000;
 /** page.evaluate has no timeout of its own, and a clipboard read can wait for a focus that never comes. */
 async function clipboardText(page: Page): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string>((resolve) => { timer = setTimeout(() => resolve(''), 10_000); });
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(''), 10_000);
+  });
   try {
     return String(await Promise.race([page.evaluate('navigator.clipboard.readText()'), late]));
   } finally {
@@ -95,9 +97,12 @@ export async function readActivation(page: Page, runCommand: (page: Page, title:
   }
   const willLoad = marks.get(`code/extHost/willLoadExtensionCode/${id}`);
   const didLoad = marks.get(`code/extHost/didLoadExtensionCode/${id}`);
-  const loadedBefore = willLoad === undefined || didLoad === undefined ? [] : [...marks]
-    .filter(([name, at]) => name.startsWith('code/extHost/didLoadExtensionCode/') && !name.endsWith(id) && at > didLoad - loadMs && at <= willLoad)
-    .map(([name]) => name.slice('code/extHost/didLoadExtensionCode/'.length));
+  const loadedBefore =
+    willLoad === undefined || didLoad === undefined
+      ? []
+      : [...marks]
+          .filter(([name, at]) => name.startsWith('code/extHost/didLoadExtensionCode/') && !name.endsWith(id) && at > didLoad - loadMs && at <= willLoad)
+          .map(([name]) => name.slice('code/extHost/didLoadExtensionCode/'.length));
   const requireMs = willLoad === undefined || didLoad === undefined ? null : didLoad - willLoad;
   return { shownMs, loadMs, activateMs: Number(cells[4]), requireMs, loadedBefore, event: cells[6] };
 }

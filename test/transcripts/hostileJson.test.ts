@@ -29,7 +29,12 @@ const traceLine = (n: number, extra = ''): string =>
 /** A snapshot with one message per line, each line given as text. */
 const snapshot = (messages: string[], header = '"session_id": "s1",\n  "system_prompt": "SYS",'): string =>
   `{\n  ${header}\n  "messages": [\n${messages.map((m) => `    ${m}`).join(',\n')}\n  ]\n}\n`;
-const FOUR = ['{"role": "user", "content": "q1"}', '{"role": "assistant", "content": "a1"}', '{"role": "user", "content": "q2"}', '{"role": "assistant", "content": "a2"}'];
+const FOUR = [
+  '{"role": "user", "content": "q1"}',
+  '{"role": "assistant", "content": "a1"}',
+  '{"role": "user", "content": "q2"}',
+  '{"role": "assistant", "content": "a2"}',
+];
 
 describe('parseJson: Python-compatible, positioned', () => {
   it('reads NaN, Infinity and -Infinity as the numbers Python wrote, and says where', () => {
@@ -82,7 +87,10 @@ describe('readJsonDocument: each member and element on its own', () => {
     const text = '{\n"messages": [\n1,\n2\n],\n"x": 1,\n"messages": [\n3,\n\n4\n],\n"x": 2\n}';
     const r = readJsonDocument(text, ['messages']);
     assert.deepEqual(r.value, JSON.parse(text));
-    assert.deepEqual(r.list, [{ value: 3, line: 8, index: 0 }, { value: 4, line: 10, index: 1 }]);
+    assert.deepEqual(r.list, [
+      { value: 3, line: 8, index: 0 },
+      { value: 4, line: 10, index: 1 },
+    ]);
     assert.deepEqual(r.errors, []);
   });
   it('a later member of the key that is not a list leaves no list', () => {
@@ -90,18 +98,27 @@ describe('readJsonDocument: each member and element on its own', () => {
     assert.deepEqual(r.value, { messages: { a: 1 } });
     assert.equal(r.list, undefined);
   });
-  it('a nested path (a dump\'s request.body.messages): a repeated parent replaces the list below it', () => {
+  it("a nested path (a dump's request.body.messages): a repeated parent replaces the list below it", () => {
     const text = '{"request": {"body": {"messages": [1, 2]}}, "request": {"body": {"model": "m"}}}';
     const r = readJsonDocument(text, ['request', 'body', 'messages']);
     assert.deepEqual(r.value, JSON.parse(text));
     assert.equal(r.list, undefined);
     const again = readJsonDocument('{"request": {"body": {"messages": [1], "messages": [2, 3]}}}', ['request', 'body', 'messages']);
-    assert.deepEqual(again.list?.map((e) => e.value), [2, 3]);
+    assert.deepEqual(
+      again.list?.map((e) => e.value),
+      [2, 3],
+    );
   });
   it('an element that does not parse is left out, the others and the members after it read', () => {
     const text = '{"messages": [\n{"a": 1},\n{"a": "x\u0000"},\n{"a": 3}\n], "after": true}';
     const r = readJsonDocument(text, ['messages']);
-    assert.deepEqual(r.list?.map((e) => [e.index, e.line]), [[0, 2], [2, 4]]);
+    assert.deepEqual(
+      r.list?.map((e) => [e.index, e.line]),
+      [
+        [0, 2],
+        [2, 4],
+      ],
+    );
     assert.deepEqual(r.value, { messages: [{ a: 1 }, { a: 3 }], after: true });
     assert.equal(r.errors.length, 1);
     const { where, stopped, atEnd, pos } = r.errors[0];
@@ -110,7 +127,10 @@ describe('readJsonDocument: each member and element on its own', () => {
   it('a break in the structure keeps everything before it and stops there', () => {
     const text = '{"messages": [\n{"a": 1}\n{"a": 2}\n]}';
     const r = readJsonDocument(text, ['messages']);
-    assert.deepEqual(r.list?.map((e) => e.value), [{ a: 1 }]);
+    assert.deepEqual(
+      r.list?.map((e) => e.value),
+      [{ a: 1 }],
+    );
     assert.equal(r.errors.length, 1);
     assert.equal(r.errors[0].stopped, true);
     assert.deepEqual([r.errors[0].pos.line, r.errors[0].pos.column], [3, 1]);
@@ -123,7 +143,10 @@ describe('turn traces', () => {
     const t = read('t.jsonl', text);
     assert.equal(t.format, 'turn-trace');
     assert.deepEqual(rowsOf(t), ['q1', 'a1', 'q2', 'a2']);
-    assert.deepEqual(t.findings.map((f) => [f.pos.line, f.pos.column, f.atEnd]), [[3, 1, undefined]]);
+    assert.deepEqual(
+      t.findings.map((f) => [f.pos.line, f.pos.column, f.atEnd]),
+      [[3, 1, undefined]],
+    );
   });
   it('a zeroed first block costs the lines it overwrote', () => {
     const good = [1, 2, 3, 4].map((n) => traceLine(n)).join('\n') + '\n';
@@ -132,7 +155,10 @@ describe('turn traces', () => {
     const t = read('t.jsonl', bytes);
     assert.equal(t.format, 'turn-trace');
     assert.deepEqual(rowsOf(t), ['q3', 'a3', 'q4', 'a4']);
-    assert.deepEqual(errors(t).map((f) => [f.pos.line, f.pos.column]), [[1, 1]]);
+    assert.deepEqual(
+      errors(t).map((f) => [f.pos.line, f.pos.column]),
+      [[1, 1]],
+    );
   });
   it('an error in the middle of an unterminated last line is not a writer still writing', () => {
     const t = read('t.jsonl', `${traceLine(1)}\n${traceLine(2).replace('"q2"}', '"q\u00002"}')}`);
@@ -146,7 +172,10 @@ describe('turn traces', () => {
     assert.deepEqual(errors(t), []);
     assert.deepEqual(rowsOf(t), ['q1', 'a1', 'q2', 'a2']);
     assert.ok(Number.isNaN(t.sessions[0].generations[0].rows[2].score));
-    assert.deepEqual(warnings(t).map((f) => f.pos), [at(text, 'NaN')]);
+    assert.deepEqual(
+      warnings(t).map((f) => f.pos),
+      [at(text, 'NaN')],
+    );
     assert.match(warnings(t)[0].message, /^t\.jsonl:2:\d+: the line holds NaN .*becomes null/);
   });
 });
@@ -163,9 +192,12 @@ describe('session JSON', () => {
     assert.equal(errors(t)[0].atEnd, undefined);
     assert.match(errors(t)[0].message, /^s\.json:6:\d+: message 1: raw control character U\+0000 .*; left out$/);
   });
-  it('NaN, Infinity and -Infinity (Python\'s json.dump): every message reads, the numbers kept, a warning at each token', () => {
+  it("NaN, Infinity and -Infinity (Python's json.dump): every message reads, the numbers kept, a warning at each token", () => {
     const text = snapshot([
-      FOUR[0].replace('}', ', "score": NaN}'), FOUR[1].replace('}', ', "cost": Infinity}'), FOUR[2], FOUR[3].replace('}', ', "delta": -Infinity}'),
+      FOUR[0].replace('}', ', "score": NaN}'),
+      FOUR[1].replace('}', ', "cost": Infinity}'),
+      FOUR[2],
+      FOUR[3].replace('}', ', "delta": -Infinity}'),
     ]);
     const t = read('s.json', text);
     assert.deepEqual(errors(t), []);
@@ -173,7 +205,10 @@ describe('session JSON', () => {
     const rows = t.sessions[0].generations[0].rows;
     assert.ok(Number.isNaN(rows[0].score));
     assert.deepEqual([rows[1].cost, rows[3].delta], [Infinity, -Infinity]);
-    assert.deepEqual(warnings(t).map((f) => f.pos), [at(text, 'NaN'), at(text, 'Infinity'), at(text, '-Infinity')]);
+    assert.deepEqual(
+      warnings(t).map((f) => f.pos),
+      [at(text, 'NaN'), at(text, 'Infinity'), at(text, '-Infinity')],
+    );
     assert.ok(warnings(t).every((f) => f.atEnd === undefined));
     assert.match(warnings(t)[0].message, /^s\.json:5:\d+: message 0 holds NaN /);
     assert.deepEqual(read('s.json', text), readHermesSessionJson('s.json', text), 'the streaming reader leaves it to the whole text');
@@ -182,7 +217,10 @@ describe('session JSON', () => {
     const t = read('s.json', snapshot(FOUR, '"session_id": "s1",\n  "estimated_cost": NaN,\n  "system_prompt": "SYS",'));
     assert.deepEqual(errors(t), []);
     assert.equal(t.sessions[0].systemPrompt, 'SYS');
-    assert.deepEqual(warnings(t).map((f) => [f.pos.line, f.pos.column]), [[3, 21]]);
+    assert.deepEqual(
+      warnings(t).map((f) => [f.pos.line, f.pos.column]),
+      [[3, 21]],
+    );
     assert.match(warnings(t)[0].message, /"estimated_cost" holds NaN/);
   });
   it('a snapshot cut after a NaN: the cut is at the end, the NaN at its token', () => {
@@ -190,18 +228,31 @@ describe('session JSON', () => {
     const text = full.slice(0, full.indexOf('a2'));
     const t = read('s.json', text);
     assert.deepEqual(rowsOf(t), ['q1', 'a1', 'q2']);
-    assert.deepEqual(errors(t).map((f) => [f.pos.line, f.atEnd]), [[text.split('\n').length, true]]);
-    assert.deepEqual(warnings(t).map((f) => f.pos), [at(text, 'NaN')]);
+    assert.deepEqual(
+      errors(t).map((f) => [f.pos.line, f.atEnd]),
+      [[text.split('\n').length, true]],
+    );
+    assert.deepEqual(
+      warnings(t).map((f) => f.pos),
+      [at(text, 'NaN')],
+    );
   });
 
-  const twoLists = snapshot(FOUR.map((m) => m.replace(/"(q|a)(\d)"/, '"$1$2 new"')), '"session_id": "old",\n  "system_prompt": "OLD",\n  "tools": [],\n  "messages": [\n    {"role": "user", "content": "stale"}\n  ],\n  "session_id": "new",\n  "system_prompt": "NEW",\n  "tools": [{"type": "function", "function": {"name": "f"}}],');
+  const twoLists = snapshot(
+    FOUR.map((m) => m.replace(/"(q|a)(\d)"/, '"$1$2 new"')),
+    '"session_id": "old",\n  "system_prompt": "OLD",\n  "tools": [],\n  "messages": [\n    {"role": "user", "content": "stale"}\n  ],\n  "session_id": "new",\n  "system_prompt": "NEW",\n  "tools": [{"type": "function", "function": {"name": "f"}}],',
+  );
   it('two "messages" lists: the last one is read, with its own lines, by both readers', () => {
     const whole = readHermesSessionJson('s.json', twoLists);
     const streamed = read('s.json', twoLists);
     assert.deepEqual(streamed, whole);
     assert.deepEqual(rowsOf(whole), ['q1 new', 'a1 new', 'q2 new', 'a2 new']);
-    assert.deepEqual(whole.sessions[0].generations[0].pos.map((p) => p.line), [12, 13, 14, 15]);
-    for (const [i, p] of whole.sessions[0].generations[0].pos.entries()) assert.ok(twoLists.split('\n')[(p.line as number) - 1].includes(`${i % 2 ? 'a' : 'q'}${Math.floor(i / 2) + 1} new`));
+    assert.deepEqual(
+      whole.sessions[0].generations[0].pos.map((p) => p.line),
+      [12, 13, 14, 15],
+    );
+    for (const [i, p] of whole.sessions[0].generations[0].pos.entries())
+      assert.ok(twoLists.split('\n')[(p.line as number) - 1].includes(`${i % 2 ? 'a' : 'q'}${Math.floor(i / 2) + 1} new`));
     assert.deepEqual(whole.findings, []);
   });
   it('repeated session_id, system_prompt and tools: the last wins, as in Python', () => {
@@ -212,7 +263,10 @@ describe('session JSON', () => {
     const text = snapshot(FOUR).replace(/\n\}\n$/, ',\n  "messages": null\n}\n');
     const t = read('s.json', text);
     assert.deepEqual(rowsOf(t), []);
-    assert.deepEqual(t.findings.map((f) => f.message), ['s.json: "messages" is not a list']);
+    assert.deepEqual(
+      t.findings.map((f) => f.message),
+      ['s.json: "messages" is not a list'],
+    );
   });
   it('a truncated snapshot keeps the header members before the cut, the last of repeated ones', () => {
     const text = '{"session_id": "a", "system_prompt": "P1", "session_id": "b", "system_prompt": "P2 is cut';
@@ -224,7 +278,8 @@ describe('session JSON', () => {
 });
 
 describe('request dumps', () => {
-  const dump = (body: string, extra = ''): string => `{\n  "session_id": "d1",${extra}\n  "request": {\n    "body": {\n      "model": "m",\n      "messages": [\n${body}\n      ]\n    }\n  }\n}\n`;
+  const dump = (body: string, extra = ''): string =>
+    `{\n  "session_id": "d1",${extra}\n  "request": {\n    "body": {\n      "model": "m",\n      "messages": [\n${body}\n      ]\n    }\n  }\n}\n`;
   const SIX = ['{"role": "system", "content": "S"}', ...FOUR, '{"role": "user", "content": "q3"}'].map((m) => `        ${m}`);
   const path = 'request_dump_d1_20260918_102255_523000.json';
 
@@ -232,14 +287,20 @@ describe('request dumps', () => {
     const text = dump(SIX.join(',\n'));
     const t = read(path, text);
     assert.deepEqual(t.findings, []);
-    assert.deepEqual(t.sessions[0].generations[0].pos.map((p) => p.line), [8, 9, 10, 11, 12]);
+    assert.deepEqual(
+      t.sessions[0].generations[0].pos.map((p) => p.line),
+      [8, 9, 10, 11, 12],
+    );
   });
   it('a NUL in body message 2: the others read, the finding at the NUL', () => {
     const text = dump(SIX.map((m, i) => (i === 2 ? m.replace('a1', 'a\u00001') : m)).join(',\n'));
     const t = read(path, text);
     assert.equal(t.format, 'hermes-request-dump');
     assert.deepEqual(rowsOf(t), ['q1', 'q2', 'a2', 'q3']);
-    assert.deepEqual(errors(t).map((f) => f.pos), [at(text, '\u0000')]);
+    assert.deepEqual(
+      errors(t).map((f) => f.pos),
+      [at(text, '\u0000')],
+    );
     assert.match(errors(t)[0].message, /body message 2: raw control character/);
   });
   it('NaN in a body message: the dump reads whole', () => {
@@ -248,14 +309,23 @@ describe('request dumps', () => {
     assert.deepEqual(errors(t), []);
     assert.equal(rowsOf(t).length, 5);
     assert.equal(t.sessions[0].generations[0].trailingRequest, true, 'known whole');
-    assert.deepEqual(warnings(t).map((f) => f.pos), [at(text, 'NaN')]);
+    assert.deepEqual(
+      warnings(t).map((f) => f.pos),
+      [at(text, 'NaN')],
+    );
   });
   it('two body "messages" lists and two session ids: the last of each', () => {
-    const text = dump(SIX.join(',\n'), '\n  "session_id": "d2",').replace('"model": "m",', '"model": "m",\n      "messages": [{"role": "user", "content": "stale"}],');
+    const text = dump(SIX.join(',\n'), '\n  "session_id": "d2",').replace(
+      '"model": "m",',
+      '"model": "m",\n      "messages": [{"role": "user", "content": "stale"}],',
+    );
     const t = read(path, text);
     assert.deepEqual(t.findings, []);
     assert.equal(t.sessions[0].id, 'd2');
     assert.deepEqual(rowsOf(t), ['q1', 'a1', 'q2', 'a2', 'q3']);
-    assert.deepEqual(t.sessions[0].generations[0].pos.map((p) => p.line), [10, 11, 12, 13, 14]);
+    assert.deepEqual(
+      t.sessions[0].generations[0].pos.map((p) => p.line),
+      [10, 11, 12, 13, 14],
+    );
   });
 });

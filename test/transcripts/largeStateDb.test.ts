@@ -40,7 +40,10 @@ it('a 500 MB state.db: the session list, then one session, in bounded memory', {
     t.diagnostic(`wrote ${(size / 2 ** 20).toFixed(1)} MB in ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s`);
     assert.ok(size > 500 * 2 ** 20, `${size} bytes`);
     const hook = join(dir, 'peak.js');
-    writeFileSync(hook, `process.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8')); require('fs').writeSync(2, 'VmHWM ' + (m ? m[1] : '?') + '\\n'); });`);
+    writeFileSync(
+      hook,
+      `process.on('exit', () => { const m = /VmHWM:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8')); require('fs').writeSync(2, 'VmHWM ' + (m ? m[1] : '?') + '\\n'); });`,
+    );
     const files = readdirSync(dir).sort();
 
     const list = cliCapped(hook, 'analyze', db, '--json');
@@ -50,17 +53,28 @@ it('a 500 MB state.db: the session list, then one session, in bounded memory', {
     assert.equal(listed.sessions.length, FILLER_SESSIONS + 2);
     assert.equal(listed.turns.length, 0);
     assert.equal(listed.diagnostics[0].severity, 'info');
-    assert.match(listed.diagnostics[0].message, new RegExp(`^state\\.db is ${(size / 2 ** 20).toFixed(1)} MB \\(above the 256 MB read-whole limit\\): ${FILLER_SESSIONS + 2} sessions listed; choose one to load \\(CLI: --session ID\\)$`));
+    assert.match(
+      listed.diagnostics[0].message,
+      new RegExp(
+        `^state\\.db is ${(size / 2 ** 20).toFixed(1)} MB \\(above the 256 MB read-whole limit\\): ${FILLER_SESSIONS + 2} sessions listed; choose one to load \\(CLI: --session ID\\)$`,
+      ),
+    );
     t.diagnostic(`session list: ${list.seconds.toFixed(1)} s, peak RSS ${list.peakMb.toFixed(0)} MB`);
 
     const one = cliCapped(hook, 'analyze', db, '--session', 't', '--json');
     assert.equal(one.code, 0, one.stderr);
     assertSchemaValid(one.stdout, '--session t');
     const loaded = JSON.parse(one.stdout);
-    assert.deepEqual(loaded.sessions.map((s: { id: string }) => s.id), ['p', 't']);
+    assert.deepEqual(
+      loaded.sessions.map((s: { id: string }) => s.id),
+      ['p', 't'],
+    );
     assert.equal(loaded.requests.length, 6, 'three turns in the parent, three in the child');
     assert.equal(loaded.turns[3].compression?.mode, 'rotation', "the child's first turn follows the rotation");
-    assert.deepEqual(loaded.diagnostics.filter((d: { severity: string }) => d.severity !== 'info'), []);
+    assert.deepEqual(
+      loaded.diagnostics.filter((d: { severity: string }) => d.severity !== 'info'),
+      [],
+    );
     t.diagnostic(`--session t: ${one.seconds.toFixed(1)} s, peak RSS ${one.peakMb.toFixed(0)} MB`);
 
     // A CI check must not pass a file it did not read: without --session it says so and exits 2.

@@ -33,7 +33,13 @@ describe('format detection by content', () => {
     assert.equal(sniffFormat('t.txt', enc(trace.replace('"userMessage":"', '"userMessage":"\u0000'))), 'turn-trace');
     assert.equal(sniffFormat('notes.txt', enc(session([U('q\u0000')]).replace('\\u0000', '\u0000'))), 'hermes-session-json');
     assert.equal(sniffFormat('a.json', enc('{"request": {"body": {"messages": [{"role": "user", "content": "\u0000"}]}}}')), 'hermes-request-dump');
-    assert.equal(sniffFormat('t.jsonl', Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) & 0xff)), 'unknown');
+    assert.equal(
+      sniffFormat(
+        't.jsonl',
+        Uint8Array.from({ length: 512 }, (_, i) => (i * 131 + 7) & 0xff),
+      ),
+      'unknown',
+    );
     assert.equal(sniffFormat('session_x.json', Uint8Array.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0x22, 0x6d])), 'unknown', 'gzip under a session name');
     assert.equal(sniffFormat('session_x.json', enc('\u0000\u0000{"messages": []}')), 'unknown', 'NULs before the JSON starts');
   });
@@ -105,12 +111,22 @@ describe('turn-trace', () => {
     lines[1] = `${lines[1].slice(0, column - 1)}\u0000${lines[1].slice(column - 1)}`;
     const r = analyze(read('t.jsonl', `${lines.join('\n')}\n`));
     assert.equal(r.source.format, 'turn-trace');
-    assert.deepEqual(r.diagnostics.filter((d) => d.code === 'parse-error').map((d) => [d.line, d.column, d.atEnd]), [[2, column, undefined]]);
-    assert.deepEqual(r.turns.map((t) => t.line), [1, 3, 4, 5, 6, 7], 'the other lines replay');
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code === 'parse-error').map((d) => [d.line, d.column, d.atEnd]),
+      [[2, column, undefined]],
+    );
+    assert.deepEqual(
+      r.turns.map((t) => t.line),
+      [1, 3, 4, 5, 6, 7],
+      'the other lines replay',
+    );
   });
   it('the recorded sidecars match the composition rule: no replay-mismatch under hermes-current', () => {
     const r = analyze(read('t.jsonl', trace));
-    assert.deepEqual(r.diagnostics.filter((d) => d.code === 'replay-mismatch'), []);
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code === 'replay-mismatch'),
+      [],
+    );
     assert.equal(r.turns.find((t) => t.compression)?.compression?.reanchor.rule, 'typed-index');
   });
   it('hermes-v1 drops memory and plugin context on the image turn (#71998)', () => {
@@ -120,25 +136,33 @@ describe('turn-trace', () => {
     assert.equal(lost[0].line, 3);
   });
   it('a rewind (historyLength below the running list) breaks the prefix as a history rewrite', () => {
-    const line = (n: number, msgs: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ kind: 'turn-trace', version: 1, sessionId: 's', systemPrompt: 'SYS', userMessage: `q${n}`, messages: msgs, ...extra });
-    const text = [
-      line(1, [U('q1'), A('a1')]),
-      line(2, [U('q2'), A('a2')]),
-      line(3, [U('q3'), A('a3')], { historyLength: 2 }),
-    ].join('\n') + '\n';
+    const line = (n: number, msgs: unknown[], extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ kind: 'turn-trace', version: 1, sessionId: 's', systemPrompt: 'SYS', userMessage: `q${n}`, messages: msgs, ...extra });
+    const text = [line(1, [U('q1'), A('a1')]), line(2, [U('q2'), A('a2')]), line(3, [U('q3'), A('a3')], { historyLength: 2 })].join('\n') + '\n';
     const r = analyze(read('t.jsonl', text));
     assert.equal(r.requests.length, 3);
     assert.deepEqual(r.requests[2].prefix.breakAt, { messageIndex: 3, byteOffset: 1, cause: 'history-rewritten' });
   });
   it('a rotation starts a child session of the previous one', () => {
-    const line = (sid: string, n: number, msgs: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ kind: 'turn-trace', version: 1, sessionId: sid, systemPrompt: 'SYS', userMessage: `q${n}`, messages: msgs, ...extra });
-    const carrier = { role: 'user', content: '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns…\n\n--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---', _compressed_summary: true };
+    const line = (sid: string, n: number, msgs: unknown[], extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ kind: 'turn-trace', version: 1, sessionId: sid, systemPrompt: 'SYS', userMessage: `q${n}`, messages: msgs, ...extra });
+    const carrier = {
+      role: 'user',
+      content: '[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns…\n\n--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---',
+      _compressed_summary: true,
+    };
     const text = [
       line('p', 1, [U('q1', { timestamp: 1 }), A('a1', { timestamp: 2 })]),
       line('c', 2, [A('a2')], { compaction: { mode: 'rotation', messages: [carrier, U('q2')] } }),
     ].join('\n');
     const r = analyze(read('t.jsonl', text));
-    assert.deepEqual(r.sessions.map((s) => [s.id, s.parentId]), [['p', null], ['c', 'p']]);
+    assert.deepEqual(
+      r.sessions.map((s) => [s.id, s.parentId]),
+      [
+        ['p', null],
+        ['c', 'p'],
+      ],
+    );
     assert.equal(r.turns[1].compression?.mode, 'rotation');
     assert.equal(r.turns[1].compression?.beforeMessages, 3);
     assert.equal(r.turns[1].compression?.afterMessages, 2);
@@ -153,12 +177,18 @@ describe('state.db', () => {
     copyFileSync(example('rotation/state.db'), live);
     const snap = join(dir, 'snap');
     // A writer in WAL mode adds an answer and keeps the database open while we copy it away.
-    sqliteExec(live, [`BEGIN;
+    sqliteExec(
+      live,
+      [
+        `BEGIN;
 INSERT INTO messages(session_id, role, content, timestamp, active, compacted)
   VALUES ((SELECT id FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1), 'user', 'one more question', 1790000000.0, 1, 0);
 INSERT INTO messages(session_id, role, content, timestamp, active, compacted)
   VALUES ((SELECT id FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1), 'assistant', 'one more answer', 1790000001.0, 1, 0);
-COMMIT;`], { wal: true, copy: snap });
+COMMIT;`,
+      ],
+      { wal: true, copy: snap },
+    );
     const before = readdirSync(dir).sort();
     const stamp = statSync(snap + '.db').mtimeMs;
     const bytes = readFileSync(snap + '.db');

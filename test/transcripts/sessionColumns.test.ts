@@ -14,18 +14,34 @@ import { sqliteExec } from '../support/sqliteExec';
 import { buildStore } from '../support/upstreamStores';
 
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
-interface StoredSession { id: string; source: string | null; model: string | null; endedAt: number | null; modelConfig: string | null }
+interface StoredSession {
+  id: string;
+  source: string | null;
+  model: string | null;
+  endedAt: number | null;
+  modelConfig: string | null;
+}
 
 /** The sessions and session_model_usage tables as SQLite reads them. */
 function storeRows(db: string): { sessions: StoredSession[]; usage: (RecordedUsage & { sessionId: string })[] } {
-  const r = spawnSync('python3', ['-c', `import sqlite3, json, sys
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      `import sqlite3, json, sys
 c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
 s = [dict(zip(['id', 'source', 'model', 'endedAt', 'modelConfig'], r)) for r in c.execute('SELECT id, source, model, ended_at, model_config FROM sessions')]
 u = [dict(zip(['sessionId', 'model', 'billingProvider', 'task', 'apiCalls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'], r)) for r in c.execute(
   'SELECT session_id, model, billing_provider, task, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM session_model_usage ORDER BY rowid')]
-print(json.dumps({'sessions': s, 'usage': u}))`, db], { encoding: 'utf8' });
+print(json.dumps({'sessions': s, 'usage': u}))`,
+      db,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout) as ReturnType<typeof storeRows>;
 }
@@ -39,7 +55,7 @@ function checkAgainstStore(t: Transcript, db: string, listed: boolean): void {
     assert.deepEqual([s.source, s.model, s.endedAt], [want.source, want.model, want.endedAt], want.id);
     const c = t.catalog?.find((x) => x.id === want.id);
     assert.deepEqual([c?.source, c?.model, c?.endedAt], [want.source, want.model, want.endedAt], `${want.id} (catalogue)`);
-    const cfg = want.modelConfig ? JSON.parse(want.modelConfig) as Record<string, unknown> : {};
+    const cfg = want.modelConfig ? (JSON.parse(want.modelConfig) as Record<string, unknown>) : {};
     const fork = '_branched_from' in cfg ? 'branch' : '_delegate_from' in cfg ? 'delegate' : '_reset_from' in cfg ? 'reset' : undefined;
     assert.equal(c?.forkKind, fork, `${want.id}: the catalogue's fork marker`);
     assert.equal(s.forkKind, fork, want.id);
@@ -68,34 +84,46 @@ describe('sessions columns and session_model_usage', () => {
     assert.equal(t.listedOnly, true);
     checkAgainstStore(t, store.stateDb, true);
     const rows = storeRows(store.stateDb);
-    assert.ok(rows.usage.some((u) => u.task === 'compression'), 'the store holds compaction summary calls');
+    assert.ok(
+      rows.usage.some((u) => u.task === 'compression'),
+      'the store holds compaction summary calls',
+    );
     assert.ok(rows.sessions.some((s) => s.endedAt !== null) && rows.sessions.some((s) => s.endedAt === null));
   });
 
   it('a schema without source, model, ended_at or session_model_usage reads; each is null or absent (not recorded)', async () => {
-    const dir = tempDir(); dirs.push(dir);
+    const dir = tempDir();
+    dirs.push(dir);
     const db = join(dir, 'state.db');
-    sqliteExec(db, [`CREATE TABLE sessions (id TEXT PRIMARY KEY, system_prompt TEXT, parent_session_id TEXT, started_at REAL, end_reason TEXT, api_call_count INTEGER);
+    sqliteExec(db, [
+      `CREATE TABLE sessions (id TEXT PRIMARY KEY, system_prompt TEXT, parent_session_id TEXT, started_at REAL, end_reason TEXT, api_call_count INTEGER);
 CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, role TEXT, content TEXT, timestamp REAL);
 INSERT INTO sessions VALUES ('s1', 'You are Hermes.', NULL, 1000.0, NULL, 1);
 INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'q1', 1001), ('s1', 'assistant', 'a1', 1002);
-`]);
+`,
+    ]);
     const t = await loadTranscript(db);
-    assert.deepEqual(t.findings.filter((f) => f.severity !== 'info'), []);
+    assert.deepEqual(
+      t.findings.filter((f) => f.severity !== 'info'),
+      [],
+    );
     const [s] = t.sessions;
     assert.deepEqual([s.source, s.model, s.endedAt, s.forkKind, s.recorded], [null, null, null, undefined, { apiCalls: 1 }]);
     assert.deepEqual([t.catalog?.[0].source, t.catalog?.[0].model, t.catalog?.[0].endedAt], [null, null, null]);
   });
 
   it('stored values that are not what upstream writes are not read as values: NULL, a text ended_at, a usage row without a model', async () => {
-    const dir = tempDir(); dirs.push(dir);
+    const dir = tempDir();
+    dirs.push(dir);
     const db = join(dir, 'state.db');
-    sqliteExec(db, [`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT, started_at REAL, ended_at REAL, end_reason TEXT);
+    sqliteExec(db, [
+      `CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT, started_at REAL, ended_at REAL, end_reason TEXT);
 CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, role TEXT, content TEXT, timestamp REAL);
 CREATE TABLE session_model_usage (session_id TEXT, model TEXT, billing_provider TEXT, task TEXT, api_call_count INTEGER);
 INSERT INTO sessions VALUES ('s1', NULL, 'm', 1000.0, 'yesterday', NULL), ('s2', 'cli', NULL, 2000.0, 2500, 'user_exit');
 INSERT INTO session_model_usage VALUES ('s1', NULL, 'x', '', 1), ('s1', 'm', NULL, 'compression', 'two'), ('s2', 'n', 'p', '', 3);
-`]);
+`,
+    ]);
     const t = await loadTranscript(db);
     const [s1, s2] = t.sessions;
     assert.deepEqual([s1.source, s1.model, s1.endedAt], [null, 'm', null]);
@@ -105,7 +133,7 @@ INSERT INTO session_model_usage VALUES ('s1', NULL, 'x', '', 1), ('s1', 'm', NUL
     assert.deepEqual(s2.recorded?.usage, [{ model: 'n', billingProvider: 'p', task: '', apiCalls: 3, ...zero }]);
   });
 
-  it('a session JSON snapshot: platform is the source, its model, session_start placed on the rows\' clock, no end', async () => {
+  it("a session JSON snapshot: platform is the source, its model, session_start placed on the rows' clock, no end", async () => {
     const store = buildStore('plain');
     const snap = store.truth.snapshots[0];
     const path = store.path(snap.path);
@@ -114,7 +142,8 @@ INSERT INTO session_model_usage VALUES ('s1', NULL, 'x', '', 1), ('s1', 'm', NUL
     assert.deepEqual([s.source, s.model, s.endedAt], [doc.platform, doc.model, null]);
     // The store's clock is UTC and session_start its local (UTC) time: the start is that instant.
     assert.equal(s.startedAt, Date.parse(`${doc.session_start as string}Z`) / 1000);
-    const dir = tempDir(); dirs.push(dir);
+    const dir = tempDir();
+    dirs.push(dir);
     const bare = join(dir, 'session_x.json');
     writeFileSync(bare, JSON.stringify({ session_id: 'x', messages: [{ role: 'user', content: 'hi' }] }));
     const [b] = (await loadTranscript(bare)).sessions;

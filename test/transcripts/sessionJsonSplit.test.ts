@@ -35,19 +35,35 @@ const { messages, ...header } = doc;
 
 const wellFormed: Record<string, string> = {
   'as Hermes writes it': base,
-  'compact': JSON.stringify(doc),
+  compact: JSON.stringify(doc),
   'CRLF line ends': base.replace(/\n/g, '\r\n'),
   'a byte-order mark': `\uFEFF${base}`,
   'messages first (nothing escaped after them)': JSON.stringify({ messages, session_id: 's', n: [1, { a: null }] }, null, 2),
   'an empty list': JSON.stringify({ ...header, messages: [] }),
   'any JSON value as a message': JSON.stringify({ ...header, messages: [1, 's', null, true, [], {}, -1.5e3, { role: 'user', content: 'q' }] }, null, 1),
-  'quotes, backslashes and brackets in strings': JSON.stringify({ ...header, messages: [{ role: 'user', content: 'a\\"b"c\\\\ [{' }, { role: 'assistant', content: '}]"\\' }] }, null, 2),
+  'quotes, backslashes and brackets in strings': JSON.stringify(
+    {
+      ...header,
+      messages: [
+        { role: 'user', content: 'a\\"b"c\\\\ [{' },
+        { role: 'assistant', content: '}]"\\' },
+      ],
+    },
+    null,
+    2,
+  ),
   'non-ASCII and astral text': JSON.stringify({ ...header, session_id: 'ü→', messages: [{ role: 'user', content: 'héllo → 😀 \u2028 \uFEFF' }] }, null, 2),
   'an earlier "messages" (the last one counts)': base.replace('{\n', '{\n  "messages": 5,\n'),
-  'an earlier list of "messages" (the last one counts)': base.replace('{\n', '{\n  "messages": [\n    {"role": "user", "content": "discarded"},\n    {"role": "assistant", "content": "[{\\"messages\\": []}]"}\n  ],\n'),
+  'an earlier list of "messages" (the last one counts)': base.replace(
+    '{\n',
+    '{\n  "messages": [\n    {"role": "user", "content": "discarded"},\n    {"role": "assistant", "content": "[{\\"messages\\": []}]"}\n  ],\n',
+  ),
   'a later "messages"': base.replace(/\n\}\s*$/, ',\n  "messages": []\n}\n'),
   'a later escaped "messages"': base.replace(/\n\}\s*$/, ',\n  "messag\\u0065s": []\n}\n'),
-  'a later list of "messages" and repeated header keys': base.replace(/\n\}\s*$/, ',\n  "session_id": "later",\n  "system_prompt": "LATER",\n  "messages": [\n    {"role": "user", "content": "kept"},\n\n    {"role": "assistant", "content": "also kept"}\n  ],\n  "tools": []\n}\n'),
+  'a later list of "messages" and repeated header keys': base.replace(
+    /\n\}\s*$/,
+    ',\n  "session_id": "later",\n  "system_prompt": "LATER",\n  "messages": [\n    {"role": "user", "content": "kept"},\n\n    {"role": "assistant", "content": "also kept"}\n  ],\n  "tools": []\n}\n',
+  ),
   '"messages" nested deeper': JSON.stringify({ x: { messages: [1] }, messages: [{ role: 'user', content: 'q' }] }),
   'whitespace after the end': `${base}  \n\n`,
 };
@@ -71,7 +87,11 @@ const notSplit: Record<string, string | Uint8Array> = {
   'a list at the top': JSON.stringify([doc]),
   'no messages': JSON.stringify(header),
   'messages not a list': JSON.stringify({ ...header, messages: { a: 1 } }),
-  'invalid UTF-8 in a message': Buffer.concat([Buffer.from(base.slice(0, base.indexOf('"content": "') + 12)), Buffer.from([0xff, 0xe2, 0x82]), Buffer.from(base.slice(base.indexOf('"content": "') + 12))]),
+  'invalid UTF-8 in a message': Buffer.concat([
+    Buffer.from(base.slice(0, base.indexOf('"content": "') + 12)),
+    Buffer.from([0xff, 0xe2, 0x82]),
+    Buffer.from(base.slice(base.indexOf('"content": "') + 12)),
+  ]),
 };
 
 describe('session JSON parsed message by message', () => {
@@ -89,49 +109,67 @@ describe('session JSON parsed message by message', () => {
     });
   }
 
-  it('random documents: the whole text\'s value, at random chunk sizes', () => {
+  it("random documents: the whole text's value, at random chunk sizes", () => {
     const member = fc.tuple(fc.string(), fc.jsonValue());
-    fc.assert(fc.property(fc.array(member, { maxLength: 3 }), fc.array(fc.jsonValue(), { maxLength: 6 }), fc.array(member, { maxLength: 3 }), fc.integer({ min: 1, max: 40 }), fc.boolean(),
-      (before, list, after, chunk, pretty) => {
-        const value = Object.fromEntries([...before.filter(([k]) => k !== 'messages'), ['messages', list], ...after.filter(([k]) => k !== 'messages')]);
-        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
-        assert.deepEqual(split(enc(text), chunk), whole(text), 'never refused: escapes after the list are read, not feared');
-      }), { seed: 4, numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.array(member, { maxLength: 3 }),
+        fc.array(fc.jsonValue(), { maxLength: 6 }),
+        fc.array(member, { maxLength: 3 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.boolean(),
+        (before, list, after, chunk, pretty) => {
+          const value = Object.fromEntries([...before.filter(([k]) => k !== 'messages'), ['messages', list], ...after.filter(([k]) => k !== 'messages')]);
+          const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+          assert.deepEqual(split(enc(text), chunk), whole(text), 'never refused: escapes after the list are read, not feared');
+        },
+      ),
+      { seed: 4, numRuns: 300 },
+    );
   });
 
   it('repeated keys: the list read is the last member of "messages", with its own lines, or none when that member is not a list', () => {
     const key = fc.constantFrom('"messages"', '"messag\\u0065s"', '"session_id"', '"system_prompt"', '"x"');
     const member = fc.tuple(key, fc.oneof(fc.array(fc.jsonValue(), { maxLength: 4 }), fc.jsonValue()));
-    fc.assert(fc.property(fc.array(member, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 40 }), (members, chunk) => {
-      // One element per line, so the lines of the last list are known without any parser.
-      const out = ['{'];
-      let lines: number[] | null = null;
-      for (const [m, [k, v]] of members.entries()) {
-        const comma = m < members.length - 1 ? ',' : '';
-        const messages = JSON.parse(k) === 'messages';
-        if (Array.isArray(v)) {
-          out.push(`${k}: [`);
-          const at: number[] = [];
-          v.forEach((e, i) => { out.push(`${JSON.stringify(e)}${i < v.length - 1 ? ',' : ''}`); at.push(out.length); });
-          out.push(`]${comma}`);
-          if (messages) lines = at;
-        } else {
-          out.push(`${k}: ${JSON.stringify(v)}${comma}`);
-          if (messages) lines = null;
+    fc.assert(
+      fc.property(fc.array(member, { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 40 }), (members, chunk) => {
+        // One element per line, so the lines of the last list are known without any parser.
+        const out = ['{'];
+        let lines: number[] | null = null;
+        for (const [m, [k, v]] of members.entries()) {
+          const comma = m < members.length - 1 ? ',' : '';
+          const messages = JSON.parse(k) === 'messages';
+          if (Array.isArray(v)) {
+            out.push(`${k}: [`);
+            const at: number[] = [];
+            v.forEach((e, i) => {
+              out.push(`${JSON.stringify(e)}${i < v.length - 1 ? ',' : ''}`);
+              at.push(out.length);
+            });
+            out.push(`]${comma}`);
+            if (messages) lines = at;
+          } else {
+            out.push(`${k}: ${JSON.stringify(v)}${comma}`);
+            if (messages) lines = null;
+          }
         }
-      }
-      out.push('}');
-      const text = out.join('\n');
-      const value = JSON.parse(text) as Record<string, unknown>;
-      const read = readJsonDocument(text, ['messages']);
-      assert.deepEqual(read.value, value);
-      assert.deepEqual(read.errors, []);
-      assert.deepEqual(read.list?.map((e) => e.line), lines ?? undefined);
-      assert.deepEqual(split(enc(text), chunk), lines ? { value, lines } : null);
-    }), { seed: 5, numRuns: 300 });
+        out.push('}');
+        const text = out.join('\n');
+        const value = JSON.parse(text) as Record<string, unknown>;
+        const read = readJsonDocument(text, ['messages']);
+        assert.deepEqual(read.value, value);
+        assert.deepEqual(read.errors, []);
+        assert.deepEqual(
+          read.list?.map((e) => e.line),
+          lines ?? undefined,
+        );
+        assert.deepEqual(split(enc(text), chunk), lines ? { value, lines } : null);
+      }),
+      { seed: 5, numRuns: 300 },
+    );
   });
 
-  it('the transcript equals the whole-text reader\'s, through readTranscript and through a file', async () => {
+  it("the transcript equals the whole-text reader's, through readTranscript and through a file", async () => {
     const dir = tempDir();
     // Larger than a chunk, so the file is read in several.
     const big = toSessionJson(synthesizeLongSession(200, 3));

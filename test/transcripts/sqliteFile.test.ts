@@ -80,20 +80,80 @@ print(json.dumps(dump(c)))`);
 
   it('ALTER TABLE ADD COLUMN: constant defaults of every kind read as SQLite reads them (64-bit and wider literals, signs, reals, spaces)', async () => {
     // Defaults are evaluated by the SQLite that reads them: these read alike in python's SQLite and in sql.js's.
-    const agreed = ['DEFAULT 0x7fffffff', 'DEFAULT 0x00000000ffff', 'TEXT DEFAULT 0x10', 'TEXT DEFAULT -0x10', 'REAL DEFAULT -0x10', 'INTEGER DEFAULT FALSE',
-      'REAL DEFAULT TRUE', 'DEFAULT +5', 'TEXT DEFAULT +5', 'TEXT DEFAULT -007', 'TEXT DEFAULT 007', 'TEXT DEFAULT 0002147483647', 'TEXT DEFAULT 2147483648',
-      'TEXT DEFAULT -2147483648', 'TEXT DEFAULT 12345678901', 'TEXT DEFAULT -12345678901', 'DEFAULT -0', 'REAL DEFAULT -0', 'TEXT DEFAULT -0',
-      'INTEGER DEFAULT -0.0', "INTEGER DEFAULT '  12  '", "INTEGER DEFAULT '\u00a012'", "INTEGER DEFAULT '1e400'", "NUMERIC DEFAULT '0x10'",
-      "INTEGER DEFAULT ' 1.0e3'", 'DEFAULT (-5)', 'TEXT DEFAULT 1e3', 'TEXT DEFAULT 1.50', 'TEXT DEFAULT -1.50', 'TEXT DEFAULT -2.50e1', 'INTEGER DEFAULT 1.5e0',
-      "DEFAULT '12'", "INTEGER DEFAULT x'3132'", "TEXT DEFAULT x'41'", 'BLOB DEFAULT 5', "BLOB DEFAULT '5'", 'TEXT DEFAULT NULL',
-      'DEFAULT 18446744073709551616', 'DEFAULT 1e400', 'TEXT DEFAULT 1e400', 'INTEGER DEFAULT 1e18', 'NUMERIC DEFAULT 1e18', "INTEGER DEFAULT '1e18'",
-      'REAL DEFAULT 9223372036854775807', 'INTEGER DEFAULT -9223372036854775808', 'DEFAULT -9223372036854775808', 'TEXT DEFAULT -9223372036854775808',
-      'INTEGER DEFAULT 9223372036854775808', 'TEXT DEFAULT 9223372036854775808', "INTEGER DEFAULT '9007199254740993'", 'INTEGER DEFAULT 9007199254740993.0',
-      'REAL DEFAULT -9007199254740993', "NUMERIC DEFAULT '9223372036854775807'", "NUMERIC DEFAULT '-9223372036854775809'", 'DEFAULT -9223372036854775809',
-      "INTEGER DEFAULT '5.'", "INTEGER DEFAULT '.5'"];
+    const agreed = [
+      'DEFAULT 0x7fffffff',
+      'DEFAULT 0x00000000ffff',
+      'TEXT DEFAULT 0x10',
+      'TEXT DEFAULT -0x10',
+      'REAL DEFAULT -0x10',
+      'INTEGER DEFAULT FALSE',
+      'REAL DEFAULT TRUE',
+      'DEFAULT +5',
+      'TEXT DEFAULT +5',
+      'TEXT DEFAULT -007',
+      'TEXT DEFAULT 007',
+      'TEXT DEFAULT 0002147483647',
+      'TEXT DEFAULT 2147483648',
+      'TEXT DEFAULT -2147483648',
+      'TEXT DEFAULT 12345678901',
+      'TEXT DEFAULT -12345678901',
+      'DEFAULT -0',
+      'REAL DEFAULT -0',
+      'TEXT DEFAULT -0',
+      'INTEGER DEFAULT -0.0',
+      "INTEGER DEFAULT '  12  '",
+      "INTEGER DEFAULT '\u00a012'",
+      "INTEGER DEFAULT '1e400'",
+      "NUMERIC DEFAULT '0x10'",
+      "INTEGER DEFAULT ' 1.0e3'",
+      'DEFAULT (-5)',
+      'TEXT DEFAULT 1e3',
+      'TEXT DEFAULT 1.50',
+      'TEXT DEFAULT -1.50',
+      'TEXT DEFAULT -2.50e1',
+      'INTEGER DEFAULT 1.5e0',
+      "DEFAULT '12'",
+      "INTEGER DEFAULT x'3132'",
+      "TEXT DEFAULT x'41'",
+      'BLOB DEFAULT 5',
+      "BLOB DEFAULT '5'",
+      'TEXT DEFAULT NULL',
+      'DEFAULT 18446744073709551616',
+      'DEFAULT 1e400',
+      'TEXT DEFAULT 1e400',
+      'INTEGER DEFAULT 1e18',
+      'NUMERIC DEFAULT 1e18',
+      "INTEGER DEFAULT '1e18'",
+      'REAL DEFAULT 9223372036854775807',
+      'INTEGER DEFAULT -9223372036854775808',
+      'DEFAULT -9223372036854775808',
+      'TEXT DEFAULT -9223372036854775808',
+      'INTEGER DEFAULT 9223372036854775808',
+      'TEXT DEFAULT 9223372036854775808',
+      "INTEGER DEFAULT '9007199254740993'",
+      'INTEGER DEFAULT 9007199254740993.0',
+      'REAL DEFAULT -9007199254740993',
+      "NUMERIC DEFAULT '9223372036854775807'",
+      "NUMERIC DEFAULT '-9223372036854775809'",
+      'DEFAULT -9223372036854775809',
+      "INTEGER DEFAULT '5.'",
+      "INTEGER DEFAULT '.5'",
+    ];
     // SQLite 3.40 (python here) reads these otherwise; the reader follows sql.js's newer SQLite.
-    const newer = ['DEFAULT 0x7fffffffffffffff', 'DEFAULT 0xffffffff', 'DEFAULT 0x80000000', 'INTEGER DEFAULT 0xffffffffff', 'DEFAULT -0xffffffff',
-      'DEFAULT -0x8000000000000000', 'TEXT DEFAULT 0xffffffff', 'TEXT DEFAULT -0x7fffffffffffffff', 'TEXT DEFAULT TRUE', 'TEXT DEFAULT FALSE', 'DEFAULT 1e18', 'DEFAULT -0.0'];
+    const newer = [
+      'DEFAULT 0x7fffffffffffffff',
+      'DEFAULT 0xffffffff',
+      'DEFAULT 0x80000000',
+      'INTEGER DEFAULT 0xffffffffff',
+      'DEFAULT -0xffffffff',
+      'DEFAULT -0x8000000000000000',
+      'TEXT DEFAULT 0xffffffff',
+      'TEXT DEFAULT -0x7fffffffffffffff',
+      'TEXT DEFAULT TRUE',
+      'TEXT DEFAULT FALSE',
+      'DEFAULT 1e18',
+      'DEFAULT -0.0',
+    ];
     const { db, dump } = python(`
 c = sqlite3.connect(path)
 c.executescript('CREATE TABLE agreed(id INTEGER PRIMARY KEY, x); INSERT INTO agreed(x) VALUES (1), (2); CREATE TABLE newer(id INTEGER PRIMARY KEY, x); INSERT INTO newer(x) VALUES (1);')
@@ -178,8 +238,23 @@ print(json.dumps(dump(c)))`);
     assert.equal(gen?.get('d'), 'one', 'a virtual generated column takes no place in the record');
     assert.equal(gen?.get('c'), null, 'a virtual generated column reads as null');
     assert.deepEqual(file.columns('gen'), ['a', 'b', 'd'], 'and is left out of columns()');
-    assert.deepEqual(file.table('gen')?.columns.map((c) => c.generated), [false, 'stored', 'virtual', false]);
-    assert.deepEqual(file.tables().sort(), ['alias', 'copy', 'desc_pk', 'fk', 'gen', 'int_pk', 'odd "name" table', 'parent', 'sqlite_sequence', 'table_pk', 'two_pk']);
+    assert.deepEqual(
+      file.table('gen')?.columns.map((c) => c.generated),
+      [false, 'stored', 'virtual', false],
+    );
+    assert.deepEqual(file.tables().sort(), [
+      'alias',
+      'copy',
+      'desc_pk',
+      'fk',
+      'gen',
+      'int_pk',
+      'odd "name" table',
+      'parent',
+      'sqlite_sequence',
+      'table_pk',
+      'two_pk',
+    ]);
   });
 
   it('virtual tables are named and refused with a clear message; a WITHOUT ROWID table reads', () => {
@@ -193,7 +268,10 @@ print('{}')`);
     const w = [];
     for (const r of file.rows('w')) w.push([r.get('k'), r.get('v')]);
     assert.deepEqual(w, [['a', 1]]);
-    assert.throws(() => [...file.rows('f')], (e: Error) => e instanceof SqliteFormatError && /virtual table/.test(e.message));
+    assert.throws(
+      () => [...file.rows('f')],
+      (e: Error) => e instanceof SqliteFormatError && /virtual table/.test(e.message),
+    );
     assert.equal([...file.rows('f_data')].length > 0, true, "an FTS5 table's shadow tables are ordinary tables");
     assert.throws(() => file.rows('nope'), /no such table: nope/);
   });
@@ -219,7 +297,10 @@ r.close()
 c.execute('ROLLBACK'); c.close()`);
     assert.ok(wal && wal.length > 100_000, 'the open transaction spilled frames');
     const file = new SqliteFile(bytesSource(db), { wal });
-    assert.ok(file.walWarnings.some((w) => /after the last commit/.test(w)), file.walWarnings.join('; '));
+    assert.ok(
+      file.walWarnings.some((w) => /after the last commit/.test(w)),
+      file.walWarnings.join('; '),
+    );
     assert.ok(file.pageCount * file.pageSize > db.length, 'the committed database is larger than the file');
     assert.ok(assertMatchesPython(file, dump) > 10_000);
     const folded = applyWal(db, wal);
@@ -236,7 +317,10 @@ describe('page reader vs sql.js', () => {
     { weight: 2, arbitrary: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }) },
     { weight: 2, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
     { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 30_000 })).map(([s, n]) => s.repeat(n)) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 30_000 })).map(([s, n]) => s.repeat(n)),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 30 }) },
     { weight: 1, arbitrary: fc.integer({ min: 100, max: 70_000 }).map((n) => new Uint8Array(n).map((_, i) => (i * 31) & 255)) },
   );
@@ -263,28 +347,31 @@ describe('page reader vs sql.js', () => {
   it('random tables, rows, deletes and added columns read the same (300 databases)', async () => {
     const SQL = await sqlJs;
     let values = 0;
-    await fc.assert(fc.asyncProperty(caseArb, async (g) => {
-      const db = new SQL.Database();
-      try {
-        db.run(`PRAGMA page_size = ${g.pageSize}`);
-        db.run(`PRAGMA encoding = '${g.encoding}'`);
-        const cols = g.types.map((t, i) => `c${i} ${i === 0 && g.rowidAlias ? 'INTEGER PRIMARY KEY' : t}`);
-        db.run(`CREATE TABLE r(${cols.join(', ')})`);
-        const insert = (row: unknown[], n: number): void => {
-          const params: unknown[] = [];
-          const vals = row.slice(0, n).map((v, i) => (i === 0 && g.rowidAlias ? 'NULL' : bind(v, params)));
-          db.run(`INSERT INTO r VALUES (${vals.join(', ')})`, params as never);
-        };
-        for (const row of g.rows) insert(row, g.types.length);
-        for (const d of g.deletes) db.run(`DELETE FROM r WHERE rowid = ${d}`);
-        g.added.forEach(([type, dflt], i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${type}${dflt === undefined ? '' : ` DEFAULT ${dflt}`}`));
-        for (const row of g.moreRows) insert(row, g.types.length + g.added.length);
-        const bytes = db.export();
-        values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
-      } finally {
-        db.close();
-      }
-    }), { numRuns: 300, seed: 20260918 });
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (g) => {
+        const db = new SQL.Database();
+        try {
+          db.run(`PRAGMA page_size = ${g.pageSize}`);
+          db.run(`PRAGMA encoding = '${g.encoding}'`);
+          const cols = g.types.map((t, i) => `c${i} ${i === 0 && g.rowidAlias ? 'INTEGER PRIMARY KEY' : t}`);
+          db.run(`CREATE TABLE r(${cols.join(', ')})`);
+          const insert = (row: unknown[], n: number): void => {
+            const params: unknown[] = [];
+            const vals = row.slice(0, n).map((v, i) => (i === 0 && g.rowidAlias ? 'NULL' : bind(v, params)));
+            db.run(`INSERT INTO r VALUES (${vals.join(', ')})`, params as never);
+          };
+          for (const row of g.rows) insert(row, g.types.length);
+          for (const d of g.deletes) db.run(`DELETE FROM r WHERE rowid = ${d}`);
+          g.added.forEach(([type, dflt], i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${type}${dflt === undefined ? '' : ` DEFAULT ${dflt}`}`));
+          for (const row of g.moreRows) insert(row, g.types.length + g.added.length);
+          const bytes = db.export();
+          values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
+        } finally {
+          db.close();
+        }
+      }),
+      { numRuns: 300, seed: 20260918 },
+    );
     assert.ok(values > 10_000, `${values} values compared`);
   });
 });
@@ -298,13 +385,22 @@ c.commit()
 print('{}')`);
   const counting = (inner: ByteSource): ByteSource & { reads: number[] } => {
     const reads: number[] = [];
-    return { size: inner.size, reads, read: (offset, length) => { reads.push(offset); return inner.read(offset, length); } };
+    return {
+      size: inner.size,
+      reads,
+      read: (offset, length) => {
+        reads.push(offset);
+        return inner.read(offset, length);
+      },
+    };
   };
 
   it('a full scan reads block by block, not page by page', () => {
     const source = counting(bytesSource(db));
     let rows = 0;
-    for (const r of new SqliteFile(source).rows('big')) { if ((r.get('content') as string).length === 50_000) rows++; }
+    for (const r of new SqliteFile(source).rows('big')) {
+      if ((r.get('content') as string).length === 50_000) rows++;
+    }
     assert.equal(rows, 400);
     assert.ok(db.length > 16 << 20, `${db.length} bytes`);
     assert.ok(source.reads.length <= Math.ceil(db.length / (1 << 20)) + 3, `${source.reads.length} reads for ${db.length} bytes`);
@@ -339,7 +435,11 @@ print('{}')`);
     let values = 0;
     for (const table of file.tables()) {
       const cols = file.columns(table);
-      for (const r of file.rows(table)) for (const c of cols) { r.get(c); values++; }
+      for (const r of file.rows(table))
+        for (const c of cols) {
+          r.get(c);
+          values++;
+        }
     }
     return values;
   };
@@ -375,10 +475,22 @@ print('{}')`);
       ['right child -> root', (b) => new DataView(b.buffer, b.byteOffset).setUint32(rootAt + 8, root), /reached twice/],
       ['right child -> 0', (b) => new DataView(b.buffer, b.byteOffset).setUint32(rootAt + 8, 0), /page 0 does not exist/],
       ['right child -> beyond the file', (b) => new DataView(b.buffer, b.byteOffset).setUint32(rootAt + 8, 99999), /page 99999 does not exist/],
-      ['root is an index page', (b) => { b[rootAt] = 0x0a; }, /type 0x0a, not a table b-tree page/],
+      [
+        'root is an index page',
+        (b) => {
+          b[rootAt] = 0x0a;
+        },
+        /type 0x0a, not a table b-tree page/,
+      ],
       ['too many cells', (b) => new DataView(b.buffer, b.byteOffset).setUint16(rootAt + 3, 60000), /more than fit/],
       ['page size 3', (b) => new DataView(b.buffer, b.byteOffset).setUint16(16, 3), /not a database/],
-      ['magic', (b) => { b[0] = 0x73; }, /not a database/],
+      [
+        'magic',
+        (b) => {
+          b[0] = 0x73;
+        },
+        /not a database/,
+      ],
       ['text encoding 9', (b) => new DataView(b.buffer, b.byteOffset).setUint32(56, 9), /text encoding/],
     ];
     for (const [what, damage, expected] of cases) {
@@ -398,7 +510,10 @@ print('{}')`);
       const at = (n - 1) * 512;
       if ([0x02, 0x05, 0x0a, 0x0d].includes(bytes[at])) continue;
       const next = view.getUint32(at);
-      if (next > 1 && next <= file.pageCount) { view.setUint32(at, damaged % 2 ? 0 : n); damaged++; }
+      if (next > 1 && next <= file.pageCount) {
+        view.setUint32(at, damaged % 2 ? 0 : n);
+        damaged++;
+      }
     }
     assert.ok(damaged > 10);
     const message = failsCleanly(bytes, 'overflow self-links');
@@ -409,10 +524,13 @@ print('{}')`);
     const pages = db.length / 512;
     const anywhere = fc.tuple(fc.nat(db.length - 1), fc.nat(255));
     const structure = fc.tuple(fc.nat(pages - 1), fc.nat(40), fc.nat(255)).map(([p, o, v]): [number, number] => [p * 512 + (p === 0 ? 100 : 0) + o, v]);
-    fc.assert(fc.property(fc.array(fc.oneof(anywhere, structure), { minLength: 1, maxLength: 12 }), (edits) => {
-      const bytes = db.slice();
-      for (const [at, v] of edits) bytes[at] = v;
-      failsCleanly(bytes, JSON.stringify(edits));
-    }), { numRuns: 1000, seed: 7 });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(anywhere, structure), { minLength: 1, maxLength: 12 }), (edits) => {
+        const bytes = db.slice();
+        for (const [at, v] of edits) bytes[at] = v;
+        failsCleanly(bytes, JSON.stringify(edits));
+      }),
+      { numRuns: 1000, seed: 7 },
+    );
   });
 });

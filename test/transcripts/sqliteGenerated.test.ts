@@ -65,10 +65,23 @@ INSERT INTO g (a, b, "stored", [virtual], after) VALUES (3, 'three', 'z', 30, 7)
 c.commit()
 print(json.dumps(dump(c)))`);
     const file = new SqliteFile(bytesSource(db));
-    assert.deepEqual(file.table('g')?.columns.map((c) => [c.name, c.generated]), [
-      ['a', false], ['v1', 'virtual'], ['s1', 'stored'], ['v2', 'virtual'], ['b', false], ['s2', 'stored'], ['v3', 'virtual'],
-      ['stored', false], ['s3', 'stored'], ['virtual', false], ['v4', 'virtual'], ['after', false],
-    ]);
+    assert.deepEqual(
+      file.table('g')?.columns.map((c) => [c.name, c.generated]),
+      [
+        ['a', false],
+        ['v1', 'virtual'],
+        ['s1', 'stored'],
+        ['v2', 'virtual'],
+        ['b', false],
+        ['s2', 'stored'],
+        ['v3', 'virtual'],
+        ['stored', false],
+        ['s3', 'stored'],
+        ['virtual', false],
+        ['v4', 'virtual'],
+        ['after', false],
+      ],
+    );
     assert.deepEqual(file.columns('g'), dump.g.columns);
     assert.deepEqual(file.columns('g'), ['a', 's1', 'b', 's2', 'stored', 's3', 'virtual', 'after']);
     assert.equal(dump.g.rows.length, 4);

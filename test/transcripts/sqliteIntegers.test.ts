@@ -10,9 +10,31 @@ import { assertMatchesPython, assertMatchesSqlJs, python } from './sqliteOracle'
 
 /** Integers at every boundary: varint lengths (7 bits a byte, 9 bytes from 2^56 and for negatives), serial type widths, 2^53. */
 const BOUNDARIES: bigint[] = [
-  0n, 1n, 127n, 128n, 32767n, 32768n, 8388607n, 8388608n, 2147483647n, 2147483648n, 2n ** 32n,
-  2n ** 47n - 1n, 2n ** 47n, 2n ** 48n, 2n ** 49n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 56n - 1n, 2n ** 56n, 2n ** 62n, 2n ** 63n - 1n,
-].flatMap((v) => (v === 0n ? [v] : [v, -v])).concat([-(2n ** 63n)]);
+  0n,
+  1n,
+  127n,
+  128n,
+  32767n,
+  32768n,
+  8388607n,
+  8388608n,
+  2147483647n,
+  2147483648n,
+  2n ** 32n,
+  2n ** 47n - 1n,
+  2n ** 47n,
+  2n ** 48n,
+  2n ** 49n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 56n - 1n,
+  2n ** 56n,
+  2n ** 62n,
+  2n ** 63n - 1n,
+]
+  .flatMap((v) => (v === 0n ? [v] : [v, -v]))
+  .concat([-(2n ** 63n)]);
 
 const exact = (v: bigint): number | bigint => (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
 

@@ -13,7 +13,11 @@ const swapCase = (s: string): string => s.replace(/[A-Za-z]/g, (c) => (c === c.t
 function assertMatchesInAnyCase(file: SqliteFile, dump: Dump): void {
   for (const [table, { columns, rows }] of Object.entries(dump)) {
     for (const name of [swapCase(table), table.toUpperCase(), table.toLowerCase()]) {
-      assert.deepEqual(file.columns(name).filter((c) => columns.includes(c)), columns, `${name}: columns as stored`);
+      assert.deepEqual(
+        file.columns(name).filter((c) => columns.includes(c)),
+        columns,
+        `${name}: columns as stored`,
+      );
       let i = 0;
       for (const row of file.rows(name)) {
         columns.forEach((c, k) => {
@@ -44,7 +48,14 @@ print(json.dumps(dump(c)))`);
     assert.deepEqual(file.columns('messages'), ['ID', 'Session_Id', 'ROLE', 'Content', 'Active', 'Display_Kind']);
     assert.equal(file.table('MESSAGES')?.columns[0].rowidAlias, true, 'PRIMARY KEY("id") names column ID: the rowid alias');
     assert.equal([...file.rows('messages')].length, 3);
-    assert.deepEqual(dump.Messages.rows.map((r) => r[0]), [['i', '7'], ['i', '9'], ['i', '12']]);
+    assert.deepEqual(
+      dump.Messages.rows.map((r) => r[0]),
+      [
+        ['i', '7'],
+        ['i', '9'],
+        ['i', '12'],
+      ],
+    );
     assertMatchesPython(file, dump);
     assertMatchesInAnyCase(file, dump);
     await assertMatchesSqlJs(db, file);

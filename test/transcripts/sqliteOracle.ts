@@ -12,7 +12,9 @@ export const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 
 /** Python's view of a value: kind and exact text (integers beyond 2^53, float repr). */
 export type Exact = ['n'] | ['i', string] | ['f', string] | ['t', string] | ['b', string];
-export interface Dump { [table: string]: { columns: string[]; rows: Exact[][] } }
+export interface Dump {
+  [table: string]: { columns: string[]; rows: Exact[][] };
+}
 
 const SUPPORT = join(__dirname, '..', 'support');
 
@@ -20,11 +22,21 @@ const SUPPORT = join(__dirname, '..', 'support');
 export function python(script: string): { db: Uint8Array; wal?: Uint8Array; dump: Dump } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-file-test-'));
   try {
-    const out = execFileSync('python3', ['-c', `import sqlite3, json, shutil, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, ${JSON.stringify(SUPPORT)})\nfrom sqlite_dump import dump\npath = ${JSON.stringify(join(dir, 'x.db'))}\n${script}`],
-      { maxBuffer: 1 << 30, encoding: 'utf8' });
+    const out = execFileSync(
+      'python3',
+      [
+        '-c',
+        `import sqlite3, json, shutil, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, ${JSON.stringify(SUPPORT)})\nfrom sqlite_dump import dump\npath = ${JSON.stringify(join(dir, 'x.db'))}\n${script}`,
+      ],
+      { maxBuffer: 1 << 30, encoding: 'utf8' },
+    );
     let wal: Uint8Array | undefined;
     // Plain Uint8Arrays: Buffer.slice() would be a view, and the damage tests edit copies.
-    try { wal = new Uint8Array(readFileSync(join(dir, 'copy.db-wal'))); } catch { wal = undefined; }
+    try {
+      wal = new Uint8Array(readFileSync(join(dir, 'copy.db-wal')));
+    } catch {
+      wal = undefined;
+    }
     const db = new Uint8Array(readFileSync(join(dir, wal ? 'copy.db' : 'x.db')));
     return { db, wal, dump: JSON.parse(out) as Dump };
   } finally {
@@ -35,23 +47,38 @@ export function python(script: string): { db: Uint8Array; wal?: Uint8Array; dump
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 export function sameAsPython(v: SqlValue, e: Exact, where: string): void {
-  const ok = e[0] === 'n' ? v === null
-    : e[0] === 'i' ? (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) && BigInt(v) === BigInt(e[1])
-      : e[0] === 'f' ? typeof v === 'number' && Object.is(v, ({ inf: Infinity, '-inf': -Infinity } as Record<string, number>)[e[1]] ?? Number(e[1]))
-        : e[0] === 't' ? v === e[1]
-          : v instanceof Uint8Array && hex(v) === e[1];
-  if (!ok) assert.fail(`${where}: page reader ${typeof v === 'string' && v.length > 80 ? `${v.slice(0, 80)}… (${v.length})` : String(v)} (${typeof v}), SQLite ${JSON.stringify(e).slice(0, 120)}`);
+  const ok =
+    e[0] === 'n'
+      ? v === null
+      : e[0] === 'i'
+        ? (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) && BigInt(v) === BigInt(e[1])
+        : e[0] === 'f'
+          ? typeof v === 'number' && Object.is(v, ({ inf: Infinity, '-inf': -Infinity } as Record<string, number>)[e[1]] ?? Number(e[1]))
+          : e[0] === 't'
+            ? v === e[1]
+            : v instanceof Uint8Array && hex(v) === e[1];
+  if (!ok)
+    assert.fail(
+      `${where}: page reader ${typeof v === 'string' && v.length > 80 ? `${v.slice(0, 80)}… (${v.length})` : String(v)} (${typeof v}), SQLite ${JSON.stringify(e).slice(0, 120)}`,
+    );
 }
 
 /** Every table python dumped, value by value, through the page reader. */
 export function assertMatchesPython(file: SqliteFile, dump: Dump): number {
   let values = 0;
   for (const [table, { columns, rows }] of Object.entries(dump)) {
-    assert.deepEqual(file.columns(table).filter((c) => columns.includes(c)), columns, `${table} columns`);
+    assert.deepEqual(
+      file.columns(table).filter((c) => columns.includes(c)),
+      columns,
+      `${table} columns`,
+    );
     let i = 0;
     for (const row of file.rows(table)) {
       assert.ok(i < rows.length, `${table}: more rows than SQLite has`);
-      columns.forEach((c, k) => { sameAsPython(row.get(c), rows[i][k], `${table} row ${i} column ${c}`); values++; });
+      columns.forEach((c, k) => {
+        sameAsPython(row.get(c), rows[i][k], `${table} row ${i} column ${c}`);
+        values++;
+      });
       i++;
     }
     assert.equal(i, rows.length, `${table}: row count`);
@@ -63,7 +90,7 @@ const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** ORDER BY for a table's b-tree order: the rowid, or a WITHOUT ROWID table's primary key (columns, collations, directions). */
 function storageOrder(db: Database, table: string): string {
-  const withoutRowid = db.exec('SELECT wr FROM pragma_table_list WHERE schema = \'main\' AND name = ?', [table])[0]?.values[0]?.[0];
+  const withoutRowid = db.exec("SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", [table])[0]?.values[0]?.[0];
   if (!withoutRowid) return 'rowid';
   const pk = String(db.exec("SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", [table])[0].values[0][0]);
   const keys = db.exec(`PRAGMA index_xinfo(${quote(pk)})`)[0].values.filter((r) => r[5]);

@@ -131,7 +131,10 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
     assert.deepEqual(result.warnings, []);
     assert.equal(result.framesIgnored, 0);
     assert.equal(result.framesApplied, walFrames(wal).length);
-    assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns ORDER BY id'), [[1, 'updated'], [2, 'wal only']]);
+    assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns ORDER BY id'), [
+      [1, 'updated'],
+      [2, 'wal only'],
+    ]);
     assert.deepEqual(await query(result.bytes, 'SELECT turn, note FROM notes'), [[2, 'created in the WAL']]);
     assert.deepEqual(await query(result.bytes, 'PRAGMA integrity_check'), [['ok']]);
     assert.deepEqual([result.bytes[18], result.bytes[19]], [1, 1], 'WAL-mode marker cleared for sql.js');
@@ -154,11 +157,7 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
   });
 
   it('a torn last frame drops only the transaction it belongs to', async () => {
-    const { db, wal } = realWalDatabase([
-      CHECKPOINTED_BASE,
-      `UPDATE turns SET text = 'first' WHERE id = 1;`,
-      `UPDATE turns SET text = 'second' WHERE id = 1;`,
-    ]);
+    const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, `UPDATE turns SET text = 'first' WHERE id = 1;`, `UPDATE turns SET text = 'second' WHERE id = 1;`]);
     const lastFrame = walFrames(wal).at(-1)!;
     assert.notEqual(lastFrame.dbPagesAfterCommit, 0, 'a one-page update is a single commit frame');
     const torn = wal.slice(0, wal.length - walPageSize(wal) / 2);
@@ -168,7 +167,10 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
     assert.deepEqual(await query(result.bytes, 'SELECT text FROM turns WHERE id = 1'), [['first']]);
     assert.equal(result.framesApplied, walFrames(wal).length - 1);
     assert.equal(result.framesIgnored, 1);
-    assert.ok(result.warnings.some((w) => /partial frame/.test(w)), result.warnings.join('; '));
+    assert.ok(
+      result.warnings.some((w) => /partial frame/.test(w)),
+      result.warnings.join('; '),
+    );
   });
 
   it('frames of a transaction whose commit frame is missing are ignored', async () => {
@@ -188,19 +190,21 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
 
     const result = applyChecked(db, uncommitted);
 
-    assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns ORDER BY id'), [[1, 'base'], [2, 'committed']]);
+    assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns ORDER BY id'), [
+      [1, 'base'],
+      [2, 'committed'],
+    ]);
     assert.equal(result.framesApplied, lastTransactionStart);
     assert.equal(result.framesIgnored, lastTransactionFrames - 1);
-    assert.ok(result.warnings.some((w) => /after the last commit/.test(w)), result.warnings.join('; '));
+    assert.ok(
+      result.warnings.some((w) => /after the last commit/.test(w)),
+      result.warnings.join('; '),
+    );
     assert.deepEqual(await query(result.bytes, 'PRAGMA integrity_check'), [['ok']]);
   });
 
   it('an appended frame with a corrupted checksum is ignored', async () => {
-    const { db, wal } = realWalDatabase([
-      CHECKPOINTED_BASE,
-      `UPDATE turns SET text = 'first' WHERE id = 1;`,
-      `UPDATE turns SET text = 'second' WHERE id = 1;`,
-    ]);
+    const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, `UPDATE turns SET text = 'first' WHERE id = 1;`, `UPDATE turns SET text = 'second' WHERE id = 1;`]);
     const frames = walFrames(wal);
     const frameBytes = FRAME_HEADER_BYTES + walPageSize(wal);
     // Replaying the 'first' commit frame again would roll the row back, were it trusted.
@@ -216,7 +220,10 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
     assert.deepEqual(await query(result.bytes, 'SELECT text FROM turns WHERE id = 1'), [['second']]);
     assert.equal(result.framesApplied, frames.length);
     assert.equal(result.framesIgnored, 1);
-    assert.ok(result.warnings.some((w) => /checksum mismatch/.test(w)), result.warnings.join('; '));
+    assert.ok(
+      result.warnings.some((w) => /checksum mismatch/.test(w)),
+      result.warnings.join('; '),
+    );
   });
 
   it('stale frames left from an earlier WAL generation are ignored', async () => {
@@ -240,7 +247,10 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
     assert.deepEqual(await query(result.bytes, 'SELECT count(*) FROM turns'), [[200]]);
     assert.equal(result.framesApplied, current);
     assert.equal(result.framesIgnored, frames.length - current);
-    assert.ok(result.warnings.some((w) => /salt/.test(w)), result.warnings.join('; '));
+    assert.ok(
+      result.warnings.some((w) => /salt/.test(w)),
+      result.warnings.join('; '),
+    );
     assert.deepEqual(await query(result.bytes, 'PRAGMA integrity_check'), [['ok']]);
   });
 
@@ -255,7 +265,9 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
       `DROP TABLE scratch;`,
       `VACUUM;`,
     ]);
-    const lastCommit = walFrames(wal).filter((frame) => frame.dbPagesAfterCommit !== 0).at(-1)!;
+    const lastCommit = walFrames(wal)
+      .filter((frame) => frame.dbPagesAfterCommit !== 0)
+      .at(-1)!;
 
     const result = applyChecked(db, wal);
 
@@ -292,7 +304,10 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
 
     assert.deepEqual(result.warnings, []);
     assert.deepEqual(result.bytes, native.bytes);
-    assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns ORDER BY id'), [[1, 'base'], [2, 'wal only']]);
+    assert.deepEqual(await query(result.bytes, 'SELECT id, text FROM turns ORDER BY id'), [
+      [1, 'base'],
+      [2, 'wal only'],
+    ]);
   });
 
   it('an empty, short or garbage WAL leaves the database unchanged, with a warning', async () => {
@@ -329,7 +344,12 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
 
   for (const mode of ['PASSIVE', 'RESTART', 'FULL']) {
     it(`a WAL restarted after a ${mode} checkpoint: the older frames behind the new ones are normal, not a warning`, async () => {
-      const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, MANY_FRAMES, `PRAGMA wal_checkpoint(${mode});`, `UPDATE turns SET text = 'after restart' WHERE id = 1;`]);
+      const { db, wal } = realWalDatabase([
+        CHECKPOINTED_BASE,
+        MANY_FRAMES,
+        `PRAGMA wal_checkpoint(${mode});`,
+        `UPDATE turns SET text = 'after restart' WHERE id = 1;`,
+      ]);
       const frames = walFrames(wal);
       const headerSalt1 = u32(wal, 16);
       const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
@@ -378,15 +398,37 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
   });
 
   it('a restarted WAL whose stale frame carries a salt no generation had, or whose live frame is damaged, still warns', async () => {
-    const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, MANY_FRAMES, `PRAGMA wal_checkpoint(PASSIVE);`, `UPDATE turns SET text = 'after restart' WHERE id = 1;`]);
+    const { db, wal } = realWalDatabase([
+      CHECKPOINTED_BASE,
+      MANY_FRAMES,
+      `PRAGMA wal_checkpoint(PASSIVE);`,
+      `UPDATE turns SET text = 'after restart' WHERE id = 1;`,
+    ]);
     const frames = walFrames(wal);
     const headerSalt1 = u32(wal, 16);
     const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
     const reference = await turnsBothWays(db, wal);
     const cases: [string, (w: Uint8Array) => void, RegExp, number][] = [
-      ['a salt-1 one ahead of the header', (w) => new DataView(w.buffer).setUint32(frames[current].offset + 8, (headerSalt1 + 1) >>> 0), /salt differs from the header and is no earlier generation's/, current],
-      ['a salt-1 far from the header', (w) => new DataView(w.buffer).setUint32(frames[current].offset + 8, (headerSalt1 ^ 0x5a5a5a5a) >>> 0), /salt differs from the header and is no earlier generation's/, current],
-      ['a live frame with a bad checksum', (w) => { w[frames[current - 1].offset + FRAME_HEADER_BYTES + 100] ^= 0xff; }, /checksum mismatch/, 0],
+      [
+        'a salt-1 one ahead of the header',
+        (w) => new DataView(w.buffer).setUint32(frames[current].offset + 8, (headerSalt1 + 1) >>> 0),
+        /salt differs from the header and is no earlier generation's/,
+        current,
+      ],
+      [
+        'a salt-1 far from the header',
+        (w) => new DataView(w.buffer).setUint32(frames[current].offset + 8, (headerSalt1 ^ 0x5a5a5a5a) >>> 0),
+        /salt differs from the header and is no earlier generation's/,
+        current,
+      ],
+      [
+        'a live frame with a bad checksum',
+        (w) => {
+          w[frames[current - 1].offset + FRAME_HEADER_BYTES + 100] ^= 0xff;
+        },
+        /checksum mismatch/,
+        0,
+      ],
     ];
     for (const [what, damage, warning, applied] of cases) {
       const damaged = wal.slice();
@@ -402,8 +444,13 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
   });
 
   it('a restarted WAL with a transaction in progress warns of the transaction, not of the stale tail', async () => {
-    const { db, wal } = realWalDatabase([CHECKPOINTED_BASE, MANY_FRAMES, `PRAGMA wal_checkpoint(PASSIVE);`, `UPDATE turns SET text = 'committed' WHERE id = 1;`,
-      `INSERT INTO turns VALUES (500, printf('%.20000c', 'u'));`]);
+    const { db, wal } = realWalDatabase([
+      CHECKPOINTED_BASE,
+      MANY_FRAMES,
+      `PRAGMA wal_checkpoint(PASSIVE);`,
+      `UPDATE turns SET text = 'committed' WHERE id = 1;`,
+      `INSERT INTO turns VALUES (500, printf('%.20000c', 'u'));`,
+    ]);
     const frames = walFrames(wal);
     const headerSalt1 = u32(wal, 16);
     const commits = frames.filter((frame) => frame.salt1 === headerSalt1 && frame.dbPagesAfterCommit !== 0);

@@ -30,7 +30,11 @@ function assertLayout(file: SqliteFile, layout: Record<string, number[]>): void 
   for (const [table, cids] of Object.entries(layout)) {
     const t = file.table(table);
     assert.equal(t?.withoutRowid, true, table);
-    assert.deepEqual(t?.recordIndex, t?.columns.map((_, i) => cids.indexOf(i)), `${table}: record layout`);
+    assert.deepEqual(
+      t?.recordIndex,
+      t?.columns.map((_, i) => cids.indexOf(i)),
+      `${table}: record layout`,
+    );
   }
 }
 
@@ -65,7 +69,11 @@ CREATE INDEX kv_v ON kv(v);
 `;
 
 describe('WITHOUT ROWID tables vs real SQLite (python3 sqlite3)', () => {
-  for (const [pageSize, encoding] of [[512, 'UTF-8'], [4096, 'UTF-16le'], [65536, 'UTF-16be']] as const) {
+  for (const [pageSize, encoding] of [
+    [512, 'UTF-8'],
+    [4096, 'UTF-16le'],
+    [65536, 'UTF-16be'],
+  ] as const) {
     it(`page size ${pageSize}, ${encoding}: text, composite, DESC, NOCASE, 64-bit integer keys, repeated key columns, generated columns, ADD COLUMN, overflow in interior cells`, async () => {
       const { db, dump, layout } = pythonWithLayout(`
 c = sqlite3.connect(path)
@@ -80,7 +88,11 @@ c.executescript(${JSON.stringify(SHAPES)}); c.commit()`);
       for (const row of file.rows('kv')) assert.equal(row.rowid, null, 'no rowid');
       const ids: SqlValue[] = [];
       for (const row of file.rows('ipk')) ids.push(row.get('id'));
-      assert.deepEqual(ids, [-9223372036854775808n, 0, 281474976710656, 9007199254740993n, 9223372036854775807n], 'an INTEGER PRIMARY KEY of a WITHOUT ROWID table is no rowid alias; 64-bit keys are exact');
+      assert.deepEqual(
+        ids,
+        [-9223372036854775808n, 0, 281474976710656, 9007199254740993n, 9223372036854775807n],
+        'an INTEGER PRIMARY KEY of a WITHOUT ROWID table is no rowid alias; 64-bit keys are exact',
+      );
     });
   }
 
@@ -125,7 +137,7 @@ describe('WITHOUT ROWID tables vs sql.js', () => {
     key: fc.array(fc.tuple(fc.nat(4), fc.boolean()), { minLength: 1, maxLength: 3 }),
     rows: fc.array(fc.array(value, { minLength: 7, maxLength: 7 }), { maxLength: 80, size: 'medium' }),
     deletes: fc.array(fc.nat(80), { maxLength: 10 }),
-    added: fc.array(fc.constantFrom("INTEGER DEFAULT 5", "TEXT DEFAULT 'x'", '', 'REAL DEFAULT -1.5'), { maxLength: 2 }),
+    added: fc.array(fc.constantFrom('INTEGER DEFAULT 5', "TEXT DEFAULT 'x'", '', 'REAL DEFAULT -1.5'), { maxLength: 2 }),
   });
   const bind = (v: unknown, params: unknown[]): string => {
     if (v === null) return 'NULL';
@@ -137,33 +149,38 @@ describe('WITHOUT ROWID tables vs sql.js', () => {
   it('random WITHOUT ROWID tables, keys, rows, deletes and added columns read the same (200 databases)', async () => {
     const SQL = await sqlJs;
     let values = 0;
-    await fc.assert(fc.asyncProperty(caseArb, async (g) => {
-      const db = new SQL.Database();
-      try {
-        db.run(`PRAGMA page_size = ${g.pageSize}`);
-        db.run(`PRAGMA encoding = '${g.encoding}'`);
-        const key = [...new Map(g.key.map(([c, desc]) => [c % g.types.length, desc])).entries()];
-        const cols = g.types.map((t, i) => `c${i} ${t}`);
-        db.run(`CREATE TABLE r(${cols.join(', ')}, PRIMARY KEY(${key.map(([c, desc]) => `c${c}${desc ? ' DESC' : ''}`).join(', ')})) WITHOUT ROWID`);
-        for (const row of g.rows) {
-          const params: unknown[] = [];
-          // Primary key columns of a WITHOUT ROWID table are NOT NULL.
-          const vals = row.slice(0, g.types.length).map((v, i) => bind(v === null && key.some(([c]) => c === i) ? i : v, params));
-          db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (g) => {
+        const db = new SQL.Database();
+        try {
+          db.run(`PRAGMA page_size = ${g.pageSize}`);
+          db.run(`PRAGMA encoding = '${g.encoding}'`);
+          const key = [...new Map(g.key.map(([c, desc]) => [c % g.types.length, desc])).entries()];
+          const cols = g.types.map((t, i) => `c${i} ${t}`);
+          db.run(`CREATE TABLE r(${cols.join(', ')}, PRIMARY KEY(${key.map(([c, desc]) => `c${c}${desc ? ' DESC' : ''}`).join(', ')})) WITHOUT ROWID`);
+          for (const row of g.rows) {
+            const params: unknown[] = [];
+            // Primary key columns of a WITHOUT ROWID table are NOT NULL.
+            const vals = row.slice(0, g.types.length).map((v, i) => bind(v === null && key.some(([c]) => c === i) ? i : v, params));
+            db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
+          }
+          for (const d of g.deletes) db.run(`DELETE FROM r WHERE c${key[0][0]} = ${d % 300}`);
+          g.added.forEach((decl, i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${decl}`));
+          for (const row of g.rows.slice(0, 5)) {
+            const params: unknown[] = [];
+            const vals = [...row.slice(0, g.types.length), ...g.added.map(() => row[6])].map((v, i) =>
+              bind(v === null && key.some(([c]) => c === i) ? `n${i}` : v, params),
+            );
+            db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
+          }
+          const bytes = db.export();
+          values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
+        } finally {
+          db.close();
         }
-        for (const d of g.deletes) db.run(`DELETE FROM r WHERE c${key[0][0]} = ${d % 300}`);
-        g.added.forEach((decl, i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${decl}`));
-        for (const row of g.rows.slice(0, 5)) {
-          const params: unknown[] = [];
-          const vals = [...row.slice(0, g.types.length), ...g.added.map(() => row[6])].map((v, i) => bind(v === null && key.some(([c]) => c === i) ? `n${i}` : v, params));
-          db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
-        }
-        const bytes = db.export();
-        values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
-      } finally {
-        db.close();
-      }
-    }), { numRuns: 200, seed: 20261012 });
+      }),
+      { numRuns: 200, seed: 20261012 },
+    );
     assert.ok(values > 5_000, `${values} values compared`);
   });
 });
@@ -198,8 +215,18 @@ print('{}')`);
     const rootAt = (root - 1) * 512;
     assert.equal(db[rootAt], 0x02, 'the root is an index interior page');
     const cases: [string, (b: Uint8Array) => void, RegExp][] = [
-      ['root is a table leaf', (b) => { b[rootAt] = 0x0d; }, new RegExp(`table messages: page ${root} has type 0x0d, not an index b-tree page`)],
-      ['right child -> root', (b) => new DataView(b.buffer, b.byteOffset).setUint32(rootAt + 8, root), new RegExp(`table messages: page ${root} is reached twice`)],
+      [
+        'root is a table leaf',
+        (b) => {
+          b[rootAt] = 0x0d;
+        },
+        new RegExp(`table messages: page ${root} has type 0x0d, not an index b-tree page`),
+      ],
+      [
+        'right child -> root',
+        (b) => new DataView(b.buffer, b.byteOffset).setUint32(rootAt + 8, root),
+        new RegExp(`table messages: page ${root} is reached twice`),
+      ],
       ['right child -> beyond the file', (b) => new DataView(b.buffer, b.byteOffset).setUint32(rootAt + 8, 99999), /page 99999 does not exist/],
       ['too many cells', (b) => new DataView(b.buffer, b.byteOffset).setUint16(rootAt + 3, 60000), /table messages: page \d+ claims 60000 cells/],
     ];
@@ -209,7 +236,11 @@ print('{}')`);
       const damaged = new SqliteFile(bytesSource(bytes));
       assert.deepEqual(sessionsOf(damaged), ['s1', 's2'], `${what}: sessions still read`);
       assert.deepEqual(damaged.columns('messages'), ['id', 'session_id', 'content'], `${what}: the columns are known`);
-      assert.throws(() => readAll(damaged, 'messages'), (e: Error) => e instanceof SqliteFormatError && expected.test(e.message), what);
+      assert.throws(
+        () => readAll(damaged, 'messages'),
+        (e: Error) => e instanceof SqliteFormatError && expected.test(e.message),
+        what,
+      );
     }
   });
 
@@ -223,8 +254,12 @@ print('{}')`);
     while (bytes[(leaf - 1) * 512] === 0x02) leaf = view.getUint32(firstCell(leaf));
     assert.equal(bytes[(leaf - 1) * 512], 0x0a);
     bytes[firstCell(leaf) + 1] = 0x7f;
-    assert.throws(() => readAll(new SqliteFile(bytesSource(bytes)), 'messages'),
-      (e: Error) => e instanceof SqliteFormatError && e.message === `database disk image is malformed: table messages, row 1 in key order on page ${leaf}: a record header of 127 bytes`);
+    assert.throws(
+      () => readAll(new SqliteFile(bytesSource(bytes)), 'messages'),
+      (e: Error) =>
+        e instanceof SqliteFormatError
+        && e.message === `database disk image is malformed: table messages, row 1 in key order on page ${leaf}: a record header of 127 bytes`,
+    );
   });
 
   it('a WITHOUT ROWID schema the reader cannot lay out (its PRIMARY KEY names no column) fails alone', () => {
@@ -246,15 +281,18 @@ print('{}')`);
 
   it('random byte damage ends in a SqliteFormatError, never a hang or another error (500 files)', () => {
     const pages = db.length / 512;
-    fc.assert(fc.property(fc.array(fc.tuple(fc.nat(pages - 1), fc.nat(60), fc.nat(255)), { minLength: 1, maxLength: 8 }), (edits) => {
-      const bytes = db.slice();
-      for (const [p, o, v] of edits) bytes[p * 512 + (p === 0 ? 100 : 0) + o] = v;
-      try {
-        const file = new SqliteFile(bytesSource(bytes));
-        for (const t of file.tables()) readAll(file, t);
-      } catch (e) {
-        if (!(e instanceof SqliteFormatError)) throw e;
-      }
-    }), { numRuns: 500, seed: 12 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(pages - 1), fc.nat(60), fc.nat(255)), { minLength: 1, maxLength: 8 }), (edits) => {
+        const bytes = db.slice();
+        for (const [p, o, v] of edits) bytes[p * 512 + (p === 0 ? 100 : 0) + o] = v;
+        try {
+          const file = new SqliteFile(bytesSource(bytes));
+          for (const t of file.tables()) readAll(file, t);
+        } catch (e) {
+          if (!(e instanceof SqliteFormatError)) throw e;
+        }
+      }),
+      { numRuns: 500, seed: 12 },
+    );
   });
 });

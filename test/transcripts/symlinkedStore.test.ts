@@ -14,11 +14,16 @@ import { buildStore } from '../support/upstreamStores';
 const summary = async (path: string) => {
   const t = await loadTranscript(path);
   const r = analyzeTranscript(t, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
-  return { rows: t.sessions.map((s) => [s.id, s.generations.map((g) => g.rows.length)]), turns: r.turns.length, requests: r.requests.length, captured: (t.captured ?? []).length };
+  return {
+    rows: t.sessions.map((s) => [s.id, s.generations.map((g) => g.rows.length)]),
+    turns: r.turns.length,
+    requests: r.requests.length,
+    captured: (t.captured ?? []).length,
+  };
 };
 
 describe('a state.db opened through a symbolic link', () => {
-  it('reads the WAL beside the link\'s target, as SQLite does: the same rows as opened directly', async () => {
+  it("reads the WAL beside the link's target, as SQLite does: the same rows as opened directly", async () => {
     const store = buildStore('wal');
     assert.ok(existsSync(`${store.stateDb}-wal`), 'the scenario leaves its WAL in place');
     const links = mkdtempSync(join(tmpdir(), 'pi-links-'));
@@ -32,7 +37,7 @@ describe('a state.db opened through a symbolic link', () => {
     assert.deepEqual(await summary(link), direct);
   });
 
-  it('finds the request dumps in the sessions folder of the link\'s target', async () => {
+  it("finds the request dumps in the sessions folder of the link's target", async () => {
     const store = buildStore('dumps');
     const links = mkdtempSync(join(tmpdir(), 'pi-links-'));
     const link = join(links, 'state.db');

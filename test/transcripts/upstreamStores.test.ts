@@ -36,7 +36,13 @@ interface ReportRequest {
   };
 }
 
-interface ReportDiagnostic { severity: string; code: string; message: string; turn?: number; request?: number }
+interface ReportDiagnostic {
+  severity: string;
+  code: string;
+  message: string;
+  turn?: number;
+  request?: number;
+}
 
 interface Report {
   sessions: { id: string; parentId: string | null }[];
@@ -52,7 +58,10 @@ const reports = new Map<string, Report>();
 function analyzeAsync(file: string): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [CLI, 'analyze', file, '--json'], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) { reject(new Error(`analyze ${file} failed: ${err.message}\n${stderr}`)); return; }
+      if (err) {
+        reject(new Error(`analyze ${file} failed: ${err.message}\n${stderr}`));
+        return;
+      }
       reports.set(file, JSON.parse(stdout) as Report);
       resolve();
     });
@@ -65,8 +74,7 @@ function analyze(file: string): Report {
   return r;
 }
 
-const turnsLine = (r: Report): string =>
-  r.turns.map((t) => `#${t.index} ${t.sessionId} ${t.requests.length} req`).join('; ') || '(no turns)';
+const turnsLine = (r: Report): string => r.turns.map((t) => `#${t.index} ${t.sessionId} ${t.requests.length} req`).join('; ') || '(no turns)';
 
 const truthTurnsLine = (turns: TruthTurn[]): string =>
   turns.map((t) => `#${t.index} ${t.sessionId} ${t.requests} req${t.undone ? ' (undone)' : ''}`).join('; ');
@@ -83,19 +91,20 @@ function reportTurn(r: Report, truth: Truth, t: TruthTurn): ReportTurn {
 
 /** Warnings and errors, minus those the truth says this store legitimately earns. */
 function unexpectedFindings(ds: ReportDiagnostic[], truth: Truth, matchTurn: boolean): ReportDiagnostic[] {
-  return ds.filter((d) => (d.severity === 'warning' || d.severity === 'error')
-    && !truth.allowedDiagnostics.some((a) => a.code === d.code && (!matchTurn || a.turn === undefined || a.turn === d.turn))
-    && !truth.expectedDiagnostics.some((e) => e.code === d.code));
+  return ds.filter(
+    (d) =>
+      (d.severity === 'warning' || d.severity === 'error')
+      && !truth.allowedDiagnostics.some((a) => a.code === d.code && (!matchTurn || a.turn === undefined || a.turn === d.turn))
+      && !truth.expectedDiagnostics.some((e) => e.code === d.code),
+  );
 }
-
 
 /**
  * What the inspector does not yet get right on these stores, named per scenario and test (by the
  * start of its title). Each runs as a node:test `todo`: it still runs and reports, and is listed in
  * the closing note of the session that left it; remove an entry when its test passes.
  */
-const KNOWN_GAPS: Record<string, Record<string, string>> = {
-};
+const KNOWN_GAPS: Record<string, Record<string, string>> = {};
 
 function gapOf(scenario: string, title: string): string | undefined {
   const gaps = KNOWN_GAPS[scenario] ?? {};
@@ -105,18 +114,24 @@ function gapOf(scenario: string, title: string): string | undefined {
 
 for (const name of scenarioNames()) {
   describe(`upstream-written store: ${name}`, () => {
-    const it = (title: string, fn: () => void | Promise<void>): void => { const todo = gapOf(name, title); nodeIt(title, todo ? { todo } : {}, fn); };
+    const it = (title: string, fn: () => void | Promise<void>): void => {
+      const todo = gapOf(name, title);
+      nodeIt(title, todo ? { todo } : {}, fn);
+    };
     const store = (): BuiltStore => buildStore(name);
     const db = (): Report => analyze(store().stateDb);
 
     const t0 = buildStore(name).truth;
     before(async () => {
-      const files = [store().stateDb, ...t0.snapshots.filter((x) => x.decidable || x.undatedCopies).map((x) => store().path(x.path)),
-        ...t0.dumps.map((d) => store().path(d.path))];
+      const files = [
+        store().stateDb,
+        ...t0.snapshots.filter((x) => x.decidable || x.undatedCopies).map((x) => store().path(x.path)),
+        ...t0.dumps.map((d) => store().path(d.path)),
+      ];
       await Promise.all(files.map(analyzeAsync));
     });
 
-    it('is written as upstream writes it: the agent\'s counters match what happened (reconstruction check)', () => {
+    it("is written as upstream writes it: the agent's counters match what happened (reconstruction check)", () => {
       const { truth } = store();
       for (const s of truth.sessions) {
         if (truth.corrupted.sessionId === s.id) continue;
@@ -156,14 +171,13 @@ for (const name of scenarioNames()) {
       assert.deepEqual(actual, expected, `${name}: wire messages per request, turn by turn\n  report: ${turnsLine(r)}`);
     });
 
-    it('shows the context injected on each turn\'s user row', () => {
+    it("shows the context injected on each turn's user row", () => {
       const { truth } = store();
       const r = db();
       const expected = truth.turns.map((t) => t.injected.map((s) => ({ kind: s.kind, text: s.text })));
       const actual = r.turns.map((t) => t.injected.map((s) => ({ kind: s.kind, text: s.text })));
       assert.deepEqual(actual, expected, `${name}: injected spans per turn`);
     });
-
 
     if (t0.turns.some((t) => t.compression)) {
       it('puts each preflight compaction on the turn it preceded, with the list lengths and re-anchoring around it', () => {
@@ -228,8 +242,12 @@ for (const name of scenarioNames()) {
           const b = got.prefix.breakAt;
           const want = { messageIndex: q.breakAt.messageIndex, byteOffset: q.breakAt.byteOffset, cause: q.breakCause };
           const have = { messageIndex: b?.messageIndex, byteOffset: b?.byteOffset ?? null, cause: b?.cause ?? null };
-          if (got.prefix.stable || have.messageIndex !== want.messageIndex || (want.byteOffset !== null && have.byteOffset !== want.byteOffset)
-            || (want.cause !== null && have.cause !== want.cause)) {
+          if (
+            got.prefix.stable
+            || have.messageIndex !== want.messageIndex
+            || (want.byteOffset !== null && have.byteOffset !== want.byteOffset)
+            || (want.cause !== null && have.cause !== want.cause)
+          ) {
             problems.push(`${where}: real break ${JSON.stringify(want)}, report ${got.prefix.stable ? 'stable' : JSON.stringify(have)}`);
           }
         });
@@ -238,7 +256,7 @@ for (const name of scenarioNames()) {
     });
 
     if (t0.turns.some((t) => t.undone)) {
-      it('keeps the undone turn with its requests, and breaks the re-ask\'s first request as history-rewritten', () => {
+      it("keeps the undone turn with its requests, and breaks the re-ask's first request as history-rewritten", () => {
         const { truth } = store();
         const r = db();
         for (const t of truth.turns.filter((x) => x.undone)) {
@@ -262,7 +280,10 @@ for (const name of scenarioNames()) {
           const r = db();
           const got = r.diagnostics.filter((d) => d.code === e.code);
           assert.equal(got.length, e.count, `${name}: ${e.code}; corrupted ${JSON.stringify(truth.corrupted)}; diagnostics:\n${diagLines(r.diagnostics)}`);
-          assert.ok(got.every((d) => d.severity === e.severity), `${name}: severity of ${e.code}:\n${diagLines(got)}`);
+          assert.ok(
+            got.every((d) => d.severity === e.severity),
+            `${name}: severity of ${e.code}:\n${diagLines(got)}`,
+          );
           const other = unexpectedFindings(r.diagnostics, truth, true);
           assert.deepEqual(other, [], `${name}: other warnings/errors:\n${diagLines(other)}`);
         });
@@ -282,7 +303,11 @@ for (const name of scenarioNames()) {
         const r = analyze(store().path(snap.path));
         const expected = snap.turns.map((t) => ({ sessionId: snap.sessionId, requests: t.requests }));
         const actual = r.turns.map((t) => ({ sessionId: t.sessionId, requests: t.requests.length }));
-        assert.deepEqual(actual, expected, `${name}: ${snap.path} (${snap.messageCount} messages)\n  report: ${turnsLine(r)}\n  truth: turns ${snap.turns.map((t) => `#${t.turn}`).join(', ')}`);
+        assert.deepEqual(
+          actual,
+          expected,
+          `${name}: ${snap.path} (${snap.messageCount} messages)\n  report: ${turnsLine(r)}\n  truth: turns ${snap.turns.map((t) => `#${t.turn}`).join(', ')}`,
+        );
         const bad = unexpectedFindings(r.diagnostics, truth, false);
         assert.deepEqual(bad, [], `${name}: ${snap.path}:\n${diagLines(r.diagnostics)}`);
       });
@@ -313,7 +338,11 @@ for (const name of scenarioNames()) {
         assert.equal(r.requests.length, dump.requests, `${name}: ${dump.path}: requests`);
         const last = r.requests[r.requests.length - 1];
         // The report counts chat wire messages in every API mode (docs/report.md); the body's own unit is the capture's bodyEntries.
-        assert.equal(last?.messageCount, truth.requests[dump.request].wireMessages, `${name}: ${dump.path}: chat wire messages of the captured request (system included)`);
+        assert.equal(
+          last?.messageCount,
+          truth.requests[dump.request].wireMessages,
+          `${name}: ${dump.path}: chat wire messages of the captured request (system included)`,
+        );
         const capture = (r.captures ?? []).find((c) => c.path.endsWith(dump.path));
         assert.ok(capture, `${name}: ${dump.path}: listed in captures`);
         assert.equal(capture.bodyEntries, dump.messageCount, `${name}: ${dump.path}: entries of the body in its API mode`);

@@ -17,7 +17,15 @@ export interface CellRef {
   interior: boolean;
 }
 
-interface Frame { n: number; page: Uint8Array; hdr: number; cells: number; next: number; right: number; leaf: boolean }
+interface Frame {
+  n: number;
+  page: Uint8Array;
+  hdr: number;
+  cells: number;
+  next: number;
+  right: number;
+  leaf: boolean;
+}
 
 /**
  * A walk over every row cell of the b-tree rooted at `root`, in key order; `what` names the tree
@@ -32,7 +40,12 @@ export class TreeWalk {
   private readonly visited = new Set<number>();
   private readonly stack: Frame[] = [];
 
-  constructor(private readonly pager: Pager, root: number, private readonly what: string, private readonly index: boolean) {
+  constructor(
+    private readonly pager: Pager,
+    root: number,
+    private readonly what: string,
+    private readonly index: boolean,
+  ) {
     [this.interiorType, this.leafType] = index ? [0x02, 0x0a] : [0x05, 0x0d];
     this.push(root, null);
   }
@@ -78,18 +91,22 @@ export class TreeWalk {
     const hdr = n === 1 ? 100 : 0;
     const type = page[hdr];
     if (type !== this.interiorType && type !== this.leafType) {
-      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not ${this.index ? 'an index' : 'a table'} b-tree page`);
+      throw new SqliteFormatError(
+        `database disk image is malformed: ${what}: page ${n}${parent === null ? '' : ` (a child of page ${parent})`} has type 0x${type.toString(16).padStart(2, '0')}, not ${this.index ? 'an index' : 'a table'} b-tree page`,
+      );
     }
     const leaf = type === this.leafType;
     const cells = (page[hdr + 3] << 8) | page[hdr + 4];
     const pointers = hdr + (leaf ? 8 : 12);
-    if (pointers + 2 * cells > this.pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} claims ${cells} cells, more than fit`);
+    if (pointers + 2 * cells > this.pager.usableSize)
+      throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} claims ${cells} cells, more than fit`);
     this.stack.push({ n, page, hdr: pointers, cells, next: 0, right: leaf ? 0 : u32(page, hdr + 8), leaf });
   }
 
   private cellAt(f: Frame, i: number): number {
     const p = (f.page[f.hdr + 2 * i] << 8) | f.page[f.hdr + 2 * i + 1];
-    if (p < f.hdr + 2 * f.cells || p >= this.pager.usableSize) throw new SqliteFormatError(`database disk image is malformed: ${this.what}: a cell pointer of page ${f.n} points outside the page`);
+    if (p < f.hdr + 2 * f.cells || p >= this.pager.usableSize)
+      throw new SqliteFormatError(`database disk image is malformed: ${this.what}: a cell pointer of page ${f.n} points outside the page`);
     return p;
   }
 
@@ -112,7 +129,7 @@ export class Payload implements RecordBytes {
   private ordinal = 0;
   private keyed = false;
   private page: Uint8Array = new Uint8Array(0);
-  private local = 0;          // offset of the local payload in `page`
+  private local = 0; // offset of the local payload in `page`
   private localSize = 0;
   private firstOverflow = 0;
   private pageNumber = 0;
@@ -120,7 +137,10 @@ export class Payload implements RecordBytes {
   private loaded = 0;
   private nextOverflow = 0;
 
-  constructor(private readonly pager: Pager, private readonly what: string) {}
+  constructor(
+    private readonly pager: Pager,
+    private readonly what: string,
+  ) {}
 
   /** Points at a table leaf cell: its payload size, rowid, then the payload. */
   loadTableLeaf(cell: CellRef): void {
@@ -160,7 +180,8 @@ export class Payload implements RecordBytes {
     }
     const end = p + local + (local < size ? 4 : 0);
     if (end > usable) throw this.corrupt('a cell that runs past the end of the page', pageNumber);
-    if (local < size && Math.ceil((size - local) / (usable - 4)) > this.pager.pageCount) throw this.corrupt(`a payload of ${size} bytes, larger than the database`, pageNumber);
+    if (local < size && Math.ceil((size - local) / (usable - 4)) > this.pager.pageCount)
+      throw this.corrupt(`a payload of ${size} bytes, larger than the database`, pageNumber);
     this.page = page;
     this.local = p;
     this.localSize = local;

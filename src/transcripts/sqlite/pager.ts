@@ -39,7 +39,10 @@ export class Pager {
   private readonly cacheBlocks: number;
   private readonly cache = new Map<number, Uint8Array>();
 
-  constructor(private readonly source: ByteSource, options: PagerOptions = {}) {
+  constructor(
+    private readonly source: ByteSource,
+    options: PagerOptions = {},
+  ) {
     const head = source.read(0, 100);
     if (head.length < 100 || [...MAGIC].some((c, i) => head[i] !== c.charCodeAt(0))) {
       throw new SqliteFormatError('file is not a database (no "SQLite format 3" header)');
@@ -66,7 +69,9 @@ export class Pager {
       const declared = u32(head, 28);
       this.pageCount = declared > 0 && u32(head, 24) === u32(head, 92) ? declared : filePages;
       if (source.size < this.pageCount * this.pageSize) {
-        this.problems.push(`database disk image is malformed: the file is ${source.size} bytes, shorter than the ${this.pageCount} pages of ${this.pageSize} bytes its header declares (truncated?)`);
+        this.problems.push(
+          `database disk image is malformed: the file is ${source.size} bytes, shorter than the ${this.pageCount} pages of ${this.pageSize} bytes its header declares (truncated?)`,
+        );
       }
     }
     // The header as of the newest commit (page 1 may live in the WAL).
@@ -97,7 +102,10 @@ export class Pager {
     if (this.encoding === 'utf-8') return utf8.decode(bytes);
     if (this.encoding === 'utf-16le') return utf16le.decode(bytes);
     const swapped = new Uint8Array(bytes.length & ~1);
-    for (let i = 0; i + 1 < bytes.length; i += 2) { swapped[i] = bytes[i + 1]; swapped[i + 1] = bytes[i]; }
+    for (let i = 0; i + 1 < bytes.length; i += 2) {
+      swapped[i] = bytes[i + 1];
+      swapped[i + 1] = bytes[i];
+    }
     return utf16le.decode(swapped);
   }
 

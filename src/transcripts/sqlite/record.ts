@@ -25,15 +25,25 @@ export function varint(b: Uint8Array, p: number, end: number): number | bigint {
     if (p + i >= end) throw new SqliteFormatError('database disk image is malformed: a varint runs past its page');
     const byte = b[p + i];
     v = v * 128 + (byte & 0x7f);
-    if (byte < 0x80) { varintLength = i + 1; return v; }
+    if (byte < 0x80) {
+      varintLength = i + 1;
+      return v;
+    }
   }
   let big = BigInt(v);
   for (let i = 7; i < 9; i++) {
     if (p + i >= end) throw new SqliteFormatError('database disk image is malformed: a varint runs past its page');
     const byte = b[p + i];
-    if (i === 8) { big = (big << 8n) | BigInt(byte); varintLength = 9; break; }
+    if (i === 8) {
+      big = (big << 8n) | BigInt(byte);
+      varintLength = 9;
+      break;
+    }
     big = (big << 7n) | BigInt(byte & 0x7f);
-    if (byte < 0x80) { varintLength = 8; break; }
+    if (byte < 0x80) {
+      varintLength = 8;
+      break;
+    }
   }
   return safe(BigInt.asIntN(64, big));
 }
@@ -87,9 +97,12 @@ export function readRecordHeader(record: RecordBytes, types: number[], offsets: 
 /** The value of serial type `type` whose bytes start at `at`. */
 export function decodeValue(record: RecordBytes, type: number, at: number, text: { decodeText(bytes: Uint8Array): string }): SqlValue {
   switch (type) {
-    case 0: return null;
-    case 8: return 0;
-    case 9: return 1;
+    case 0:
+      return null;
+    case 8:
+      return 0;
+    case 9:
+      return 1;
     case 7: {
       const b = record.bytes(at, at + 8);
       return new DataView(b.buffer, b.byteOffset, 8).getFloat64(0, false);

@@ -19,7 +19,10 @@ export class TableRow {
   private offsets: number[] = [];
   private headerRead = false;
 
-  constructor(private readonly pager: Pager, private readonly table: SqliteTable) {
+  constructor(
+    private readonly pager: Pager,
+    private readonly table: SqliteTable,
+  ) {
     this.payload = new Payload(pager, `table ${table.name}`);
     ({ columns: this.columns, recordIndex: this.recordIndex, withoutRowid: this.withoutRowid } = table);
     table.columns.forEach((c, i) => {

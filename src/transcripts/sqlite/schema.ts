@@ -29,8 +29,8 @@ export interface SqliteColumn {
 }
 
 type DefaultClause =
-  | { kind: 'value'; value: SqlValue }                    // a string, blob, NULL, TRUE or FALSE
-  | { kind: 'number'; token: string; negative: boolean }  // a numeric literal as written, after its sign
+  | { kind: 'value'; value: SqlValue } // a string, blob, NULL, TRUE or FALSE
+  | { kind: 'number'; token: string; negative: boolean } // a numeric literal as written, after its sign
   | { kind: 'unsupported'; sql: string };
 
 export interface SqliteTable {
@@ -116,24 +116,44 @@ function numeric(text: string): number | bigint | null {
 // ---------------------------------------------------------------------------------------------
 // CREATE TABLE
 
-interface Token { kind: 'word' | 'quoted' | 'string' | 'number' | 'blob' | 'op'; text: string }
+interface Token {
+  kind: 'word' | 'quoted' | 'string' | 'number' | 'blob' | 'op';
+  text: string;
+}
 
 function tokenize(sql: string): Token[] {
   const out: Token[] = [];
   let i = 0;
-  const fail = (what: string): never => { throw new SqliteFormatError(`cannot read the schema: ${what} in ${JSON.stringify(sql.slice(0, 200))}`); };
+  const fail = (what: string): never => {
+    throw new SqliteFormatError(`cannot read the schema: ${what} in ${JSON.stringify(sql.slice(0, 200))}`);
+  };
   while (i < sql.length) {
     const c = sql[i];
-    if (/\s/.test(c)) { i++; continue; }
-    if (c === '-' && sql[i + 1] === '-') { const e = sql.indexOf('\n', i); i = e < 0 ? sql.length : e + 1; continue; }
-    if (c === '/' && sql[i + 1] === '*') { const e = sql.indexOf('*/', i + 2); i = e < 0 ? sql.length : e + 2; continue; }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '-' && sql[i + 1] === '-') {
+      const e = sql.indexOf('\n', i);
+      i = e < 0 ? sql.length : e + 1;
+      continue;
+    }
+    if (c === '/' && sql[i + 1] === '*') {
+      const e = sql.indexOf('*/', i + 2);
+      i = e < 0 ? sql.length : e + 2;
+      continue;
+    }
     if (c === '"' || c === '`' || c === "'") {
       let text = '';
       let j = i + 1;
       for (;;) {
         if (j >= sql.length) fail('an unterminated quote');
         if (sql[j] === c) {
-          if (sql[j + 1] === c) { text += c; j += 2; continue; }
+          if (sql[j + 1] === c) {
+            text += c;
+            j += 2;
+            continue;
+          }
           break;
         }
         text += sql[j++];
@@ -157,9 +177,17 @@ function tokenize(sql: string): Token[] {
       continue;
     }
     const num = /^(0[xX][0-9a-fA-F]+|(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?)/.exec(sql.slice(i, i + 400));
-    if (num && /[\d.]/.test(c)) { out.push({ kind: 'number', text: num[0] }); i += num[0].length; continue; }
+    if (num && /[\d.]/.test(c)) {
+      out.push({ kind: 'number', text: num[0] });
+      i += num[0].length;
+      continue;
+    }
     const word = /^[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*/.exec(sql.slice(i, i + 400));
-    if (word) { out.push({ kind: 'word', text: word[0] }); i += word[0].length; continue; }
+    if (word) {
+      out.push({ kind: 'word', text: word[0] });
+      i += word[0].length;
+      continue;
+    }
     out.push({ kind: 'op', text: c });
     i++;
   }
@@ -232,7 +260,11 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
   const segments: Token[][] = [[]];
   for (let j = open + 1; j < close;) {
     const t = toks[j];
-    if (t.kind === 'op' && t.text === ',') { segments.push([]); j++; continue; }
+    if (t.kind === 'op' && t.text === ',') {
+      segments.push([]);
+      j++;
+      continue;
+    }
     const end = t.kind === 'op' && t.text === '(' ? skipGroup(toks, j) : j + 1;
     segments[segments.length - 1].push(...toks.slice(j, end));
     j = end;
@@ -248,10 +280,13 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
       if (group >= 0) {
         const inner = seg.slice(group + 1, skipGroup(seg, group) - 1);
         const names: Token[][] = [[]];
-        for (const t of inner) { if (t.kind === 'op' && t.text === ',') names.push([]); else names[names.length - 1].push(t); }
+        for (const t of inner) {
+          if (t.kind === 'op' && t.text === ',') names.push([]);
+          else names[names.length - 1].push(t);
+        }
         tablePk = names.map((n) => {
           const c = n.findIndex((t) => isWord(t, 'COLLATE'));
-          return { name: n[0]?.text ?? '', collate: c >= 0 ? n[c + 1]?.text ?? '' : null };
+          return { name: n[0]?.text ?? '', collate: c >= 0 ? (n[c + 1]?.text ?? '') : null };
         });
       }
       continue;
@@ -262,7 +297,12 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
     while (k < seg.length && !COLUMN_CONSTRAINTS.some((w) => isWord(seg[k], w))) {
       if (seg[k].kind === 'op' && seg[k].text === '(') {
         const end = skipGroup(seg, k);
-        typeParts.push(`(${seg.slice(k + 1, end - 1).map((t) => t.text).join('')})`);
+        typeParts.push(
+          `(${seg
+            .slice(k + 1, end - 1)
+            .map((t) => t.text)
+            .join('')})`,
+        );
         k = end;
       } else {
         typeParts.push(seg[k].text);
@@ -270,13 +310,33 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
       }
     }
     const type = typeParts.join(' ').replace(/ \(/g, '(');
-    const col = { name: colName, type, affinity: affinityOf(type), rowidAlias: false, generated: false, pk: false, pkDesc: false, collate: 'BINARY' } as (typeof columns)[number];
+    const col = {
+      name: colName,
+      type,
+      affinity: affinityOf(type),
+      rowidAlias: false,
+      generated: false,
+      pk: false,
+      pkDesc: false,
+      collate: 'BINARY',
+    } as (typeof columns)[number];
     while (k < seg.length) {
       const t = seg[k];
-      if (t.kind === 'op' && t.text === '(') { k = skipGroup(seg, k); continue; }
+      if (t.kind === 'op' && t.text === '(') {
+        k = skipGroup(seg, k);
+        continue;
+      }
       if (isWord(t, 'COLLATE')) col.collate = seg[k + 1]?.text ?? '';
-      if (isWord(t, 'CONSTRAINT', 'COLLATE')) { k += 2; continue; }
-      if (isWord(t, 'PRIMARY') && isWord(seg[k + 1], 'KEY')) { col.pk = true; col.pkDesc = isWord(seg[k + 2], 'DESC'); k += 2; continue; }
+      if (isWord(t, 'CONSTRAINT', 'COLLATE')) {
+        k += 2;
+        continue;
+      }
+      if (isWord(t, 'PRIMARY') && isWord(seg[k + 1], 'KEY')) {
+        col.pk = true;
+        col.pkDesc = isWord(seg[k + 2], 'DESC');
+        k += 2;
+        continue;
+      }
       // ON DELETE SET DEFAULT is a foreign-key action, not a default value.
       if (isWord(t, 'DEFAULT') && !isWord(seg[k - 1], 'SET')) {
         const d = parseDefault(seg, k + 1);
@@ -298,8 +358,13 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
   const recordIndex: number[] = [];
   if (!withoutRowid) {
     // INTEGER PRIMARY KEY (the type exactly INTEGER; the column form not DESC) is the rowid.
-    const single = tablePk ? (tablePk.length === 1 ? columns.find((c) => foldName(c.name) === foldName(tablePk?.[0].name ?? '')) : undefined)
-      : columns.filter((c) => c.pk).length === 1 ? columns.find((c) => c.pk && !c.pkDesc) : undefined;
+    const single = tablePk
+      ? tablePk.length === 1
+        ? columns.find((c) => foldName(c.name) === foldName(tablePk?.[0].name ?? ''))
+        : undefined
+      : columns.filter((c) => c.pk).length === 1
+        ? columns.find((c) => c.pk && !c.pkDesc)
+        : undefined;
     if (single && upper(single.type) === 'INTEGER') single.rowidAlias = true;
     // The record holds every stored column in declaration order (the alias as a NULL).
     let stored = 0;
@@ -313,17 +378,26 @@ export function parseCreateTable(sql: string, name: string): Pick<SqliteTable, '
     const order: { column: number; collate: string }[] = [];
     for (const { name: keyName, collate } of key) {
       const column = columns.findIndex((c) => foldName(c.name) === foldName(keyName));
-      if (column < 0) throw new SqliteFormatError(`cannot read the schema of table ${name}: its PRIMARY KEY names ${JSON.stringify(keyName)}, which is not one of its columns`);
+      if (column < 0)
+        throw new SqliteFormatError(
+          `cannot read the schema of table ${name}: its PRIMARY KEY names ${JSON.stringify(keyName)}, which is not one of its columns`,
+        );
       const coll = foldName(collate ?? columns[column].collate);
       if (!order.some((o) => o.column === column && o.collate === coll)) order.push({ column, collate: coll });
     }
     columns.forEach(() => recordIndex.push(-1));
-    order.forEach((o, i) => { if (recordIndex[o.column] < 0) recordIndex[o.column] = i; });
+    order.forEach((o, i) => {
+      if (recordIndex[o.column] < 0) recordIndex[o.column] = i;
+    });
     let stored = order.length;
-    columns.forEach((c, i) => { if (c.generated !== 'virtual' && !order.some((o) => o.column === i)) recordIndex[i] = stored++; });
+    columns.forEach((c, i) => {
+      if (c.generated !== 'virtual' && !order.some((o) => o.column === i)) recordIndex[i] = stored++;
+    });
   }
   return {
-    virtual: false, withoutRowid, recordIndex,
+    virtual: false,
+    withoutRowid,
+    recordIndex,
     columns: columns.map(({ name: n, affinity, rowidAlias, generated, dflt }) => ({ name: n, affinity, rowidAlias, generated, ...(dflt ? { dflt } : {}) })),
   };
 }
