@@ -27,14 +27,7 @@ export function sessionCounts(transcript: Transcript, replay: Replay, tokens: { 
 /** One `replay-count-mismatch` per session whose recorded call count disagrees with the replay. */
 export function compareCallCounts(transcript: Transcript, sessions: readonly ReportSession[]): Diagnostic[] {
   const byId = new Map(sessions.map((s) => [s.id, s]));
-  const lineages = new Lineages(transcript.sessions);
-  const chains = new Map<string, TranscriptSession[]>();
-  for (const s of lineages.ordered()) {
-    const root = lineages.root(s).id;
-    const list = chains.get(root);
-    if (list) list.push(s);
-    else chains.set(root, [s]);
-  }
+  const chains = new Lineages(transcript.sessions).chains();
   const out: Diagnostic[] = [];
   for (const chain of chains.values()) {
     const counted = chain

@@ -351,14 +351,7 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     };
   };
 
-  // Chains keyed by their first session, each in lineage order (parents before children).
-  const chains = new Map<string, Node[]>();
-  for (const n of lineages.ordered()) {
-    const root = lineages.root(n).id;
-    const chain = chains.get(root);
-    if (chain) chain.push(n);
-    else chains.set(root, [n]);
-  }
+  const chains = lineages.chains();
   const rows = new Map<string, OverviewLineage>();
   for (const [rootId, chain] of chains) {
     const root = chain[0];

@@ -127,4 +127,16 @@ export class Lineages<T extends LineageNode> {
     }
     return out;
   }
+
+  /** The compaction chains: each root's sessions in lineage order (parents before children), by root id. */
+  chains(): Map<string, T[]> {
+    const chains = new Map<string, T[]>();
+    for (const s of this.ordered()) {
+      const root = this.root(s).id;
+      const chain = chains.get(root);
+      if (chain) chain.push(s);
+      else chains.set(root, [s]);
+    }
+    return chains;
+  }
 }

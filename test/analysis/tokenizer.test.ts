@@ -5,6 +5,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type TokenizerName } from '../../src/analysis/tokenizer';
 import { utf8Length } from '../../src/model/utf8';
 import { bombArb } from '../support/tokenBombs';
+import { createRng } from '../support/synthesize';
 
 const gptTokenizerLoaded = (): boolean => Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));
 
@@ -87,15 +88,11 @@ describe('TokenCounter vs tiktoken', () => {
     for (const name of TOKENIZER_NAMES) assert.equal(createTokenCounter(name).count(''), 0);
   });
 
-  /** mulberry32: small seeded PRNG so failures reproduce. */
-  function prng(seed: number): () => number {
-    return () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+  /** The synthesizer's seeded PRNG (mulberry32), so failures reproduce. */
+  const prng = (seed: number): (() => number) => {
+    const rng = createRng(seed);
+    return () => rng.next();
+  };
 
   const PARTS = [
     'the',

@@ -8,6 +8,7 @@ import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES } from '../../src/engine/profile';
 import { pythonBytes, pythonBytesLength, pythonReprMeasured, writeRepr } from '../../src/engine/pythonRepr';
 import type { Row } from '../../src/model/rows';
+import { createRng } from '../support/synthesize';
 
 /** str() of value written out whole, bytes values too (the product only measures those). */
 function pythonRepr(value: unknown): string {
@@ -18,15 +19,11 @@ function pythonRepr(value: unknown): string {
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
-/** mulberry32: small seeded PRNG so failures reproduce. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The synthesizer's seeded PRNG (mulberry32), so failures reproduce. */
+const prng = (seed: number): (() => number) => {
+  const rng = createRng(seed);
+  return () => rng.next();
+};
 
 /** A sample of byte strings: random bytes, and random picks from the bytes repr treats apart. */
 function sample(): Uint8Array[] {
