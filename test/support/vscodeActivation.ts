@@ -56,35 +56,38 @@ export interface Activation {
  */
 export async function readActivation(page: Page, runCommand: (page: Page, title: string) => Promise<void>): Promise<Activation> {
   const viewport = page.viewportSize();
-  await page.setViewportSize({ width: viewport?.width ?? 1400, height: 2400 }); // Running Extensions renders only the rows on screen
+  // Tall while both editors are read: Running Extensions renders only the rows on screen, and the
+  // Startup Performance editor only its lines on screen, so "Extension Activation Stats" lies below
+  // a window-sized view and never renders there.
+  await page.setViewportSize({ width: viewport?.width ?? 1400, height: 2400 });
   let shownMs: number;
+  let text = '';
+  const id = 'prompt-inspector.prompt-inspector';
   try {
     await runCommand(page, 'Developer: Show Running Extensions');
     const row = page.locator('.monaco-list-row', { hasText: 'Prompt Inspector' }).first();
     await row.getByText(/Activation: \d+ms/).waitFor({ state: 'visible', timeout: STEP_MS });
     shownMs = Number(/Activation: (\d+)ms/.exec(await row.innerText({ timeout: STEP_MS }))?.[1]);
+    // Closed, not left behind the next editor: a reload would restore it and render it again.
+    await runCommand(page, 'View: Close Editor');
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await runCommand(page, 'Developer: Startup Performance');
+    const editor = page.locator('.editor-instance .monaco-editor', { hasText: 'Extension Activation Stats' }).first();
+    await editor.waitFor({ state: 'visible', timeout: STEP_MS });
+    for (let tries = 0; !text.includes(`| ${id} `); tries++) {
+      if (tries === 20) throw new Error(`${id} is not in Developer: Startup Performance's activation table`);
+      await page.waitForTimeout(500);
+      await editor.locator('.view-lines').click({ timeout: STEP_MS });
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Control+C');
+      text = await clipboardText(page);
+    }
+    await runCommand(page, 'View: Close Editor');
   } finally {
     // Back to the window's own size before anything else renders: a tall page renders slowly.
     if (viewport) await page.setViewportSize(viewport);
   }
-  // Closed, not left behind the next editor: a reload would restore it and render it again.
-  await runCommand(page, 'View: Close Editor');
-
-  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-  await runCommand(page, 'Developer: Startup Performance');
-  const editor = page.locator('.editor-instance .monaco-editor', { hasText: 'Extension Activation Stats' }).first();
-  await editor.waitFor({ state: 'visible', timeout: STEP_MS });
-  const id = 'prompt-inspector.prompt-inspector';
-  let text = '';
-  for (let tries = 0; !text.includes(`| ${id} `); tries++) {
-    if (tries === 20) throw new Error(`${id} is not in Developer: Startup Performance's activation table`);
-    await page.waitForTimeout(500);
-    await editor.locator('.view-lines').click({ timeout: STEP_MS });
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Control+C');
-    text = await clipboardText(page);
-  }
-  await runCommand(page, 'View: Close Editor');
 
   // | id | eager | load code | call activate | finish activate | event | by |
   const cells = (text.split('\n').find((l) => l.startsWith(`| ${id} `)) ?? '').split('|').map((c) => c.trim());
