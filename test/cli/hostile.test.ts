@@ -19,28 +19,16 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { after, describe, it as nodeIt, type TestContext } from 'node:test';
+import { describe } from 'node:test';
 import { githubData, githubProperty, visible } from '../../src/cli/terminalText';
 import { WHOLE_FILE_LIMIT } from '../../src/transcripts/load';
 import { requestDump, sessionJson } from '../support/badFixtures';
 import { assertNoStack, CLI, example, ROOT, tempDir, type Run } from './support';
-import { reportCounts } from '../robustness/tally';
+import { countedBadInputs } from '../robustness/tally';
 import { sqliteExec } from '../support/sqliteExec';
 
 // Each hostile input counts toward the robustness summary line (test/robustness/tally.ts).
-const counts = { bad: 0, fuzz: 0, failures: 0 };
-after(() => reportCounts('hostile-cli', counts));
-function it(name: string, fn: (t: TestContext) => unknown): void {
-  nodeIt(name, async (t) => {
-    counts.bad++;
-    try {
-      await fn(t);
-    } catch (e) {
-      counts.failures++;
-      throw e;
-    }
-  });
-}
+const it = countedBadInputs('hostile-cli');
 
 /** The built CLI with a time limit: a run that blocks is killed and fails its test. */
 function run(args: string[], options: { timeoutMs?: number; node?: string[] } = {}): Run {

@@ -24,23 +24,10 @@ import { loadTranscript } from '../../src/transcripts/load';
 import { badCorpus, BAD_FIXTURES_DIR, WAL_WRITER_PY, writeDeepCases, writeHugeSingleLine, type HugeKind } from '../support/badFixtures';
 import { assertNoStack, CLI, cli, tempDir } from '../cli/support';
 import { assertNoDuplicateDiagnostics, assertReportInvariants, assertSchemaValid, hasPosition, snapshot } from './invariants';
-import { reportCounts } from './tally';
-
-const counts = { bad: 0, fuzz: 0, failures: 0 };
-after(() => reportCounts('bad-input', counts));
+import { countedBadInputs } from './tally';
 
 /** A test of one bad input: counted, and counted as a failure when it throws. */
-function badInput(name: string, fn: (t: TestContext) => unknown): void {
-  it(name, async (t) => {
-    counts.bad++;
-    try {
-      await fn(t);
-    } catch (e) {
-      counts.failures++;
-      throw e;
-    }
-  });
-}
+const badInput = countedBadInputs('bad-input');
 
 type Diagnostic = Report['diagnostics'][number];
 type Position = 'line' | 'offset' | 'row' | 'session';

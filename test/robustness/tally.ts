@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, it, type TestContext } from 'node:test';
 
 export interface Counts {
   bad: number;
@@ -40,6 +41,26 @@ function expectedParts(own: Part): Part[] {
 }
 
 const partFile = (key: string, part: Part): string => join(tmpdir(), `prompt-inspector-robustness-${key}-${part}.json`);
+
+/**
+ * The `it` of a file of bad inputs: each test counts as one input tried toward `part`'s share of the
+ * summary line, and as a failure when it throws.
+ */
+export function countedBadInputs(part: Part): (name: string, fn: (t: TestContext) => unknown) => void {
+  const counts: Counts = { bad: 0, fuzz: 0, failures: 0 };
+  after(() => reportCounts(part, counts));
+  return (name, fn) => {
+    it(name, async (t) => {
+      counts.bad++;
+      try {
+        await fn(t);
+      } catch (e) {
+        counts.failures++;
+        throw e;
+      }
+    });
+  };
+}
 
 export function reportCounts(own: Part, counts: Counts): void {
   const key = runnerKey();
