@@ -26,6 +26,8 @@ export function sessionCounts(transcript: Transcript, replay: Replay, tokens: { 
 
 /** One `replay-count-mismatch` per session whose recorded call count disagrees with the replay. */
 export function compareCallCounts(transcript: Transcript, sessions: readonly ReportSession[]): Diagnostic[] {
+  // A file only listed (too large to read whole) replayed none of its rows: nothing to compare.
+  if (transcript.listedOnly) return [];
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const chains = new Lineages(transcript.sessions).chains();
   const out: Diagnostic[] = [];

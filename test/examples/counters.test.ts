@@ -20,5 +20,13 @@ describe('the examples\' recorded counters', () => {
       }
       assert.ok(!r.diagnostics.some((d) => d.code === 'replay-count-mismatch'));
     });
+
+    it(`${name} only listed (above the read-whole limit): the counters are kept, no replay-count-mismatch for rows never read`, async () => {
+      const t = await loadTranscript(example(name), { readWholeLimit: 0 });
+      assert.equal(t.listedOnly, true);
+      const r = analyzeTranscript(t, { profile: PROFILES['hermes-current'], counter, messages: false });
+      assert.ok(r.sessions.some((s) => typeof s.recorded?.apiCalls === 'number' && s.recorded.apiCalls > 0), 'the listing has the recorded counters');
+      assert.deepEqual(r.diagnostics.map((d) => d.code), ['session-list-only']);
+    });
   }
 });
