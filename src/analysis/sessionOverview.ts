@@ -8,124 +8,10 @@
 // guess: the CLI prints "not recorded" / "not read".
 
 import { continuesParent, Lineages, type LineageNode } from '../hermes/lineage';
-import type { ForkKind, RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
+import type { RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
+import { distinct, lineageModel } from './overviewColumns';
+import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from './overviewTypes';
 import type { Report } from './reportTypes';
-
-/** The replay's figures for one session or one lineage; null when its rows were not read. */
-export interface OverviewFigures {
-  turns: number | null;
-  requests: number | null;
-  /** Compactions before a turn or inside one (rotation and in place). */
-  compactions: number | null;
-  /** Requests that do not extend the previous one for a reason other than a compaction (the status bar's "cache breaks"). */
-  cacheBreaks: number | null;
-  /** Tokens sent: the sum of the requests' inputTokens. */
-  inputTokens: number | null;
-  /** Of those, tokens a prefix cache could have served: the sum of prefix.reusedTokens. */
-  reusedTokens: number | null;
-  /** Findings of severity error and warning placed in it (by session, request or turn). */
-  errors: number | null;
-  warnings: number | null;
-}
-
-/** The agent's own counters (sessions columns, docs/hermes-behaviour.md §5.7); each null where not recorded. */
-export interface OverviewRecorded {
-  apiCalls: number | null;
-  messages: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-}
-
-export interface OverviewSession extends OverviewFigures {
-  id: string;
-  parentId: string | null;
-  title: string | null;
-  /** sessions.started_at, epoch seconds as stored. */
-  startedAt: number | null;
-  /** The latest timestamp of a stored row of the session, epoch seconds. */
-  lastRowAt: number | null;
-  /** sessions.ended_at, epoch seconds; null: not recorded (still open, or not in the schema). */
-  endedAt: number | null;
-  /**
-   * From its start to its ended_at when recorded, else to its latest stored row; 0 when neither is
-   * later than the start (a fork's copies keep their parent's times).
-   */
-  durationSeconds: number | null;
-  /** sessions.source (a snapshot's platform); null: not recorded. */
-  source: string | null;
-  /** sessions.model (a snapshot's model); null: not recorded. */
-  model: string | null;
-  /** The distinct models of its main-loop usage rows (session_model_usage, task ''), in storage order; [] when none recorded. */
-  mainLoopModels: string[];
-  endReason: string | null;
-  /** Its rows were read and replayed. */
-  read: boolean;
-  recorded: OverviewRecorded;
-  /**
-   * Summary calls of compactions: the api_call_count of session_model_usage rows with task
-   * 'compression' (an auxiliary call, in no counter above). A lineage's is the sum over its chain,
-   * since upstream bills an auxiliary call to the session its turn started in (#112848). Shown
-   * beside the replay's compactions, not compared: one compaction can make zero or several calls.
-   * In `recorded`'s sense (the agent's own figure), kept beside it so `recorded` stays the sessions
-   * columns. null where the store has no session_model_usage table or the session was not read.
-   */
-  recordedCompactionCalls: number | null;
-}
-
-/** How a lineage hangs off its parent: its own conversation, a fork the store marks, or an unmarked child. */
-export type LineageKind = 'conversation' | ForkKind | 'child';
-
-export interface OverviewLineage extends OverviewFigures {
-  /** The lineage's id: its first session's. */
-  id: string;
-  kind: LineageKind;
-  /** The session it was forked from (its first session's parent), or null. */
-  forkedFrom: string | null;
-  title: string | null;
-  /**
-   * sessions.source of its sessions (a snapshot's `platform`), distinct, joined with ", "; null
-   * when none records one.
-   */
-  source: string | null;
-  /**
-   * The model that ran: sessions.model (a snapshot's `model`); when that is null, or when the
-   * main-loop usage rows (session_model_usage, task '') name several models, those models, in
-   * storage order, joined with ", ". null when neither records one.
-   */
-  model: string | null;
-  startedAt: number | null;
-  /** The last session's ended_at, when recorded; null otherwise. */
-  endedAt: number | null;
-  /**
-   * From the first session's start to the last one's ended_at when recorded, else to the latest
-   * stored row; 0 when that is not later than the start.
-   */
-  durationSeconds: number | null;
-  /** The last session's end reason (`compression` on every session but the last of a chain). */
-  endReason: string | null;
-  /** The compaction chain, in order. */
-  sessions: OverviewSession[];
-  /** The chain's counters: the sessions' own summed, or the last one's where they are cumulative (a gateway's). */
-  recorded: OverviewRecorded;
-  /** Its sessions' compaction summary calls (session_model_usage task 'compression'), summed; null if any is. */
-  recordedCompactionCalls: number | null;
-  /** Lineages forked from one of its sessions, in start order. */
-  children: OverviewLineage[];
-}
-
-export interface SessionOverview {
-  source: { path: string; format: string };
-  profile: string;
-  tokenizer: string;
-  /** False when the file was only listed (too large to read whole): no session's rows were read. */
-  read: boolean;
-  /** Top-level lineages in start order, forks nested in `children`. */
-  lineages: OverviewLineage[];
-  /** Findings placed in no session (a whole-file problem). */
-  unplaced: { errors: number; warnings: number };
-}
 
 const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = [
   'apiCalls',
@@ -256,22 +142,9 @@ function compactionCallsOf(node: Node): number | null {
   return usage ? usage.filter((u) => u.task === 'compression').reduce((a, u) => a + u.apiCalls, 0) : null;
 }
 
-/** Distinct values in first-seen order, without nulls. */
-function distinct(values: readonly (string | null)[]): string[] {
-  return [...new Set(values.filter((v): v is string => v !== null))];
-}
-
 function mainLoopModels(s: TranscriptSession | undefined): string[] {
   // 'unknown' is upstream's placeholder for a call that named no model: not a model that ran.
   return distinct((s?.recorded?.usage ?? []).filter((u) => u.task === '' && u.model !== 'unknown').map((u) => u.model));
-}
-
-/** The lineage's MODEL: sessions.model, unless it is null or the main loop ran several models. */
-function lineageModel(sessions: readonly OverviewSession[]): string | null {
-  const ran = distinct(sessions.flatMap((s) => s.mainLoopModels));
-  const stored = distinct(sessions.map((s) => s.model));
-  const models = ran.length > 1 || !stored.length ? ran : stored;
-  return models.length ? models.join(', ') : null;
 }
 
 function durationOf(startedAt: number | null, end: number | null): number | null {
@@ -393,105 +266,6 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     else top.push(row);
   }
   return { source: { ...report.source }, profile: report.profile, tokenizer: report.tokenizer, read, lineages: top, unplaced };
-}
-
-// ---- Columns, sorting and filtering: shared by every view of the overview.
-
-/** A column of the overview: its key (for `--sort`), its heading, and its value in a lineage row. */
-export interface OverviewColumn {
-  key: string;
-  heading: string;
-  /** A text column (sorted as text, printed left-aligned); the others are numbers. */
-  text: boolean;
-  value(row: OverviewLineage | OverviewSession): string | number | null;
-}
-
-const lineageOnly =
-  (get: (row: OverviewLineage) => string | number | null) =>
-  (row: OverviewLineage | OverviewSession): string | number | null =>
-    'sessions' in row ? get(row) : null;
-
-export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
-  { key: 'id', heading: 'LINEAGE', text: true, value: (r) => r.id },
-  { key: 'title', heading: 'TITLE', text: true, value: (r) => r.title },
-  { key: 'source', heading: 'SOURCE', text: true, value: (r) => r.source },
-  // A chain's session row by the same rule as its lineage's, from its own rows.
-  { key: 'model', heading: 'MODEL', text: true, value: (r) => ('sessions' in r ? r.model : lineageModel([r])) },
-  { key: 'start', heading: 'START (UTC)', text: false, value: (r) => r.startedAt },
-  { key: 'duration', heading: 'DURATION', text: false, value: (r) => r.durationSeconds },
-  { key: 'end', heading: 'END', text: true, value: (r) => r.endReason },
-  { key: 'sessions', heading: 'SESSIONS', text: false, value: lineageOnly((r) => r.sessions.length) },
-  { key: 'turns', heading: 'TURNS', text: false, value: (r) => r.turns },
-  { key: 'requests', heading: 'REQUESTS', text: false, value: (r) => r.requests },
-  { key: 'api-calls', heading: 'API CALLS*', text: false, value: (r) => r.recorded.apiCalls },
-  { key: 'compactions', heading: 'COMPACTIONS', text: false, value: (r) => r.compactions },
-  { key: 'compaction-calls', heading: 'COMPACTION CALLS*', text: false, value: (r) => r.recordedCompactionCalls },
-  { key: 'breaks', heading: 'BREAKS', text: false, value: (r) => r.cacheBreaks },
-  { key: 'input', heading: 'INPUT', text: false, value: (r) => r.inputTokens },
-  { key: 'reused', heading: 'REUSED', text: false, value: (r) => r.reusedTokens },
-  { key: 'rec-input', heading: 'INPUT*', text: false, value: (r) => r.recorded.inputTokens },
-  { key: 'rec-cache-read', heading: 'CACHE READ*', text: false, value: (r) => r.recorded.cacheReadTokens },
-  { key: 'rec-cache-write', heading: 'CACHE WRITE*', text: false, value: (r) => r.recorded.cacheWriteTokens },
-  { key: 'rec-output', heading: 'OUTPUT*', text: false, value: (r) => r.recorded.outputTokens },
-  { key: 'rec-messages', heading: 'MESSAGES*', text: false, value: (r) => r.recorded.messages },
-  { key: 'errors', heading: 'ERRORS', text: false, value: (r) => r.errors },
-  { key: 'warnings', heading: 'WARNINGS', text: false, value: (r) => r.warnings },
-];
-
-export function overviewColumn(key: string): OverviewColumn | undefined {
-  return OVERVIEW_COLUMNS.find((c) => c.key === key);
-}
-
-/**
- * The lineages sorted by a column, at every level (children among their siblings); a value not
- * recorded sorts last either way, and equal values keep start order.
- */
-export function sortLineages(lineages: readonly OverviewLineage[], column: OverviewColumn, descending: boolean): OverviewLineage[] {
-  const cmp = (a: OverviewLineage, b: OverviewLineage): number => {
-    const x = column.value(a);
-    const y = column.value(b);
-    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
-    // By code unit, not locale: the same order on every machine.
-    const d = typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
-    return descending ? -d : d;
-  };
-  return [...lineages].sort(cmp).map((l) => ({ ...l, children: sortLineages(l.children, column, descending) }));
-}
-
-export interface OverviewFilter {
-  /** Case-insensitive, in the title, id or source of the lineage or of one of its sessions. */
-  text?: string;
-  /** Only lineages with a cache break, or with a finding of severity error. */
-  has?: readonly ('breaks' | 'errors')[];
-}
-
-/**
- * The lineages that match, each with its whole subtree; a lineage that does not match stays as the
- * path to a child that does.
- */
-export function filterLineages(lineages: readonly OverviewLineage[], filter: OverviewFilter): OverviewLineage[] {
-  const needle = filter.text?.toLowerCase();
-  const matches = (l: OverviewLineage): boolean => {
-    if (needle !== undefined) {
-      const hay = [l.title, l.source, ...l.sessions.flatMap((s) => [s.id, s.title])];
-      if (!hay.some((h) => h !== null && h.toLowerCase().includes(needle))) return false;
-    }
-    for (const h of filter.has ?? []) {
-      if (h === 'breaks' && !((l.cacheBreaks ?? 0) > 0)) return false;
-      if (h === 'errors' && !((l.errors ?? 0) > 0)) return false;
-    }
-    return true;
-  };
-  const out: OverviewLineage[] = [];
-  for (const l of lineages) {
-    if (matches(l)) {
-      out.push(l);
-      continue;
-    }
-    const children = filterLineages(l.children, filter);
-    if (children.length) out.push({ ...l, children });
-  }
-  return out;
 }
 
 // ---- One lineage of a transcript: what `--lineage ID` (CLI) keeps.

@@ -12,17 +12,9 @@ import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/l
 import { renderHtmlReport } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
-import {
-  filterLineages,
-  lineageMembers,
-  OVERVIEW_COLUMNS,
-  overviewColumn,
-  sessionOverview,
-  sortLineages,
-  type OverviewFilter,
-  type OverviewLineage,
-  type SessionOverview,
-} from '../analysis/sessionOverview';
+import { filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
+import type { OverviewLineage, SessionOverview } from '../analysis/overviewTypes';
+import { lineageMembers, sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability

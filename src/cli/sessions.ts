@@ -3,7 +3,8 @@
 // below it. Titles and ids come from the transcript, so every cell goes through `visible` first
 // and is measured as printed.
 
-import { OVERVIEW_COLUMNS, type OverviewColumn, type OverviewLineage, type OverviewSession, type SessionOverview } from '../analysis/sessionOverview';
+import { OVERVIEW_COLUMNS, type OverviewColumn } from '../analysis/overviewColumns';
+import type { OverviewLineage, OverviewSession, SessionOverview } from '../analysis/overviewTypes';
 import { visible } from './terminalText';
 
 /** Columns the replay fills (null: the rows were not read); the others come from the store. */

@@ -2,7 +2,9 @@
 // what hangs under what, what is summed, and that nothing the store does not hold is filled in.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filterLineages, overviewColumn, sessionOverview, sortLineages, type OverviewLineage } from '../../src/analysis/sessionOverview';
+import { filterLineages, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
+import type { OverviewLineage } from '../../src/analysis/overviewTypes';
+import { sessionOverview } from '../../src/analysis/sessionOverview';
 import type { Diagnostic, Report, ReportCompaction } from '../../src/analysis/reportTypes';
 import type { ForkKind, RecordedCounters, SessionSummary, Transcript, TranscriptSession } from '../../src/model/transcript';
 import { analyze } from '../../src/analysis/report';

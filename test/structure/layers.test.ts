@@ -43,6 +43,8 @@ const ALLOWED_FILES: Record<string, string[]> = {
     'src/protocol/rpc.ts',
     'src/protocol/embedded.ts',
     'src/analysis/reportTypes.ts',
+    'src/analysis/overviewTypes.ts',
+    'src/analysis/overviewColumns.ts',
     'src/model/injection.ts',
     'src/model/transcript.ts',
     'src/model/rows.ts',

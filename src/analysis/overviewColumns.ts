@@ -1,0 +1,115 @@
+// Columns, sorting and filtering of the session overview: shared by every view of it (the CLI's
+// table, the webview's and the report's), so one column sorts the same way everywhere. Pure, no imports
+// but types.
+
+import type { OverviewLineage, OverviewSession } from './overviewTypes';
+
+/** Distinct values in first-seen order, without nulls. */
+export function distinct(values: readonly (string | null)[]): string[] {
+  return [...new Set(values.filter((v): v is string => v !== null))];
+}
+
+/** The lineage's MODEL: sessions.model, unless it is null or the main loop ran several models. */
+export function lineageModel(sessions: readonly OverviewSession[]): string | null {
+  const ran = distinct(sessions.flatMap((s) => s.mainLoopModels));
+  const stored = distinct(sessions.map((s) => s.model));
+  const models = ran.length > 1 || !stored.length ? ran : stored;
+  return models.length ? models.join(', ') : null;
+}
+
+/** A column of the overview: its key (for `--sort`), its heading, and its value in a lineage row. */
+export interface OverviewColumn {
+  key: string;
+  heading: string;
+  /** A text column (sorted as text, printed left-aligned); the others are numbers. */
+  text: boolean;
+  value(row: OverviewLineage | OverviewSession): string | number | null;
+}
+
+const lineageOnly =
+  (get: (row: OverviewLineage) => string | number | null) =>
+  (row: OverviewLineage | OverviewSession): string | number | null =>
+    'sessions' in row ? get(row) : null;
+
+export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
+  { key: 'id', heading: 'LINEAGE', text: true, value: (r) => r.id },
+  { key: 'title', heading: 'TITLE', text: true, value: (r) => r.title },
+  { key: 'source', heading: 'SOURCE', text: true, value: (r) => r.source },
+  // A chain's session row by the same rule as its lineage's, from its own rows.
+  { key: 'model', heading: 'MODEL', text: true, value: (r) => ('sessions' in r ? r.model : lineageModel([r])) },
+  { key: 'start', heading: 'START (UTC)', text: false, value: (r) => r.startedAt },
+  { key: 'duration', heading: 'DURATION', text: false, value: (r) => r.durationSeconds },
+  { key: 'end', heading: 'END', text: true, value: (r) => r.endReason },
+  { key: 'sessions', heading: 'SESSIONS', text: false, value: lineageOnly((r) => r.sessions.length) },
+  { key: 'turns', heading: 'TURNS', text: false, value: (r) => r.turns },
+  { key: 'requests', heading: 'REQUESTS', text: false, value: (r) => r.requests },
+  { key: 'api-calls', heading: 'API CALLS*', text: false, value: (r) => r.recorded.apiCalls },
+  { key: 'compactions', heading: 'COMPACTIONS', text: false, value: (r) => r.compactions },
+  { key: 'compaction-calls', heading: 'COMPACTION CALLS*', text: false, value: (r) => r.recordedCompactionCalls },
+  { key: 'breaks', heading: 'BREAKS', text: false, value: (r) => r.cacheBreaks },
+  { key: 'input', heading: 'INPUT', text: false, value: (r) => r.inputTokens },
+  { key: 'reused', heading: 'REUSED', text: false, value: (r) => r.reusedTokens },
+  { key: 'rec-input', heading: 'INPUT*', text: false, value: (r) => r.recorded.inputTokens },
+  { key: 'rec-cache-read', heading: 'CACHE READ*', text: false, value: (r) => r.recorded.cacheReadTokens },
+  { key: 'rec-cache-write', heading: 'CACHE WRITE*', text: false, value: (r) => r.recorded.cacheWriteTokens },
+  { key: 'rec-output', heading: 'OUTPUT*', text: false, value: (r) => r.recorded.outputTokens },
+  { key: 'rec-messages', heading: 'MESSAGES*', text: false, value: (r) => r.recorded.messages },
+  { key: 'errors', heading: 'ERRORS', text: false, value: (r) => r.errors },
+  { key: 'warnings', heading: 'WARNINGS', text: false, value: (r) => r.warnings },
+];
+
+export function overviewColumn(key: string): OverviewColumn | undefined {
+  return OVERVIEW_COLUMNS.find((c) => c.key === key);
+}
+
+/**
+ * The lineages sorted by a column, at every level (children among their siblings); a value not
+ * recorded sorts last either way, and equal values keep start order.
+ */
+export function sortLineages(lineages: readonly OverviewLineage[], column: OverviewColumn, descending: boolean): OverviewLineage[] {
+  const cmp = (a: OverviewLineage, b: OverviewLineage): number => {
+    const x = column.value(a);
+    const y = column.value(b);
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+    // By code unit, not locale: the same order on every machine.
+    const d = typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
+    return descending ? -d : d;
+  };
+  return [...lineages].sort(cmp).map((l) => ({ ...l, children: sortLineages(l.children, column, descending) }));
+}
+
+export interface OverviewFilter {
+  /** Case-insensitive, in the title, id or source of the lineage or of one of its sessions. */
+  text?: string;
+  /** Only lineages with a cache break, or with a finding of severity error. */
+  has?: readonly ('breaks' | 'errors')[];
+}
+
+/**
+ * The lineages that match, each with its whole subtree; a lineage that does not match stays as the
+ * path to a child that does.
+ */
+export function filterLineages(lineages: readonly OverviewLineage[], filter: OverviewFilter): OverviewLineage[] {
+  const needle = filter.text?.toLowerCase();
+  const matches = (l: OverviewLineage): boolean => {
+    if (needle !== undefined) {
+      const hay = [l.title, l.source, ...l.sessions.flatMap((s) => [s.id, s.title])];
+      if (!hay.some((h) => h !== null && h.toLowerCase().includes(needle))) return false;
+    }
+    for (const h of filter.has ?? []) {
+      if (h === 'breaks' && !((l.cacheBreaks ?? 0) > 0)) return false;
+      if (h === 'errors' && !((l.errors ?? 0) > 0)) return false;
+    }
+    return true;
+  };
+  const out: OverviewLineage[] = [];
+  for (const l of lineages) {
+    if (matches(l)) {
+      out.push(l);
+      continue;
+    }
+    const children = filterLineages(l.children, filter);
+    if (children.length) out.push({ ...l, children });
+  }
+  return out;
+}
