@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { bytesSource, type ByteSource } from '../../src/model/byteSource';
 import { SqliteFile, SqliteFormatError } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../../src/transcripts/sqliteWal';
-import { assertMatchesPython, assertMatchesSqlJs, python, sqlJs } from './sqliteOracle';
+import { assertMatchesPython, assertMatchesSqlJs, sqlJs, writeSqlite, type WriteStep } from './sqliteOracle';
 
 // Values of every serial type: NULL, 0 and 1 (types 8, 9), 1- to 8-byte integers, reals, text, blobs.
 const MIXED_TABLE = `
@@ -27,11 +27,13 @@ describe('page reader vs real SQLite (python3 sqlite3)', () => {
   for (const pageSize of [512, 4096, 65536]) {
     for (const encoding of ['UTF-8', 'UTF-16le', 'UTF-16be']) {
       it(`page size ${pageSize}, ${encoding}: 3,000 rows over interior pages, overflow chains, every serial type`, async () => {
-        const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.execute('PRAGMA page_size=${pageSize}'); c.execute("PRAGMA encoding='${encoding}'")
-c.executescript(${JSON.stringify(MIXED_TABLE)}); c.commit()
-print(json.dumps(dump(c)))`);
+        const { db, dump } = writeSqlite([
+          ['execute', `PRAGMA page_size=${pageSize}`],
+          ['execute', `PRAGMA encoding='${encoding}'`],
+          ['script', MIXED_TABLE],
+          ['commit'],
+          ['dump'],
+        ]);
         const file = new SqliteFile(bytesSource(db));
         assert.equal(file.pageSize, pageSize);
         assert.equal(file.encoding, encoding.toLowerCase());
@@ -44,9 +46,10 @@ print(json.dumps(dump(c)))`);
   }
 
   it('ALTER TABLE ADD COLUMN: older rows are shorter and read the default (or NULL), with the column affinity applied', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE m(id INTEGER PRIMARY KEY, x);
 INSERT INTO m(x) VALUES (1), ('two'), (NULL);
 ALTER TABLE m ADD COLUMN plain;
@@ -67,9 +70,11 @@ ALTER TABLE m ADD COLUMN big DEFAULT 9223372036854775807;
 ALTER TABLE m ADD COLUMN negint TEXT DEFAULT -3;
 ALTER TABLE m ADD COLUMN "quoted col" DEFAULT 'q' NOT NULL;
 INSERT INTO m(x, n, s) VALUES ('after', 8, 'set');
-''')
-c.commit()
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assertMatchesPython(file, dump);
     await assertMatchesSqlJs(db, file);
@@ -154,14 +159,17 @@ print(json.dumps(dump(c)))`);
       'DEFAULT 1e18',
       'DEFAULT -0.0',
     ];
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('CREATE TABLE agreed(id INTEGER PRIMARY KEY, x); INSERT INTO agreed(x) VALUES (1), (2); CREATE TABLE newer(id INTEGER PRIMARY KEY, x); INSERT INTO newer(x) VALUES (1);')
-for table, defaults in json.loads(${JSON.stringify(JSON.stringify({ agreed, newer }))}).items():
-    for i, d in enumerate(defaults):
-        c.execute('ALTER TABLE %s ADD COLUMN c%d %s' % (table, i, d))
-c.commit()
-print(json.dumps(dump(c)))`);
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        'CREATE TABLE agreed(id INTEGER PRIMARY KEY, x); INSERT INTO agreed(x) VALUES (1), (2); CREATE TABLE newer(id INTEGER PRIMARY KEY, x); INSERT INTO newer(x) VALUES (1);',
+      ],
+      ...Object.entries({ agreed, newer }).flatMap(([table, defaults]) =>
+        defaults.map((d, i): WriteStep => ['execute', `ALTER TABLE ${table} ADD COLUMN c${i} ${d}`]),
+      ),
+      ['commit'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.equal(dump.agreed.columns.length, agreed.length + 2);
     assertMatchesPython(file, { agreed: dump.agreed });
@@ -175,19 +183,23 @@ print(json.dumps(dump(c)))`);
 
   it('deleted rows, a freelist, auto_vacuum FULL and INCREMENTAL (pointer-map pages)', async () => {
     for (const vacuum of ['NONE', 'FULL', 'INCREMENTAL']) {
-      const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.execute('PRAGMA page_size=1024'); c.execute('PRAGMA auto_vacuum=${vacuum}')
-c.executescript(${JSON.stringify(MIXED_TABLE)})
-c.executescript('''
+      const { db, dump } = writeSqlite([
+        ['execute', 'PRAGMA page_size=1024'],
+        ['execute', `PRAGMA auto_vacuum=${vacuum}`],
+        ['script', MIXED_TABLE],
+        [
+          'script',
+          `
 DELETE FROM t WHERE id % 3 = 0 OR id BETWEEN 1000 AND 1500;
 CREATE TABLE u(k TEXT PRIMARY KEY, v);
 INSERT INTO u SELECT 'k' || id, a FROM t WHERE id % 2 = 0;
 DELETE FROM t WHERE id % 97 = 0;
-''')
-${vacuum === 'INCREMENTAL' ? "c.execute('PRAGMA incremental_vacuum(20)')" : ''}
-c.commit()
-print(json.dumps(dump(c)))`);
+`,
+        ],
+        ...(vacuum === 'INCREMENTAL' ? [['execute', 'PRAGMA incremental_vacuum(20)'] satisfies WriteStep] : []),
+        ['commit'],
+        ['dump'],
+      ]);
       const file = new SqliteFile(bytesSource(db));
       assert.ok(new DataView(db.buffer, db.byteOffset).getUint32(36) > 0 || vacuum === 'FULL', `${vacuum}: the file has free pages`);
       assertMatchesPython(file, dump);
@@ -196,9 +208,10 @@ print(json.dumps(dump(c)))`);
   });
 
   it('schema syntax: quoted names, comments, constraints, rowid aliases and non-aliases, generated columns, CREATE TABLE AS', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE "odd ""name"" table" ( -- a comment, with a comma
   "my col" TEXT COLLATE NOCASE, [br col] INT CHECK ([br col] > 0 OR CAST([br col] AS TEXT) = 'x'), \`bt\` VARCHAR(10) DEFAULT 'v,(' NOT NULL,
   /* block, comment */ plain
@@ -222,9 +235,11 @@ INSERT INTO gen(a, d) VALUES (1, 'one'), (5, 'five');
 CREATE TABLE copy AS SELECT id AS "renamed id", a || '!' AS bang FROM (SELECT 1 AS id, 'x' AS a);
 CREATE INDEX i1 ON alias(v);
 CREATE VIEW vw AS SELECT * FROM alias;
-''')
-c.commit()
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assertMatchesPython(file, dump);
     await assertMatchesSqlJs(db, file);
@@ -258,11 +273,13 @@ print(json.dumps(dump(c)))`);
   });
 
   it('virtual tables are named and refused with a clear message; a WITHOUT ROWID table reads', () => {
-    const { db } = python(`
-c = sqlite3.connect(path)
-c.executescript("CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO w VALUES ('a', 1); CREATE VIRTUAL TABLE f USING fts5(body); INSERT INTO f VALUES ('hello');")
-c.commit()
-print('{}')`);
+    const { db } = writeSqlite([
+      [
+        'script',
+        "CREATE TABLE w(k TEXT PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO w VALUES ('a', 1); CREATE VIRTUAL TABLE f USING fts5(body); INSERT INTO f VALUES ('hello');",
+      ],
+      ['commit'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.ok(file.tables().includes('w') && file.tables().includes('f'));
     const w = [];
@@ -277,24 +294,30 @@ print('{}')`);
   });
 
   it('WAL mode: committed frames overlay the file (updates, deletes, a new table, a grown file); the uncommitted tail is ignored', async () => {
-    const { db, wal, dump } = python(`
-c = sqlite3.connect(path, isolation_level=None)
-c.execute('PRAGMA page_size=1024'); c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
-c.executescript(${JSON.stringify(MIXED_TABLE)})
-c.execute('PRAGMA wal_checkpoint(TRUNCATE)')
-c.executescript('''
+    const { db, wal, dump } = writeSqlite(
+      [
+        ['execute', 'PRAGMA page_size=1024'],
+        ['execute', 'PRAGMA journal_mode=WAL'],
+        ['execute', 'PRAGMA wal_autocheckpoint=0'],
+        ['script', MIXED_TABLE],
+        ['execute', 'PRAGMA wal_checkpoint(TRUNCATE)'],
+        [
+          'script',
+          `
 BEGIN; UPDATE t SET a = 'updated ' || id WHERE id % 11 = 0; DELETE FROM t WHERE id % 13 = 0; COMMIT;
 BEGIN; CREATE TABLE later(x TEXT); INSERT INTO later SELECT hex(randomblob(3000)) FROM t WHERE id < 200; COMMIT;
-''')
-c.execute('PRAGMA cache_size=4')
-c.execute('BEGIN')
-c.execute("INSERT INTO t(a) SELECT 'uncommitted ' || hex(randomblob(2000)) FROM t WHERE id < 400")
-c.execute("UPDATE t SET a = 'uncommitted' WHERE id < 100")
-shutil.copyfile(path, path.replace('x.db', 'copy.db')); shutil.copyfile(path + '-wal', path.replace('x.db', 'copy.db-wal'))
-r = sqlite3.connect(path)
-print(json.dumps(dump(r)))
-r.close()
-c.execute('ROLLBACK'); c.close()`);
+`,
+        ],
+        ['execute', 'PRAGMA cache_size=4'],
+        ['execute', 'BEGIN'],
+        ['execute', "INSERT INTO t(a) SELECT 'uncommitted ' || hex(randomblob(2000)) FROM t WHERE id < 400"],
+        ['execute', "UPDATE t SET a = 'uncommitted' WHERE id < 100"],
+        ['copy'],
+        ['dump-fresh'],
+        ['execute', 'ROLLBACK'],
+      ],
+      { autocommit: true },
+    );
     assert.ok(wal && wal.length > 100_000, 'the open transaction spilled frames');
     const file = new SqliteFile(bytesSource(db), { wal });
     assert.ok(
@@ -377,12 +400,14 @@ describe('page reader vs sql.js', () => {
 });
 
 describe('reading large tables without holding them', () => {
-  const { db } = python(`
-c = sqlite3.connect(path)
-c.execute('PRAGMA page_size=4096')
-c.executescript("CREATE TABLE big(id INTEGER PRIMARY KEY, sid TEXT, content TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO big(sid, content) SELECT 's' || (i % 20), hex(randomblob(25000)) FROM n;")
-c.commit()
-print('{}')`);
+  const { db } = writeSqlite([
+    ['execute', 'PRAGMA page_size=4096'],
+    [
+      'script',
+      "CREATE TABLE big(id INTEGER PRIMARY KEY, sid TEXT, content TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400) INSERT INTO big(sid, content) SELECT 's' || (i % 20), hex(randomblob(25000)) FROM n;",
+    ],
+    ['commit'],
+  ]);
   const counting = (inner: ByteSource): ByteSource & { reads: number[] } => {
     const reads: number[] = [];
     return {
@@ -424,11 +449,7 @@ print('{}')`);
 });
 
 describe('damaged files end in a SqliteFormatError, never a hang or another error', () => {
-  const { db } = python(`
-c = sqlite3.connect(path)
-c.execute('PRAGMA page_size=512')
-c.executescript(${JSON.stringify(MIXED_TABLE.replace('i < 3000', 'i < 600'))}); c.commit()
-print('{}')`);
+  const { db } = writeSqlite([['execute', 'PRAGMA page_size=512'], ['script', MIXED_TABLE.replace('i < 3000', 'i < 600')], ['commit']]);
 
   const readEverything = (bytes: Uint8Array): number => {
     const file = new SqliteFile(bytesSource(bytes));

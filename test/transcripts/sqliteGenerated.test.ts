@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bytesSource } from '../../src/model/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
-import { assertMatchesPython, assertMatchesSqlJs, python } from './sqliteOracle';
+import { assertMatchesPython, assertMatchesSqlJs, writeSqlite } from './sqliteOracle';
 
 describe('generated columns', () => {
   it('a Hermes messages table with a VIRTUAL display_kind and a STORED column reads every row; display_kind is absent', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT,
   display_metadata TEXT,
   display_kind TEXT GENERATED ALWAYS AS (json_extract(display_metadata, '$.kind')) VIRTUAL,
@@ -21,10 +22,12 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
 INSERT INTO messages (session_id, role, content, display_metadata, timestamp)
   SELECT 's' || (i % 3), CASE i % 2 WHEN 0 THEN 'user' ELSE 'assistant' END,
     CASE WHEN i % 100 = 0 THEN hex(randomblob(6000)) ELSE 'turn ' || i END, json_object('kind', 'k' || (i % 4)), i FROM n;
-''')
-c.commit()
-assert c.execute("SELECT display_kind FROM messages WHERE id = 1").fetchone() == ('k1',)
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['expect', 'SELECT display_kind FROM messages WHERE id = 1', [['k1']]],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.deepEqual(file.columns('messages'), ['id', 'session_id', 'role', 'content', 'display_metadata', 'content_length', 'timestamp', 'active']);
     assert.deepEqual(dump.messages.columns, file.columns('messages'), 'SQLite lists the same stored columns (table_xinfo, hidden != 2)');
@@ -42,9 +45,10 @@ print(json.dumps(dump(c)))`);
   });
 
   it('every way to write one: AS (...) alone, GENERATED ALWAYS, VIRTUAL, STORED, neither, constraints around it, added by ALTER TABLE', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE g(
   a INTEGER,
   v1 AS (a + 1),
@@ -61,9 +65,11 @@ INSERT INTO g (a, b, "stored", [virtual]) VALUES (1, 'one', 'x', 10), (2, 'two',
 ALTER TABLE g ADD COLUMN v4 TEXT AS (upper(b)) VIRTUAL;
 ALTER TABLE g ADD COLUMN after INTEGER DEFAULT 99;
 INSERT INTO g (a, b, "stored", [virtual], after) VALUES (3, 'three', 'z', 30, 7);
-''')
-c.commit()
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.deepEqual(
       file.table('g')?.columns.map((c) => [c.name, c.generated]),

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bytesSource } from '../../src/model/byteSource';
 import { SqliteFile, type SqlValue } from '../../src/transcripts/sqliteFile';
-import { assertMatchesPython, assertMatchesSqlJs, python } from './sqliteOracle';
+import { assertMatchesPython, assertMatchesSqlJs, writeSqlite } from './sqliteOracle';
 
 /** Integers at every boundary: varint lengths (7 bits a byte, 9 bytes from 2^56 and for negatives), serial type widths, 2^53. */
 const BOUNDARIES: bigint[] = [
@@ -49,10 +49,13 @@ const VALUES_SQL = BOUNDARIES.map((v) => `(${v})`).join(', ');
 
 describe('64-bit integers, exact on every path', () => {
   it('rowids, INTEGER PRIMARY KEY aliases and record integers of every width, in a file and through the WAL', async () => {
-    const { db, wal, dump } = python(`
-c = sqlite3.connect(path, isolation_level=None)
-c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
-c.executescript('''
+    const { db, wal, dump } = writeSqlite(
+      [
+        ['execute', 'PRAGMA journal_mode=WAL'],
+        ['execute', 'PRAGMA wal_autocheckpoint=0'],
+        [
+          'script',
+          `
 CREATE TABLE alias(id INTEGER PRIMARY KEY, v INTEGER, w);
 CREATE TABLE plain(v INTEGER);
 CREATE TABLE keyed(k INTEGER PRIMARY KEY, v) WITHOUT ROWID;
@@ -63,9 +66,13 @@ PRAGMA wal_checkpoint(TRUNCATE);
 CREATE TABLE late(id INTEGER PRIMARY KEY, v INTEGER);
 WITH b(v) AS (VALUES ${VALUES_SQL}) INSERT INTO late SELECT v, v FROM b;
 UPDATE alias SET w = v;
-''')
-shutil.copyfile(path, path.replace('x.db', 'copy.db')); shutil.copyfile(path + '-wal', path.replace('x.db', 'copy.db-wal'))
-print(json.dumps(dump(c)))`);
+`,
+        ],
+        ['copy'],
+        ['dump'],
+      ],
+      { autocommit: true },
+    );
     assert.ok(wal && wal.length > 0, 'late and the update live in the WAL only');
     const file = new SqliteFile(bytesSource(db), { wal });
     assert.deepEqual(file.walWarnings, []);
@@ -99,18 +106,28 @@ print(json.dumps(dump(c)))`);
   });
 
   it('a REAL column holding stored integers (its type changed in the schema) reads reals, as SQLite does', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER, y INTEGER, z INTEGER);
 INSERT INTO t VALUES (1, 9223372036854775807, 9007199254740993, 5), (2, -9223372036854775808, -9007199254740993, -5);
 PRAGMA writable_schema = ON;
 UPDATE sqlite_master SET sql = 'CREATE TABLE t(id INTEGER PRIMARY KEY, x REAL, y DOUBLE, z FLOAT)' WHERE name = 't';
-''')
-c.commit(); c.close()
-c = sqlite3.connect(path)
-assert c.execute('SELECT typeof(x), typeof(y), typeof(z) FROM t').fetchall() == [('real', 'real', 'real')] * 2
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['reopen'],
+      [
+        'expect',
+        'SELECT typeof(x), typeof(y), typeof(z) FROM t',
+        [
+          ['real', 'real', 'real'],
+          ['real', 'real', 'real'],
+        ],
+      ],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     const row = file.rows('t').next().value;
     assert.equal(row?.get('x'), 2 ** 63);

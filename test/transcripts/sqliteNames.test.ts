@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bytesSource } from '../../src/model/byteSource';
 import { foldName, SqliteFile } from '../../src/transcripts/sqliteFile';
-import { assertMatchesPython, assertMatchesSqlJs, python, sameAsPython, type Dump } from './sqliteOracle';
+import { assertMatchesPython, assertMatchesSqlJs, sameAsPython, writeSqlite, type Dump } from './sqliteOracle';
 
 const swapCase = (s: string): string => s.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
 
@@ -32,17 +32,20 @@ function assertMatchesInAnyCase(file: SqliteFile, dump: Dump): void {
 
 describe('names compared as SQLite compares them', () => {
   it('a Hermes store with upper- and mixed-case table and column names reads as the lower-case one', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE SESSIONS (Id TEXT PRIMARY KEY, Started_At REAL NOT NULL, PARENT_SESSION_ID TEXT, End_Reason TEXT);
 CREATE TABLE Messages (ID INTEGER, Session_Id TEXT NOT NULL, ROLE TEXT NOT NULL, Content TEXT, Active INTEGER DEFAULT 1, PRIMARY KEY ("id"));
 INSERT INTO SESSIONS VALUES ('s1', 1.5, NULL, 'compression'), ('s2', 2.5, 's1', NULL);
 INSERT INTO Messages (id, session_id, role, content) VALUES (7, 's1', 'user', 'hi'), (9, 's1', 'assistant', 'hello'), (12, 's2', 'user', 'again');
 ALTER TABLE MESSAGES ADD COLUMN Display_Kind TEXT DEFAULT 'plain';
-''')
-c.commit()
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.deepEqual(file.tables(), ['SESSIONS', 'Messages'], 'tables() keeps the stored names');
     assert.deepEqual(file.columns('messages'), ['ID', 'Session_Id', 'ROLE', 'Content', 'Active', 'Display_Kind']);
@@ -62,17 +65,20 @@ print(json.dumps(dump(c)))`);
   });
 
   it('quoted names ("x", [x], `x`, \'x\', doubled quotes) are the bare names; keywords as quoted names are columns', async () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE "Quoted" ("role" TEXT, [Session_Id] TEXT, \`content\` TEXT, 'Timestamp' REAL, "say ""hi""" TEXT,
   "primary" INTEGER, [check] TEXT, "constraint", [a b], "UNIQUE" DEFAULT 'u');
 INSERT INTO "Quoted" VALUES ('user', 's1', 'x', 1.25, 'q', 1, 'c', NULL, 'ab', 'set');
 CREATE TABLE [Bracketed]([Id] INTEGER PRIMARY KEY, "V");
 INSERT INTO Bracketed VALUES (3, 'three');
-''')
-c.commit()
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.deepEqual(file.columns('quoted'), ['role', 'Session_Id', 'content', 'Timestamp', 'say "hi"', 'primary', 'check', 'constraint', 'a b', 'UNIQUE']);
     assert.equal(file.table('BRACKETED')?.columns[0].rowidAlias, true);
@@ -82,21 +88,21 @@ print(json.dumps(dump(c)))`);
   });
 
   it('only ASCII letters fold: Ü and ü are two tables, É and é two columns, the Kelvin sign is no k', () => {
-    const { db, dump } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE "Ü"(x); INSERT INTO "Ü" VALUES ('upper');
 CREATE TABLE "ü"(x); INSERT INTO "ü" VALUES ('lower');
 CREATE TABLE accents("É", "é", "\u212a");
 INSERT INTO accents VALUES ('upper', 'lower', 'kelvin');
-''')
-c.commit()
-try:
-    c.execute('SELECT k FROM accents')
-    raise SystemExit('SQLite matched k to the Kelvin sign')
-except sqlite3.OperationalError as e:
-    assert 'no such column' in str(e), e
-print(json.dumps(dump(c)))`);
+`,
+      ],
+      ['commit'],
+      // SQLite does not match k to the Kelvin sign either.
+      ['expect-error', 'SELECT k FROM accents', 'no such column'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assert.equal(file.rows('Ü').next().value?.get('X'), 'upper');
     assert.equal(file.rows('ü').next().value?.get('X'), 'lower');

@@ -1,5 +1,5 @@
-// Oracles for the page reader's tests: real SQLite (python3's sqlite3 writes the files and dumps
-// every value exactly) and sql.js (SQLite compiled to wasm, which reads the same bytes).
+// Oracles for the page reader's tests: real SQLite (test/support/sqlite_write.py: python3's sqlite3
+// writes the files and dumps every value exactly) and sql.js (SQLite compiled to wasm, which reads the same bytes).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,20 +16,33 @@ export interface Dump {
   [table: string]: { columns: string[]; rows: Exact[][] };
 }
 
-const SUPPORT = join(__dirname, '..', 'support');
+/** Per WITHOUT ROWID table, the column (cid) at each place of its record, as SQLite lays it out. */
+export type Layout = Record<string, number[]>;
 
-/** Runs `script` (python3, with `path` and test/support/sqlite_dump.py's `dump` defined) in a temp dir; returns the file(s) it left and what it printed. */
-export function python(script: string): { db: Uint8Array; wal?: Uint8Array; dump: Dump } {
+/** One step of test/support/sqlite_write.py on its connection to x.db (its docstring says what each does). */
+export type WriteStep =
+  | ['execute', string]
+  | ['script', string]
+  | ['commit']
+  | ['reopen']
+  | ['copy']
+  | ['expect', string, (string | number | null)[][]]
+  | ['expect-error', string, string]
+  | ['dump']
+  | ['dump-fresh']
+  | ['layout'];
+
+const SQLITE_WRITE_PY = join(__dirname, '..', 'support', 'sqlite_write.py');
+
+/** Runs the steps on x.db in a temp dir; returns the file(s) left (copy.db and its WAL once a `copy` step made them) and the dump and layout asked for. */
+export function writeSqlite(steps: WriteStep[], opts: { autocommit?: boolean } = {}): { db: Uint8Array; wal?: Uint8Array; dump: Dump; layout: Layout } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-file-test-'));
   try {
-    const out = execFileSync(
-      'python3',
-      [
-        '-c',
-        `import sqlite3, json, shutil, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, ${JSON.stringify(SUPPORT)})\nfrom sqlite_dump import dump\npath = ${JSON.stringify(join(dir, 'x.db'))}\n${script}`,
-      ],
-      { maxBuffer: 1 << 30, encoding: 'utf8' },
-    );
+    const out = execFileSync('python3', [SQLITE_WRITE_PY, dir], {
+      input: JSON.stringify({ autocommit: opts.autocommit ?? false, steps }),
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
+    });
     let wal: Uint8Array | undefined;
     // Plain Uint8Arrays: Buffer.slice() would be a view, and the damage tests edit copies.
     try {
@@ -38,7 +51,8 @@ export function python(script: string): { db: Uint8Array; wal?: Uint8Array; dump
       wal = undefined;
     }
     const db = new Uint8Array(readFileSync(join(dir, wal ? 'copy.db' : 'x.db')));
-    return { db, wal, dump: JSON.parse(out) as Dump };
+    const { dump, layout } = JSON.parse(out) as { dump: Dump; layout: Layout };
+    return { db, wal, dump, layout };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,24 +8,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bytesSource } from '../../src/model/byteSource';
 import { SqliteFile, SqliteFormatError, type SqlValue } from '../../src/transcripts/sqliteFile';
-import { assertMatchesPython, assertMatchesSqlJs, python, sqlJs, type Dump } from './sqliteOracle';
-
-/** Prints the dump and, per WITHOUT ROWID table, the column (cid) at each place of its record. */
-const PRINT_WITH_LAYOUT = `
-layout = {}
-for (name,) in c.execute("SELECT name FROM pragma_table_list WHERE schema = 'main' AND wr = 1").fetchall():
-    pk = c.execute("SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", (name,)).fetchone()[0]
-    layout[name] = [r[1] for r in c.execute('PRAGMA index_xinfo("%s")' % pk.replace('"', '""')).fetchall()]
-print(json.dumps({'dump': dump(c), 'layout': layout}))`;
-
-function pythonWithLayout(script: string): { db: Uint8Array; dump: Dump; layout: Record<string, number[]> } {
-  const { db, dump } = python(`${script}\n${PRINT_WITH_LAYOUT}`);
-  const out = dump as unknown as { dump: Dump; layout: Record<string, number[]> };
-  return { db, dump: out.dump, layout: out.layout };
-}
+import { assertMatchesPython, assertMatchesSqlJs, sqlJs, writeSqlite, type Layout } from './sqliteOracle';
 
 /** The reader's record layout is SQLite's: column i at the first place SQLite puts it, virtual columns nowhere. */
-function assertLayout(file: SqliteFile, layout: Record<string, number[]>): void {
+function assertLayout(file: SqliteFile, layout: Layout): void {
   assert.ok(Object.keys(layout).length > 0);
   for (const [table, cids] of Object.entries(layout)) {
     const t = file.table(table);
@@ -75,10 +61,14 @@ describe('WITHOUT ROWID tables vs real SQLite (python3 sqlite3)', () => {
     [65536, 'UTF-16be'],
   ] as const) {
     it(`page size ${pageSize}, ${encoding}: text, composite, DESC, NOCASE, 64-bit integer keys, repeated key columns, generated columns, ADD COLUMN, overflow in interior cells`, async () => {
-      const { db, dump, layout } = pythonWithLayout(`
-c = sqlite3.connect(path)
-c.execute('PRAGMA page_size=${pageSize}'); c.execute("PRAGMA encoding='${encoding}'")
-c.executescript(${JSON.stringify(SHAPES)}); c.commit()`);
+      const { db, dump, layout } = writeSqlite([
+        ['execute', `PRAGMA page_size=${pageSize}`],
+        ['execute', `PRAGMA encoding='${encoding}'`],
+        ['script', SHAPES],
+        ['commit'],
+        ['layout'],
+        ['dump'],
+      ]);
       const file = new SqliteFile(bytesSource(db));
       assert.equal(file.problems.length, 0);
       assertLayout(file, layout);
@@ -97,9 +87,10 @@ c.executescript(${JSON.stringify(SHAPES)}); c.commit()`);
   }
 
   it('a Hermes store whose messages table is WITHOUT ROWID reads it, and its sessions', async () => {
-    const { db, dump, layout } = pythonWithLayout(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db, dump, layout } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE sessions (id TEXT PRIMARY KEY, started_at REAL NOT NULL, parent_session_id TEXT);
 CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL,
   display_kind TEXT, active INTEGER DEFAULT 1) WITHOUT ROWID;
@@ -107,8 +98,12 @@ INSERT INTO sessions VALUES ('s1', 1.0, NULL), ('s2', 2.0, 's1');
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
 INSERT INTO messages (id, session_id, role, content, timestamp) SELECT i * 3, 's' || (1 + i % 2), CASE i % 2 WHEN 0 THEN 'user' ELSE 'assistant' END,
   CASE WHEN i % 50 = 0 THEN hex(randomblob(5000)) ELSE 'turn ' || i END, i FROM n;
-''')
-c.commit()`);
+`,
+      ],
+      ['commit'],
+      ['layout'],
+      ['dump'],
+    ]);
     const file = new SqliteFile(bytesSource(db));
     assertLayout(file, layout);
     assert.deepEqual(file.columns('messages'), ['id', 'session_id', 'role', 'content', 'timestamp', 'display_kind', 'active']);
@@ -186,18 +181,20 @@ describe('WITHOUT ROWID tables vs sql.js', () => {
 });
 
 describe('a WITHOUT ROWID table that cannot be read fails alone', () => {
-  const { db } = python(`
-c = sqlite3.connect(path)
-c.execute('PRAGMA page_size=512')
-c.executescript('''
+  const { db } = writeSqlite([
+    ['execute', 'PRAGMA page_size=512'],
+    [
+      'script',
+      `
 CREATE TABLE sessions (id TEXT PRIMARY KEY, started_at REAL);
 INSERT INTO sessions VALUES ('s1', 1.0), ('s2', 2.0);
 CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, content TEXT) WITHOUT ROWID;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
 INSERT INTO messages SELECT i, 's' || (1 + i % 2), CASE WHEN i % 40 = 0 THEN hex(randomblob(900)) ELSE 'turn ' || i END FROM n;
-''')
-c.commit()
-print('{}')`);
+`,
+    ],
+    ['commit'],
+  ]);
   const sessionsOf = (file: SqliteFile): SqlValue[] => {
     const ids: SqlValue[] = [];
     for (const r of file.rows('sessions')) ids.push(r.get('id'));
@@ -263,16 +260,18 @@ print('{}')`);
   });
 
   it('a WITHOUT ROWID schema the reader cannot lay out (its PRIMARY KEY names no column) fails alone', () => {
-    const { db: bad } = python(`
-c = sqlite3.connect(path)
-c.executescript('''
+    const { db: bad } = writeSqlite([
+      [
+        'script',
+        `
 CREATE TABLE sessions (id TEXT PRIMARY KEY); INSERT INTO sessions VALUES ('s1'), ('s2');
 CREATE TABLE messages (id INTEGER, content TEXT, PRIMARY KEY (id)) WITHOUT ROWID; INSERT INTO messages VALUES (1, 'x');
 PRAGMA writable_schema = ON;
 UPDATE sqlite_master SET sql = replace(sql, 'PRIMARY KEY (id)', 'PRIMARY KEY (nope)') WHERE name = 'messages';
-''')
-c.commit()
-print('{}')`);
+`,
+      ],
+      ['commit'],
+    ]);
     const file = new SqliteFile(bytesSource(bad));
     assert.deepEqual(file.tables(), ['sessions', 'messages']);
     assert.deepEqual(sessionsOf(file), ['s1', 's2']);
