@@ -11,7 +11,7 @@ import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
-import { spawnSync } from 'node:child_process';
+import { sqliteSelect } from '../support/sqliteSelect';
 import { buildStore } from '../support/upstreamStores';
 
 interface SessionSpec {
@@ -438,20 +438,10 @@ describe("session overview: the store's own columns (stores written as upstream 
     sessions: { id: string; source: string | null; model: string | null; started: number; ended: number | null }[];
     usage: { sessionId: string; model: string; task: string; calls: number }[];
   } {
-    const r = spawnSync(
-      'python3',
-      [
-        '-c',
-        `import sqlite3, json, sys
-c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
-print(json.dumps({'sessions': [dict(zip(['id', 'source', 'model', 'started', 'ended'], r)) for r in c.execute('SELECT id, source, model, started_at, ended_at FROM sessions')],
-  'usage': [dict(zip(['sessionId', 'model', 'task', 'calls'], r)) for r in c.execute('SELECT session_id, model, task, api_call_count FROM session_model_usage ORDER BY rowid')]}))`,
-        db,
-      ],
-      { encoding: 'utf8' },
-    );
-    if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout) as ReturnType<typeof storeRows>;
+    return sqliteSelect<ReturnType<typeof storeRows>>(db, {
+      sessions: 'SELECT id, source, model, started_at AS started, ended_at AS ended FROM sessions',
+      usage: 'SELECT session_id AS sessionId, model, task, api_call_count AS calls FROM session_model_usage ORDER BY rowid',
+    });
   }
   const all = (rows: OverviewLineage[]): OverviewLineage[] => rows.flatMap((r) => [r, ...all(r.children)]);
 

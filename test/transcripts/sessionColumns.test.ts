@@ -3,7 +3,6 @@
 // compared with the store's own rows read by SQLite itself (python3's sqlite3), on schemas that lack
 // the columns or the table (null / absent: not recorded), and from a session JSON snapshot.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -11,6 +10,7 @@ import type { RecordedUsage, Transcript } from '../../src/model/transcript';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDir } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
+import { sqliteSelect } from '../support/sqliteSelect';
 import { buildStore } from '../support/upstreamStores';
 
 const dirs: string[] = [];
@@ -28,22 +28,11 @@ interface StoredSession {
 
 /** The sessions and session_model_usage tables as SQLite reads them. */
 function storeRows(db: string): { sessions: StoredSession[]; usage: (RecordedUsage & { sessionId: string })[] } {
-  const r = spawnSync(
-    'python3',
-    [
-      '-c',
-      `import sqlite3, json, sys
-c = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
-s = [dict(zip(['id', 'source', 'model', 'endedAt', 'modelConfig'], r)) for r in c.execute('SELECT id, source, model, ended_at, model_config FROM sessions')]
-u = [dict(zip(['sessionId', 'model', 'billingProvider', 'task', 'apiCalls', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'], r)) for r in c.execute(
-  'SELECT session_id, model, billing_provider, task, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM session_model_usage ORDER BY rowid')]
-print(json.dumps({'sessions': s, 'usage': u}))`,
-      db,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout) as ReturnType<typeof storeRows>;
+  return sqliteSelect<ReturnType<typeof storeRows>>(db, {
+    sessions: 'SELECT id, source, model, ended_at AS endedAt, model_config AS modelConfig FROM sessions',
+    usage:
+      'SELECT session_id AS sessionId, model, billing_provider AS billingProvider, task, api_call_count AS apiCalls, input_tokens AS inputTokens, output_tokens AS outputTokens, cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens FROM session_model_usage ORDER BY rowid',
+  });
 }
 
 function checkAgainstStore(t: Transcript, db: string, listed: boolean): void {
