@@ -1,8 +1,10 @@
 // Bytes (state.db BLOB columns) as Python sees them: repr() written out and measured, checked
-// against python3 itself, and the rough estimator on a 16 MB BLOB without writing its repr out.
+// against python3 itself (test/support/bytes_repr.py), and the rough estimator on a 16 MB BLOB
+// without writing its repr out.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES } from '../../src/engine/profile';
@@ -18,6 +20,7 @@ function pythonRepr(value: unknown): string {
 }
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
+const BYTES_REPR_PY = join(__dirname, '..', 'support', 'bytes_repr.py');
 
 /** The synthesizer's seeded PRNG (mulberry32), so failures reproduce. */
 const prng = (seed: number): (() => number) => {
@@ -57,9 +60,8 @@ describe('Python repr of bytes', () => {
 
   it('equals python3 repr() and len(repr()) on a random sample', { skip: !hasPython && 'python3 not found' }, () => {
     const bytes = sample();
-    const script = 'import json, sys\nfor h in json.load(sys.stdin): b = bytes.fromhex(h); print(json.dumps([repr(b), len(repr(b))]))';
     const input = JSON.stringify(bytes.map((b) => Buffer.from(b).toString('hex')));
-    const run = spawnSync('python3', ['-c', script], { input, encoding: 'utf8' });
+    const run = spawnSync('python3', [BYTES_REPR_PY], { input, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const expected = run.stdout
       .trim()
