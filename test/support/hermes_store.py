@@ -346,6 +346,119 @@ BEGIN
 END;
 """
 
+# The rest of upstream's fresh-install schema (SCHEMA_SQL's other indexes, DEFERRED_INDEX_SQL's
+# indexes and identity triggers, FTS_SQL / FTS_TRIGRAM_SQL with their delete/update triggers and the
+# deferred-rebuild gate on state_meta), for stores that must carry every schema object a real
+# state.db has (create_schema(full=True), used by hermes_home.py). Written again from a reading of
+# hermes_state_common.py. The CJK FTS variant needs a tokenizer extension stdlib SQLite lacks
+# (upstream drops its triggers on such hosts too): it is not created.
+FULL_INDEXES_V30 = """
+CREATE INDEX IF NOT EXISTS idx_sessions_source_id ON sessions(source, id);
+CREATE INDEX IF NOT EXISTS idx_messages_assistant_calls_by_session ON messages(session_id)
+    WHERE role = 'assistant' AND tool_calls IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_compression_locks_expires ON compression_locks(expires_at);
+CREATE INDEX IF NOT EXISTS idx_session_turn_leases_expires ON session_turn_leases(expires_at);
+CREATE INDEX IF NOT EXISTS idx_session_model_usage_model ON session_model_usage(model);
+CREATE INDEX IF NOT EXISTS idx_async_delegations_delivery ON async_delegations(delivery_state, completed_at);
+CREATE INDEX IF NOT EXISTS idx_messages_display_page ON messages(session_id, display_order, active DESC, id DESC)
+    WHERE active = 1 OR compacted = 1;
+CREATE INDEX IF NOT EXISTS idx_messages_display_backfill ON messages(session_id)
+    WHERE (display_order IS NULL OR display_identity IS NULL) AND (active = 1 OR compacted = 1);
+CREATE INDEX IF NOT EXISTS idx_messages_active_null ON messages(active) WHERE active IS NULL;
+CREATE INDEX IF NOT EXISTS idx_sessions_session_key ON sessions(session_key, started_at DESC);
+CREATE INDEX IF NOT EXISTS idx_sessions_gateway_peer ON sessions(source, user_id, chat_id, chat_type, thread_id, started_at DESC);
+CREATE INDEX IF NOT EXISTS idx_sessions_handoff_state ON sessions(handoff_state, started_at);
+CREATE INDEX IF NOT EXISTS idx_sessions_system_prompt_hash ON sessions(system_prompt_hash);
+CREATE INDEX IF NOT EXISTS idx_sessions_tool_names ON sessions(tool_names);
+CREATE INDEX IF NOT EXISTS idx_sessions_effective_activity ON sessions(COALESCE(last_activity_at, started_at) DESC, started_at DESC);
+"""
+
+IDENTITY_TRIGGERS_V30 = """
+CREATE TRIGGER IF NOT EXISTS messages_display_identity_update
+AFTER UPDATE OF role, content, timestamp, tool_call_id, tool_calls, tool_name, display_kind ON messages
+WHEN new.role IS NOT old.role OR new.content IS NOT old.content OR new.timestamp IS NOT old.timestamp
+  OR new.tool_call_id IS NOT old.tool_call_id OR new.tool_calls IS NOT old.tool_calls
+  OR new.tool_name IS NOT old.tool_name OR new.display_kind IS NOT old.display_kind
+BEGIN
+    UPDATE messages SET display_identity = NULL, display_order = NULL
+    WHERE id = new.id OR (session_id = old.session_id AND display_identity = old.display_identity
+                          AND (active = 1 OR compacted = 1));
+END;
+CREATE TRIGGER IF NOT EXISTS messages_display_identity_delete
+AFTER DELETE ON messages WHEN old.active = 1 OR old.compacted = 1
+BEGIN
+    UPDATE messages SET display_order = (
+        SELECT MIN(p.id) FROM messages AS p
+         WHERE p.session_id = old.session_id AND (p.active = 1 OR p.compacted = 1)
+           AND p.display_identity = old.display_identity)
+    WHERE session_id = old.session_id AND (active = 1 OR compacted = 1) AND display_identity = old.display_identity;
+END;
+"""
+
+# A row is in the FTS indexes unless a deferred rebuild left it between its progress and high-water marks.
+_FTS_GATE = """(({row}.id > COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = 'fts_rebuild_high_water'), -1))
+     OR ({row}.id <= COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = 'fts_rebuild_progress'), -1)))"""
+_FTS_TOOL_PREFIX = "CASE WHEN {row}.role = 'tool' THEN substr(COALESCE({row}.content, ''), 1, 8192) ELSE {row}.content END"
+_TRIGRAM_SESSION = ("source NOT IN ('cron', 'subagent') AND json_extract(CASE WHEN json_valid(model_config) "
+                    "THEN model_config ELSE json_object() END, '$._delegate_from') IS NULL")
+
+FTS_FULL_V30 = f"""
+CREATE VIEW IF NOT EXISTS messages_fts_src AS
+    SELECT id, {_FTS_TOOL_PREFIX.format(row='messages')} AS content, tool_name, tool_calls FROM messages;
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, tool_name, tool_calls,
+    content='messages_fts_src', content_rowid='id');
+CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages
+WHEN {_FTS_GATE.format(row='new')}
+BEGIN
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+    VALUES (new.id, {_FTS_TOOL_PREFIX.format(row='new')}, new.tool_name, new.tool_calls);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages
+WHEN {_FTS_GATE.format(row='old')}
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+    VALUES ('delete', old.id, {_FTS_TOOL_PREFIX.format(row='old')}, old.tool_name, old.tool_calls);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content, tool_name, tool_calls, role ON messages
+WHEN (old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name OR old.tool_calls IS NOT new.tool_calls
+      OR old.role IS NOT new.role) AND {_FTS_GATE.format(row='old')}
+BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+    VALUES ('delete', old.id, {_FTS_TOOL_PREFIX.format(row='old')}, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+    VALUES (new.id, {_FTS_TOOL_PREFIX.format(row='new')}, new.tool_name, new.tool_calls);
+END;
+CREATE VIEW IF NOT EXISTS messages_fts_trigram_src AS
+    SELECT m.id, m.role, m.content, m.tool_name FROM messages AS m JOIN sessions AS s ON s.id = m.session_id
+    WHERE m.role <> 'tool' AND s.{_TRIGRAM_SESSION.replace('model_config', 's.model_config').replace('s.s.', 's.')};
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts_trigram USING fts5(content, tool_name,
+    content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_insert AFTER INSERT ON messages
+WHEN new.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION})
+     AND {_FTS_GATE.format(row='new')}
+BEGIN
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name) VALUES (new.id, new.content, new.tool_name);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_delete AFTER DELETE ON messages
+WHEN old.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION})
+     AND {_FTS_GATE.format(row='old')}
+BEGIN
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
+    VALUES ('delete', old.id, old.content, old.tool_name);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_update AFTER UPDATE OF content, tool_name, role ON messages
+WHEN (old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name OR old.role IS NOT new.role)
+     AND {_FTS_GATE.format(row='old')}
+BEGIN
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
+    SELECT 'delete', old.id, old.content, old.tool_name
+     WHERE old.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = old.session_id AND {_TRIGRAM_SESSION});
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name)
+    SELECT new.id, new.content, new.tool_name
+     WHERE new.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions WHERE id = new.session_id AND {_TRIGRAM_SESSION});
+END;
+"""
+
 # The older stores' shape (before system_prompts v25, api_content, in-place compaction, display
 # identity): inline FTS (LEGACY_FTS_SQL) and fewer columns.
 SESSIONS_OLDER = """
@@ -374,7 +487,8 @@ END;
 """
 
 
-def create_schema(conn: sqlite3.Connection, era: str) -> None:
+def create_schema(conn: sqlite3.Connection, era: str, full: bool = False) -> None:
+    """The store's schema for its era; full=True: every object of upstream's fresh install (v30/v31 only)."""
     if era == "older":
         conn.executescript(
             f"CREATE TABLE schema_version (version INTEGER NOT NULL);"
@@ -390,7 +504,8 @@ def create_schema(conn: sqlite3.Connection, era: str) -> None:
         f"CREATE TABLE IF NOT EXISTS sessions ({SESSIONS_V30});"
         f"CREATE TABLE IF NOT EXISTS messages ({MESSAGES_V30});"
         f"CREATE TABLE IF NOT EXISTS session_model_usage ({SESSION_MODEL_USAGE});"
-        + OTHER_TABLES_V30 + DISPLAY_TRIGGERS + FTS_V30)
+        + OTHER_TABLES_V30 + DISPLAY_TRIGGERS
+        + (FULL_INDEXES_V30 + IDENTITY_TRIGGERS_V30 + FTS_FULL_V30 if full else FTS_V30))
     version = 30
     if era == "v31":
         # _reconcile_columns: later columns are appended with ALTER TABLE ADD COLUMN.
@@ -432,20 +547,26 @@ class Clock:
 class Store:
     """state.db through the write paths of hermes_state_messages.py / hermes_state_compression.py."""
 
-    def __init__(self, path: Path, era: str, clock: Clock, rng: random.Random, wal_checkpoint: bool = True):
+    def __init__(self, path: Path, era: str, clock: Clock, rng: random.Random, wal_checkpoint: bool = True,
+                 full_schema: bool = False):
         self.path, self.era, self.clock, self.rng = path, era, clock, rng
+        # bulk: the caller holds one transaction open around many writes (hermes_home.py); each write
+        # path then runs inside it instead of in a BEGIN IMMEDIATE of its own. Same rows, far fewer commits.
+        self.bulk = False
         self.conn = sqlite3.connect(str(path), isolation_level=None)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
         if not wal_checkpoint:
             self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        create_schema(self.conn, era)  # executescript runs outside an explicit transaction
+        create_schema(self.conn, era, full_schema)  # executescript runs outside an explicit transaction
         self.mcols = [r[1] for r in self.conn.execute("PRAGMA table_info(messages)")]
         self.scols = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)")]
         self.tool_call_uid_by_call: Dict[str, str] = {}
 
     # _execute_write: one BEGIN IMMEDIATE transaction per write
     def write(self, fn):
+        if self.bulk:
+            return fn(self.conn)
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             out = fn(self.conn)
@@ -801,12 +922,12 @@ PROVIDERS = {
 }
 
 
-def system_prompt_for(model: str, provider: str, when: float, role: str = "main") -> str:
+def system_prompt_for(model: str, provider: str, when: float, role: str = "main", platform: str = "cli") -> str:
     day = datetime.fromtimestamp(when, timezone.utc).strftime("%A, %B %d, %Y")
     who = ("You are Hermes, an AI assistant made by Nous Research. You help with software work in the user's "
            "workspace, using the tools you are given.") if role == "main" else (
            "You are a focused subagent working for Hermes. Complete the delegated task and reply with a short summary.")
-    return f"{who}\n\nConversation started: {day}\nModel: {model}\nProvider: {provider}\nPlatform: cli"
+    return f"{who}\n\nConversation started: {day}\nModel: {model}\nProvider: {provider}\nPlatform: {platform}"
 
 
 def say(text: str) -> Dict[str, Any]:
@@ -898,7 +1019,8 @@ def chat_body(model: str, system: str, wire: List[Dict[str, Any]], tools: List[D
 # The simulation: one state.db, a clock, and the ground truth
 
 class Sim:
-    def __init__(self, out_dir: Path, name: str, era: str = "v30", seed: int = 7, wal: bool = False):
+    def __init__(self, out_dir: Path, name: str, era: str = "v30", seed: int = 7, wal: bool = False,
+                 full_schema: bool = False):
         self.out, self.name, self.era, self.wal = out_dir, name, era, wal
         self.sessions_dir = out_dir / "sessions"
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -907,7 +1029,7 @@ class Sim:
         self.build_dir = out_dir / ".build" if wal else out_dir
         self.build_dir.mkdir(parents=True, exist_ok=True)
         self.db_path = self.build_dir / "state.db"
-        self.store = Store(self.db_path, era, self.clock, self.rng, wal_checkpoint=not wal)
+        self.store = Store(self.db_path, era, self.clock, self.rng, wal_checkpoint=not wal, full_schema=full_schema)
         self.turns: List[Dict[str, Any]] = []
         self.requests: List[Dict[str, Any]] = []
         self.dumps: List[Dict[str, Any]] = []
@@ -966,14 +1088,14 @@ class Agent:
 
     def __init__(self, sim: Sim, *, provider: str = "openrouter", model: str = "openai/gpt-5.5", source: str = "cli",
                  model_config: Optional[dict] = None, parent_session_id: Optional[str] = None,
-                 role: str = "main", snapshots: bool = True, session_id: Optional[str] = None):
+                 role: str = "main", snapshots: bool = True, session_id: Optional[str] = None, platform: str = "cli"):
         self.sim, self.store, self.clock = sim, sim.store, sim.clock
         self.provider, self.model, self.source = provider, model, source
         self.base_url, self.api_mode = PROVIDERS[provider]
         self.session_id = session_id or sim.new_session_id()
         self.session_start = self.clock.iso()
         self.session_began = self.clock.now()  # when this session id was made (a rotation makes a new one)
-        self.system_prompt = system_prompt_for(model, provider, self.clock.now(), role)
+        self.system_prompt = system_prompt_for(model, provider, self.clock.now(), role, platform)
         self.tools = TOOLS
         self.model_config = model_config if model_config is not None else {"max_iterations": 90, "reasoning_config": None}
         self.snapshots = snapshots
