@@ -7,7 +7,7 @@
 // not read (a file listed, not loaded; a session outside `--session`'s lineage), is null, never a
 // guess: the CLI prints "not recorded" / "not read".
 
-import { continuesParent, Lineages, type LineageNode } from '../hermes/lineage';
+import { continuesParent, Lineages, listedSessions, type ListedSession } from '../hermes/lineage';
 import type { RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
 import { distinct, lineageModel } from './overviewColumns';
 import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from './overviewTypes';
@@ -31,59 +31,6 @@ const FIGURE_KEYS: readonly (keyof OverviewFigures)[] = [
   'errors',
   'warnings',
 ];
-
-interface Node extends LineageNode {
-  title: string | null;
-  startedAt: number | null;
-  messageCount: number | null;
-  source: string | null;
-  model: string | null;
-  endedAt: number | null;
-  loaded: TranscriptSession | undefined;
-}
-
-/** Every session the file names: the state.db catalogue (loaded or not) in start order, then any session only the readers know. */
-function nodesOf(transcript: Transcript): Node[] {
-  const loaded = new Map(transcript.sessions.map((s) => [s.id, s]));
-  const out: Node[] = [];
-  const seen = new Set<string>();
-  for (const c of transcript.catalog ?? []) {
-    if (seen.has(c.id)) continue;
-    seen.add(c.id);
-    const s = loaded.get(c.id);
-    out.push({
-      id: c.id,
-      parentId: s ? s.parentId : c.parentId,
-      endReason: s ? s.endReason : c.endReason,
-      forkKind: s ? s.forkKind : c.forkKind,
-      title: c.title,
-      startedAt: c.startedAt,
-      messageCount: c.messageCount,
-      source: c.source,
-      model: c.model,
-      endedAt: c.endedAt,
-      loaded: s,
-    });
-  }
-  for (const s of transcript.sessions) {
-    if (seen.has(s.id)) continue;
-    seen.add(s.id);
-    out.push({
-      id: s.id,
-      parentId: s.parentId,
-      endReason: s.endReason,
-      forkKind: s.forkKind,
-      title: null,
-      startedAt: s.startedAt ?? null,
-      messageCount: null,
-      source: s.source ?? null,
-      model: s.model ?? null,
-      endedAt: s.endedAt ?? null,
-      loaded: s,
-    });
-  }
-  return out;
-}
 
 const zeroFigures = (): OverviewFigures => ({ turns: 0, requests: 0, compactions: 0, cacheBreaks: 0, inputTokens: 0, reusedTokens: 0, errors: 0, warnings: 0 });
 const nullFigures = (): OverviewFigures => ({
@@ -129,7 +76,7 @@ function figuresBySession(report: Report): { bySession: Map<string, OverviewFigu
   return { bySession, unplaced };
 }
 
-function recordedOf(node: Node): OverviewRecorded {
+function recordedOf(node: ListedSession): OverviewRecorded {
   const r = node.loaded?.recorded;
   const out = Object.fromEntries(RECORDED_KEYS.map((k) => [k, r?.[k] ?? null])) as unknown as OverviewRecorded;
   // A session that was listed but not loaded still has its message_count in the catalogue.
@@ -137,7 +84,7 @@ function recordedOf(node: Node): OverviewRecorded {
   return out;
 }
 
-function compactionCallsOf(node: Node): number | null {
+function compactionCallsOf(node: ListedSession): number | null {
   const usage = node.loaded?.recorded?.usage;
   return usage ? usage.filter((u) => u.task === 'compression').reduce((a, u) => a + u.apiCalls, 0) : null;
 }
@@ -197,12 +144,12 @@ function sumFigures(sessions: OverviewSession[]): OverviewFigures {
 
 /** The overview of an analysed transcript: its report and what the readers listed. */
 export function sessionOverview(transcript: Transcript, report: Report): SessionOverview {
-  const nodes = nodesOf(transcript);
+  const nodes = listedSessions(transcript);
   const lineages = new Lineages(nodes);
   const { bySession, unplaced } = figuresBySession(report);
   const read = !transcript.listedOnly;
 
-  const sessionOf = (n: Node): OverviewSession => {
+  const sessionOf = (n: ListedSession): OverviewSession => {
     const f = read && n.loaded ? bySession.get(n.id) : undefined;
     const last = lastRowAt(n.loaded);
     return {
@@ -259,7 +206,7 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
   // A fork hangs under the lineage of the session it came from; one whose parent is unknown stands alone.
   const top: OverviewLineage[] = [];
   for (const [rootId, row] of rows) {
-    const root = lineages.get(rootId) as Node;
+    const root = lineages.get(rootId) as ListedSession;
     const parent = lineages.parentOf(root);
     const under = parent && !continuesParent(root, parent) ? rows.get(lineages.root(parent).id) : undefined;
     if (under && under !== row) under.children.push(row);
@@ -268,20 +215,14 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
   return { source: { ...report.source }, profile: report.profile, tokenizer: report.tokenizer, read, lineages: top, unplaced };
 }
 
-// ---- One lineage of a transcript: what `--lineage ID` (CLI) keeps.
-
-/**
- * The sessions of the lineage that holds session `id` (the overview row it is listed in: its
- * compaction chain), in lineage order, from what the file names (the state.db catalogue included,
- * so a chain member that was not loaded is named too); [] when the file names no such session.
- */
-export function lineageMembers(transcript: Transcript, id: string): string[] {
-  const lineages = new Lineages(nodesOf(transcript));
-  const start = lineages.get(id);
-  if (!start) return [];
-  const root = lineages.root(start).id;
-  return lineages
-    .ordered()
-    .filter((n) => lineages.root(n).id === root)
-    .map((n) => n.id);
+/** Every lineage of the overview, forks included, depth first: the order `sessions` lists them in. */
+export function everyLineage(overview: SessionOverview): OverviewLineage[] {
+  const out: OverviewLineage[] = [];
+  const stack = [...overview.lineages].reverse();
+  for (let l = stack.pop(); l; l = stack.pop()) {
+    out.push(l);
+    for (let i = l.children.length - 1; i >= 0; i--) stack.push(l.children[i]);
+  }
+  return out;
 }
+

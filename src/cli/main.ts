@@ -3,7 +3,6 @@
 import { Inspection } from '../protocol/inspection';
 import { analyze, type Analysis } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTypes';
-import type { Transcript } from '../model/transcript';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
@@ -14,7 +13,7 @@ import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
 import { filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../analysis/overviewTypes';
-import { lineageMembers, sessionOverview } from '../analysis/sessionOverview';
+import { everyLineage, sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
@@ -236,7 +235,7 @@ function parseArgs(args: string[]): Options {
 class NotReadWhole extends Error {}
 
 async function analyzeFile(path: string, o: Options, needsRows = false): Promise<Analysis> {
-  const transcript = o.lineage !== undefined ? await loadLineage(path, o.lineage) : await loadTranscript(path, { session: o.session });
+  const transcript = await loadTranscript(path, { session: o.session, lineage: o.lineage });
   if (needsRows && transcript.listedOnly) {
     const ids = (transcript.catalog ?? []).map((s) => s.id);
     throw new NotReadWhole(
@@ -245,32 +244,6 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
     );
   }
   return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
-}
-
-/**
- * `--lineage ID`: the lineage holding session ID, alone. It is loaded as `--session` loads (the
- * session's parent chain and descendants: what its replay reads, a fork's copied rows included),
- * then everything outside the lineage's own sessions is left out before the replay: their rows,
- * their catalogue entries, their request dumps and the findings placed in them.
- */
-async function loadLineage(path: string, id: string): Promise<Transcript> {
-  let transcript = await loadTranscript(path, { session: id });
-  let members = lineageMembers(transcript, id);
-  // A chain member that continues an ancestor of ID on another path (two compaction children of one
-  // parent) is no descendant of ID: its lineage is then loaded from its first session.
-  const loaded = new Set(transcript.sessions.map((s) => s.id));
-  if (members.length && members[0] !== id && (!transcript.catalog || members.some((m) => !loaded.has(m)))) {
-    transcript = await loadTranscript(path, { session: members[0] });
-    members = lineageMembers(transcript, id);
-  }
-  // A file that could not be read at all keeps its findings.
-  if (!members.length) return transcript;
-  const keep = new Set(members);
-  transcript.sessions = transcript.sessions.filter((s) => keep.has(s.id));
-  if (transcript.catalog) transcript.catalog = transcript.catalog.filter((s) => keep.has(s.id));
-  transcript.captured = transcript.captured.filter((c) => keep.has(c.sessionId));
-  transcript.findings = transcript.findings.filter((f) => f.pos.sessionId === undefined || keep.has(f.pos.sessionId));
-  return transcript;
 }
 
 /** Where findings are placed in a file of several sessions: each session's lineage, and the lineages in `sessions` order. */
@@ -283,14 +256,7 @@ interface Placement {
 }
 
 function placement(overview: SessionOverview, report: Report): Placement {
-  const lineages: OverviewLineage[] = [];
-  const walk = (rows: readonly OverviewLineage[]): void => {
-    for (const l of rows) {
-      lineages.push(l);
-      walk(l.children);
-    }
-  };
-  walk(overview.lineages);
+  const lineages = everyLineage(overview);
   const lineageOf = new Map<string, OverviewLineage>();
   for (const l of lineages) for (const s of l.sessions) lineageOf.set(s.id, l);
   return { named: report.sessions.length > 1, lineageOf, lineages };

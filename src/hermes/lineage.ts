@@ -2,7 +2,7 @@
 // and in which order they are read. One walker for every reader and the replay, iterative
 // throughout, so a chain of any depth neither recurses nor loops.
 
-import type { ForkKind } from '../model/transcript';
+import type { ForkKind, Transcript, TranscriptSession } from '../model/transcript';
 
 /** What lineage needs of a session. */
 export interface LineageNode {
@@ -139,4 +139,90 @@ export class Lineages<T extends LineageNode> {
     }
     return chains;
   }
+}
+
+/** A session the file names, loaded or only listed, with what its catalogue entry says of it. */
+export interface ListedSession extends LineageNode {
+  title: string | null;
+  startedAt: number | null;
+  messageCount: number | null;
+  source: string | null;
+  model: string | null;
+  endedAt: number | null;
+  loaded: TranscriptSession | undefined;
+}
+
+/** Every session the file names: the state.db catalogue (loaded or not) in start order, then any session only the readers know. */
+export function listedSessions(transcript: Transcript): ListedSession[] {
+  const loaded = new Map(transcript.sessions.map((s) => [s.id, s]));
+  const out: ListedSession[] = [];
+  const seen = new Set<string>();
+  for (const c of transcript.catalog ?? []) {
+    if (seen.has(c.id)) continue;
+    seen.add(c.id);
+    const s = loaded.get(c.id);
+    out.push({
+      id: c.id,
+      parentId: s ? s.parentId : c.parentId,
+      endReason: s ? s.endReason : c.endReason,
+      forkKind: s ? s.forkKind : c.forkKind,
+      title: c.title,
+      startedAt: c.startedAt,
+      messageCount: c.messageCount,
+      source: c.source,
+      model: c.model,
+      endedAt: c.endedAt,
+      loaded: s,
+    });
+  }
+  for (const s of transcript.sessions) {
+    if (seen.has(s.id)) continue;
+    seen.add(s.id);
+    out.push({
+      id: s.id,
+      parentId: s.parentId,
+      endReason: s.endReason,
+      forkKind: s.forkKind,
+      title: null,
+      startedAt: s.startedAt ?? null,
+      messageCount: null,
+      source: s.source ?? null,
+      model: s.model ?? null,
+      endedAt: s.endedAt ?? null,
+      loaded: s,
+    });
+  }
+  return out;
+}
+
+/**
+ * The sessions of the lineage that holds session `id` (one overview row: its compaction chain), in
+ * lineage order, from what the file names (the state.db catalogue included, so a chain member that
+ * was not loaded is named too); [] when the file names no such session.
+ */
+export function lineageMembers(transcript: Transcript, id: string): string[] {
+  const lineages = new Lineages(listedSessions(transcript));
+  const start = lineages.get(id);
+  if (!start) return [];
+  const root = lineages.root(start).id;
+  return lineages
+    .ordered()
+    .filter((n) => lineages.root(n).id === root)
+    .map((n) => n.id);
+}
+
+/**
+ * The transcript without what lies outside the lineage of `members` (lineageMembers): other
+ * sessions' rows, catalogue entries, request dumps and the findings placed in them. A new object:
+ * the transcript it narrows is left as it was (the extension's worker keeps it for other lineages).
+ */
+export function narrowToLineage(transcript: Transcript, members: readonly string[]): Transcript {
+  const keep = new Set(members);
+  return {
+    ...transcript,
+    sessions: transcript.sessions.filter((s) => keep.has(s.id)),
+    ...(transcript.catalog ? { catalog: transcript.catalog.filter((s) => keep.has(s.id)) } : {}),
+    captured: transcript.captured.filter((c) => keep.has(c.sessionId)),
+    findings: transcript.findings.filter((f) => f.pos.sessionId === undefined || keep.has(f.pos.sessionId)),
+  };
 }

@@ -9,6 +9,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
+import { lineageMembers, narrowToLineage } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../model/transcript';
 import { readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
 import type { ByteSource } from '../model/byteSource';
@@ -26,6 +27,11 @@ export const WHOLE_FILE_LIMIT = 1024 * 1024 * 1024;
 export interface LoadOptions {
   /** Load only this session's lineage (its parent chain and its descendants). */
   session?: string;
+  /**
+   * Load only the lineage (one overview row: a compaction chain) holding this session, any session
+   * of it, without its forks; instead of `session`.
+   */
+  lineage?: string;
   /** Overrides READ_WHOLE_LIMIT (tests use a small one). */
   readWholeLimit?: number;
 }
@@ -36,6 +42,31 @@ export class UnopenablePath extends Error {}
 export class UnknownSession extends Error {}
 
 export async function loadTranscript(path: string, options: LoadOptions = {}): Promise<Transcript> {
+  return options.lineage === undefined ? loadFile(path, options) : loadLineage(path, options.lineage, options);
+}
+
+/**
+ * The lineage holding session `id`, alone. It is loaded as `session` loads (the session's parent
+ * chain and descendants: what its replay reads, a fork's copied rows included), then everything
+ * outside the lineage's own sessions is left out before the replay: their rows, their catalogue
+ * entries, their request dumps and the findings placed in them.
+ */
+async function loadLineage(path: string, id: string, options: LoadOptions): Promise<Transcript> {
+  const load = (session: string): Promise<Transcript> => loadFile(path, { readWholeLimit: options.readWholeLimit, session });
+  let transcript = await load(id);
+  let members = lineageMembers(transcript, id);
+  // A chain member that continues an ancestor of ID on another path (two compaction children of one
+  // parent) is no descendant of ID: its lineage is then loaded from its first session.
+  const loaded = new Set(transcript.sessions.map((s) => s.id));
+  if (members.length && members[0] !== id && (!transcript.catalog || members.some((m) => !loaded.has(m)))) {
+    transcript = await load(members[0]);
+    members = lineageMembers(transcript, id);
+  }
+  // A file that could not be read at all keeps its findings.
+  return members.length ? narrowToLineage(transcript, members) : transcript;
+}
+
+async function loadFile(path: string, options: LoadOptions): Promise<Transcript> {
   const file = openRegular(path);
   if (!('fd' in file)) throw new UnopenablePath(`${path}: ${file.absent ? 'cannot open (ENOENT)' : file.why}`);
   const beside: InputFinding[] = [];
