@@ -226,3 +226,11 @@ export function everyLineage(overview: SessionOverview): OverviewLineage[] {
   return out;
 }
 
+/**
+ * The overview a view of the file opens on; null for a file of one lineage (forks counted), which
+ * opens on its inspector as it always did.
+ */
+export function overviewToOpenOn(transcript: Transcript, report: Report): SessionOverview | null {
+  const overview = sessionOverview(transcript, report);
+  return everyLineage(overview).length > 1 ? overview : null;
+}

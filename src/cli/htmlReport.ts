@@ -1,10 +1,10 @@
 // prompt-inspector report: one self-contained HTML file, rendered by the inspector's own webview
-// bundle with the whole inspection embedded, that opens offline in any browser.
+// bundle with the inspection embedded (reportData.ts), that opens offline in any browser.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Inspection } from '../protocol/inspection';
+import type { EmbeddedReport } from '../protocol/messages';
 import { renderInspectorHtml } from '../webviewHtml';
 
 /** The built bundles: beside the CLI bundle in dist/, or in dist/ when run from source. */
@@ -15,7 +15,7 @@ function distDir(): string {
   throw new Error('the webview bundle is missing: run npm run build first');
 }
 
-export function renderHtmlReport(inspection: Inspection, title: string, theme: 'light' | 'dark'): string {
+export function renderHtmlReport(data: EmbeddedReport, title: string, theme: 'light' | 'dark'): string {
   const dist = distDir();
   const read = (f: string): string => readFileSync(join(dist, f), 'utf8');
   // The icon font goes inline too (the page must not load anything), as the stylesheet link that
@@ -28,7 +28,7 @@ export function renderHtmlReport(inspection: Inspection, title: string, theme: '
     script: { inline: `${read('reportHost.js')}\n${read('webview.js')}` },
     style: { inline: existsSync(join(dist, 'webview.css')) ? read('webview.css') : '' },
     codicons: { uri: `data:text/css;base64,${Buffer.from(codicons).toString('base64')}` },
-    embeddedData: JSON.stringify(inspection.exportAll()),
+    embeddedData: JSON.stringify(data),
     bodyClass: theme === 'dark' ? 'vscode-dark standalone' : 'vscode-light standalone',
   });
 }

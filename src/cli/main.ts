@@ -1,7 +1,7 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
-import { Inspection } from '../protocol/inspection';
-import { analyze, type Analysis } from '../analysis/report';
+import { reportData } from '../protocol/reportData';
+import { analyze, type Analysis, type AnalyzeOptions } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTypes';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
@@ -234,6 +234,10 @@ function parseArgs(args: string[]): Options {
 /** A state.db too large to read whole, asked for without --session: only its sessions were listed. */
 class NotReadWhole extends Error {}
 
+function analyzeOptions(o: Options): AnalyzeOptions {
+  return { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages };
+}
+
 async function analyzeFile(path: string, o: Options, needsRows = false): Promise<Analysis> {
   const transcript = await loadTranscript(path, { session: o.session, lineage: o.lineage });
   if (needsRows && transcript.listedOnly) {
@@ -243,7 +247,7 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
         + `Sessions: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all; \`analyze\` lists them)` : ''}`,
     );
   }
-  return analyze(transcript, { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages });
+  return analyze(transcript, analyzeOptions(o));
 }
 
 /** Where findings are placed in a file of several sessions: each session's lineage, and the lineages in `sessions` order. */
@@ -415,7 +419,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
       const analysis = await analyzeFile(o.files[0], o);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
-      const html = renderHtmlReport(new Inspection(analysis, title), title, o.theme);
+      const html = renderHtmlReport(reportData(analysis, title, analyzeOptions(o)), title, o.theme);
       try {
         writeFileSync(o.output, html);
       } catch (e) {

@@ -8,20 +8,17 @@ import type { SessionTurn } from '../protocol/inspection';
 import type { Diagnostic } from '../analysis/reportTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
 import type { SessionSummary } from '../model/transcript';
+import type { SessionOverview } from '../analysis/overviewTypes';
 import { EngineClient } from './engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 
-/** An analysis held by the worker: its index here, its bodies on request. */
-export class RemoteInspection {
+/** An analysis held by the worker, a file's or one lineage's: its index here, its pages on request. */
+export class RemotePages {
   constructor(
     readonly index: InspectorIndex,
-    readonly diagnostics: Diagnostic[],
-    /** A state.db's sessions, loaded or not, and whether it was too large to load any yet. */
-    readonly catalog: SessionSummary[] | null,
-    readonly listedOnly: boolean,
-    private readonly engine: EngineClient,
-    private readonly key: string,
+    protected readonly engine: EngineClient,
+    protected readonly key: string,
   ) {}
 
   messages(request: number, start: number, count: number): Promise<MessageView[]> {
@@ -42,6 +39,47 @@ export class RemoteInspection {
 
   requestJson(request: number): Promise<string> {
     return this.engine.call('requestJson', { key: this.key, request });
+  }
+}
+
+/** One lineage of a file, analysed alone for the view that opened it, which closes it when done. */
+export class LineageScope extends RemotePages {
+  constructor(
+    readonly lineage: string,
+    index: InspectorIndex,
+    engine: EngineClient,
+    key: string,
+  ) {
+    super(index, engine, key);
+  }
+
+  close(): void {
+    void this.engine.call('drop', { key: this.key });
+  }
+}
+
+let scopes = 0;
+
+/** A whole file's analysis. */
+export class RemoteInspection extends RemotePages {
+  constructor(
+    index: InspectorIndex,
+    /** Its lineages, when there are several (forks counted); null otherwise. */
+    readonly overview: SessionOverview | null,
+    readonly diagnostics: Diagnostic[],
+    /** A state.db's sessions, loaded or not, and whether it was too large to load any yet. */
+    readonly catalog: SessionSummary[] | null,
+    readonly listedOnly: boolean,
+    engine: EngineClient,
+    key: string,
+  ) {
+    super(index, engine, key);
+  }
+
+  /** The lineage of the overview row `lineage` analysed alone; rejects for an id that names none. */
+  async openLineage(lineage: string): Promise<LineageScope> {
+    const scope = `${this.key}#lineage${++scopes}`;
+    return new LineageScope(lineage, await this.engine.call('openLineage', { key: this.key, lineage, scope }), this.engine, scope);
   }
 }
 
@@ -89,7 +127,9 @@ export class AnalysisCache implements vscode.Disposable {
           session,
           readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         })
-        .then(({ index, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, diagnostics, catalog, listedOnly, this.engine, key)),
+        .then(
+          ({ index, overview, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, this.engine, key),
+        ),
     );
   }
 

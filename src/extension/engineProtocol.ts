@@ -11,12 +11,25 @@ import type { ProfileName } from '../engine/profile';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
 import { RpcClient, type RpcResponse } from '../protocol/rpc';
 import type { SessionSummary } from '../model/transcript';
+import type { SessionOverview } from '../analysis/overviewTypes';
 
 export interface EngineCalls {
   analyze: {
     params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName; session?: string; readWholeLimit?: number };
-    result: { index: InspectorIndex; diagnostics: Diagnostic[]; catalog: SessionSummary[] | null; listedOnly: boolean };
+    result: {
+      index: InspectorIndex;
+      /** null for a file of one lineage (forks counted). */
+      overview: SessionOverview | null;
+      diagnostics: Diagnostic[];
+      catalog: SessionSummary[] | null;
+      listedOnly: boolean;
+    };
   };
+  /**
+   * Analyses one lineage (an overview row's id) of the file analysed under `key`, kept under `scope`
+   * for the page calls below until dropped; rejects for an id that names no lineage.
+   */
+  openLineage: { params: { key: string; lineage: string; scope: string }; result: InspectorIndex };
   messages: { params: { key: string; request: number; start: number; count: number }; result: MessageView[] };
   sessionTurns: { params: { key: string; sessionId: string }; result: SessionTurn[] };
   page: { params: { key: string; list: PagedList; start: number; count: number }; result: RequestMap[PagedList]['result'] };

@@ -9,9 +9,20 @@ import { createTokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadTranscript } from '../transcripts/load';
 import { serve, type RpcRequest } from '../protocol/rpc';
+import type { Transcript } from '../model/transcript';
+import { lineageMembers, narrowToLineage } from '../hermes/lineage';
+import { overviewToOpenOn } from '../analysis/sessionOverview';
 import type { EngineCalls } from './engineProtocol';
 
+/** A file's analysis and what its lineage scopes are analysed with. */
+interface Analysed {
+  params: EngineCalls['analyze']['params'];
+  transcript: Transcript;
+}
+
+/** Whole-file analyses and lineage scopes alike, by the key the host gave them. */
 const inspections = new Map<string, Inspection>();
+const files = new Map<string, Analysed>();
 
 function get(key: string): Inspection {
   const found = inspections.get(key);
@@ -19,18 +30,43 @@ function get(key: string): Inspection {
   return found;
 }
 
+function inspect(transcript: Transcript, { profile, tokenizer, title }: Analysed['params']): Inspection {
+  return new Inspection(analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false }), title);
+}
+
+/**
+ * One lineage of an analysed file: narrowed from the file's transcript when every session of it
+ * was read, else (a state.db only listed, or read for another session) loaded alone from the file.
+ */
+async function lineageTranscript({ params, transcript }: Analysed, lineage: string): Promise<Transcript> {
+  const members = lineageMembers(transcript, lineage);
+  // A lineage is named by its first session: any other id is no row of the overview.
+  if (members[0] !== lineage) throw new Error(`no lineage ${lineage} in ${params.title}`);
+  const loaded = new Set(transcript.sessions.map((s) => s.id));
+  if (!transcript.listedOnly && members.every((m) => loaded.has(m))) return narrowToLineage(transcript, members);
+  return loadTranscript(params.path, { lineage, readWholeLimit: params.readWholeLimit });
+}
+
 const answer = serve<EngineCalls>({
-  analyze: async ({ key, path, title, profile, tokenizer, session, readWholeLimit }) => {
-    const transcript = await loadTranscript(path, { session, readWholeLimit });
-    const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false });
-    const inspection = new Inspection(analysis, title);
-    inspections.set(key, inspection);
+  analyze: async (params) => {
+    const transcript = await loadTranscript(params.path, { session: params.session, readWholeLimit: params.readWholeLimit });
+    const inspection = inspect(transcript, params);
+    inspections.set(params.key, inspection);
+    files.set(params.key, { params, transcript });
     return {
       index: inspection.index,
-      diagnostics: analysis.report.diagnostics,
+      overview: overviewToOpenOn(transcript, inspection.analysis.report),
+      diagnostics: inspection.analysis.report.diagnostics,
       catalog: transcript.catalog ?? null,
       listedOnly: transcript.listedOnly === true,
     };
+  },
+  openLineage: async ({ key, lineage, scope }) => {
+    const file = files.get(key);
+    if (!file) throw new Error(`no analysis for ${key}`);
+    const inspection = inspect(await lineageTranscript(file, lineage), file.params);
+    inspections.set(scope, inspection);
+    return inspection.index;
   },
   messages: ({ key, request, start, count }) => get(key).messages(request, start, count),
   page: ({ key, list, start, count }) => get(key).page(list, start, count),
@@ -39,6 +75,7 @@ const answer = serve<EngineCalls>({
   requestJson: ({ key, request }) => get(key).requestJson(request),
   drop: ({ key }) => {
     inspections.delete(key);
+    files.delete(key);
     return null;
   },
 });

@@ -4,7 +4,7 @@
 
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { Navigation, UiState } from '../protocol/messages';
+import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../protocol/messages';
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';
@@ -83,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // A deliberate choice: retainContextWhenHidden stays off. The view keeps its place through the
   // webview state and pulls bodies again on demand, so a hidden inspector costs no memory.
-  const openView = (uri: vscode.Uri, panel: vscode.WebviewPanel, restored: UiState | null): InspectorView => {
+  const openView = (uri: vscode.Uri, panel: vscode.WebviewPanel, restored: ViewState | null): InspectorView => {
     watchTranscripts();
     const view = new InspectorView(uri, panel, context.extensionUri, cache, context.workspaceState, restored);
     void publish(uri);
@@ -117,7 +117,8 @@ export function activate(context: vscode.ExtensionContext): void {
           panel.dispose();
           return;
         }
-        openView(vscode.Uri.file(persisted.source), panel, persisted.ui ?? null);
+        // A state of another protocol version has another shape: the panel reopens without it.
+        openView(vscode.Uri.file(persisted.source), panel, persisted.version === PROTOCOL_VERSION ? (persisted.view ?? null) : null);
       },
     }),
 

@@ -1,12 +1,23 @@
-// One inspector webview bound to one transcript: the page, the ready handshake, paged answers,
-// state kept across hide/restore and restarts, and live refresh that keeps the user's place.
+// One inspector webview bound to one transcript: the page, the ready handshake, paged answers from
+// the file or the lineage opened from its overview, state kept across hide/restore and restarts,
+// and live refresh that keeps the user's place.
 
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { PROTOCOL_VERSION, type FromWebview, type Navigation, type PagedList, type RequestMap, type ToWebview, type UiState } from '../protocol/messages';
+import {
+  PROTOCOL_VERSION,
+  type FromWebview,
+  type InspectorIndex,
+  type Navigation,
+  type PagedList,
+  type RequestMap,
+  type ToWebview,
+  type ViewState,
+} from '../protocol/messages';
+import { everyLineage } from '../analysis/sessionOverview';
 import { serve } from '../protocol/rpc';
 import { renderInspectorHtml } from '../webviewHtml';
-import type { AnalysisCache, RemoteInspection } from './analysisCache';
+import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
 import { pickSession } from './sessionPicker';
 
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
@@ -15,7 +26,7 @@ export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
 /** The state the webview keeps (webview/main.ts), from which a panel is restored after a restart. */
 export interface PersistedPanel {
   version: number;
-  ui: UiState | null;
+  view: ViewState | null;
   source: string | null;
 }
 
@@ -25,8 +36,10 @@ export class InspectorView implements vscode.Disposable {
   static readonly onDidChangeActive = InspectorView.activeChanged.event;
 
   private ready = false;
-  private ui: UiState | null;
+  private state: ViewState | null;
   private inspection: RemoteInspection | undefined;
+  /** The lineage opened from the overview; page requests answer from it while it is open. */
+  private scope: LineageScope | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -35,9 +48,9 @@ export class InspectorView implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly cache: AnalysisCache,
     private readonly workspaceState: vscode.Memento,
-    restored: UiState | null,
+    restored: ViewState | null,
   ) {
-    this.ui = restored ?? workspaceState.get<UiState>(stateKey(uri)) ?? null;
+    this.state = restored ?? workspaceState.get<ViewState>(stateKey(uri)) ?? null;
     const dist = vscode.Uri.joinPath(extensionUri, 'dist');
     panel.webview.options = { enableScripts: true, localResourceRoots: [dist] };
     panel.webview.html = this.html();
@@ -56,8 +69,9 @@ export class InspectorView implements vscode.Disposable {
     return InspectorView.activeView;
   }
 
-  get current(): RemoteInspection | undefined {
-    return this.inspection;
+  /** What the view shows: the open lineage, else the whole file. */
+  get current(): RemotePages | undefined {
+    return this.scope ?? this.inspection;
   }
 
   /** Offers the state.db's sessions; the view follows the choice. */
@@ -68,7 +82,7 @@ export class InspectorView implements vscode.Disposable {
   }
 
   get selectedRequest(): number | null {
-    return this.ui?.request ?? null;
+    return this.state?.ui?.request ?? null;
   }
 
   navigate(to: Navigation): void {
@@ -108,20 +122,25 @@ export class InspectorView implements vscode.Disposable {
         // Answer even a view of another protocol version: it shows a reload message on init.
         this.ready = true;
         const inspection = await this.load();
-        if (inspection) this.post({ type: 'init', version: PROTOCOL_VERSION, index: inspection.index, state: this.ui });
+        if (!inspection) return;
+        // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
+        const lineage = this.state?.lineage ?? null;
+        const index = lineage !== null && hasLineage(inspection, lineage) ? await this.openScope(inspection, lineage) : null;
+        const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
+        this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? inspection.index, overview: inspection.overview, state });
         return;
       }
       case 'request':
         this.post(await this.answer(m));
         return;
       case 'selected':
-        this.ui = m.state;
+        this.state = m.state;
         void this.workspaceState.update(stateKey(this.uri), m.state);
         InspectorView.activeChanged.fire(InspectorView.activeView);
         return;
       case 'copyRequest':
-        if (this.inspection) {
-          await vscode.env.clipboard.writeText(await this.inspection.requestJson(m.request));
+        if (this.current) {
+          await vscode.env.clipboard.writeText(await this.current.requestJson(m.request));
           void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${m.request} copied as JSON`, 3000);
         }
         return;
@@ -135,15 +154,39 @@ export class InspectorView implements vscode.Disposable {
     requests: this.page('requests'),
     findings: this.page('findings'),
     breakContext: async ({ request }) => (await this.inspected()).breakContext(request),
+    openLineage: async ({ lineage }) => {
+      const inspection = this.inspection ?? (await this.load());
+      if (!inspection) throw new Error(`no analysis of ${vscode.workspace.asRelativePath(this.uri)}`);
+      if (lineage === null) {
+        this.closeScope();
+        return inspection.index;
+      }
+      return this.openScope(inspection, lineage);
+    },
   });
+
+  /** Opens a lineage of the file for the page requests that follow; its index. */
+  private async openScope(inspection: RemoteInspection, lineage: string): Promise<InspectorIndex> {
+    const scope = await inspection.openLineage(lineage);
+    this.closeScope();
+    this.scope = scope;
+    InspectorView.activeChanged.fire(InspectorView.activeView);
+    return scope.index;
+  }
+
+  private closeScope(): void {
+    this.scope?.close();
+    this.scope = undefined;
+    InspectorView.activeChanged.fire(InspectorView.activeView);
+  }
 
   private page<L extends PagedList>(list: L) {
     return async ({ start, count }: RequestMap[L]['params']) => (await this.inspected()).page(list, start, count);
   }
 
   /** The analysis a request reads: the view asks only after init, so one was loaded before. */
-  private async inspected(): Promise<RemoteInspection> {
-    const inspection = this.inspection ?? (await this.load());
+  private async inspected(): Promise<RemotePages> {
+    const inspection = this.scope ?? this.inspection ?? (await this.load());
     if (!inspection) throw new Error(`no analysis of ${vscode.workspace.asRelativePath(this.uri)}`);
     return inspection;
   }
@@ -151,11 +194,8 @@ export class InspectorView implements vscode.Disposable {
   private async load(): Promise<RemoteInspection | undefined> {
     try {
       const inspection = await this.cache.get(this.uri);
-      const fresh = inspection !== this.inspection;
       this.inspection = inspection;
       InspectorView.activeChanged.fire(InspectorView.activeView);
-      // Too large to read whole: the view shows the list and says so; the choice is offered once.
-      if (fresh && inspection.listedOnly) void pickSession(this.uri, inspection, this.cache);
       return inspection;
     } catch (e) {
       void vscode.window.showErrorMessage(`Prompt Inspector could not read ${vscode.workspace.asRelativePath(this.uri)}: ${(e as Error).message}`);
@@ -163,9 +203,17 @@ export class InspectorView implements vscode.Disposable {
     }
   }
 
+  /** The file changed: the open lineage is analysed again from the new analysis, and the overview's rows posted. */
   private async refresh(): Promise<void> {
     const inspection = await this.load();
-    if (inspection) this.post({ type: 'update', index: inspection.index });
+    if (!inspection) return;
+    const lineage = this.scope?.lineage;
+    let index = inspection.index;
+    if (lineage !== undefined) {
+      if (hasLineage(inspection, lineage)) index = await this.openScope(inspection, lineage);
+      else this.closeScope();
+    }
+    this.post({ type: 'update', index, overview: inspection.overview });
   }
 
   dispose(): void {
@@ -173,10 +221,16 @@ export class InspectorView implements vscode.Disposable {
       InspectorView.activeView = undefined;
       InspectorView.activeChanged.fire(undefined);
     }
+    this.scope?.close();
     for (const d of this.disposables) d.dispose();
   }
 }
 
+function hasLineage(inspection: RemoteInspection, lineage: string): boolean {
+  return inspection.overview !== null && everyLineage(inspection.overview).some((l) => l.id === lineage);
+}
+
+/** A ViewState's key; the UiState kept before there were lineages to open was under `promptInspector.ui:`. */
 function stateKey(uri: vscode.Uri): string {
-  return `promptInspector.ui:${uri.toString()}`;
+  return `promptInspector.view:${uri.toString()}`;
 }

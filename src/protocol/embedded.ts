@@ -1,11 +1,12 @@
 // The host side of the protocol inside a standalone report: answers the view's requests from the
-// inspection embedded in the page, so the report works offline with the same bundle as the editor.
+// inspections embedded in the page, so the report works offline with the same bundle as the editor.
 // No DOM here (webview/reportHost.ts reads the page), so Node tests drive the same code.
 
 import {
   pageOf,
   PROTOCOL_VERSION,
   type EmbeddedInspection,
+  type EmbeddedReport,
   type MessageView,
   type PagedList,
   type RequestMap,
@@ -21,25 +22,46 @@ export function bodyIdAt(data: EmbeddedInspection, request: number, i: number): 
   return layout && i >= layout.keep ? layout.add[i - layout.keep] : undefined;
 }
 
-export function embeddedTransport(data: EmbeddedInspection): Transport {
+export function embeddedTransport(data: EmbeddedReport): Transport {
+  // The inspection page requests read: the file's, or the lineage opened from the overview.
+  let scope: EmbeddedInspection | null = data.overview === null ? data.inspection : null;
+  const shown = (): EmbeddedInspection => {
+    if (!scope) throw new Error('no lineage is open: the report holds each lineage of the file, not the whole file');
+    return scope;
+  };
   const page =
     <L extends PagedList>(list: L) =>
     ({ start, count }: RequestMap[L]['params']) =>
-      pageOf<EmbeddedInspection[L][number]>(data[list], start, count);
+      pageOf<EmbeddedInspection[L][number]>(shown()[list], start, count);
   const answer = serve<RequestMap>({
     messages: ({ request, start, count }) => {
-      const total = data.requests[request]?.messageCount ?? 0;
+      const inspection = shown();
+      const total = inspection.requests[request]?.messageCount ?? 0;
       const out: MessageView[] = [];
       for (let i = Math.max(0, start); i < Math.min(total, start + count); i++) {
-        const id = bodyIdAt(data, request, i);
-        if (id !== undefined) out.push(data.bodies[id]);
+        const id = bodyIdAt(inspection, request, i);
+        if (id !== undefined) out.push(inspection.bodies[id]);
       }
       return out;
     },
     turns: page('turns'),
     requests: page('requests'),
     findings: page('findings'),
-    breakContext: ({ request }) => data.breaks[request] ?? null,
+    breakContext: ({ request }) => shown().breaks[request] ?? null,
+    openLineage: ({ lineage }) => {
+      if (data.overview === null) {
+        if (lineage === null) return data.inspection.index;
+        throw new Error(`no lineage ${lineage}: the file has one`);
+      }
+      if (lineage === null) {
+        scope = null;
+        return data.index;
+      }
+      const found = Object.hasOwn(data.lineages, lineage) ? data.lineages[lineage] : undefined;
+      if (!found) throw new Error(`no lineage ${lineage} in the report`);
+      scope = found;
+      return found.index;
+    },
   });
   let handler: (m: ToWebview) => void = () => undefined;
   const deliver = (m: ToWebview): void => {
@@ -50,8 +72,10 @@ export function embeddedTransport(data: EmbeddedInspection): Transport {
       handler = h;
     },
     post(message) {
-      if (message.type === 'ready') deliver({ type: 'init', version: PROTOCOL_VERSION, index: data.index, state: null });
-      else if (message.type === 'request') void answer(message).then(deliver);
+      if (message.type === 'ready') {
+        const index = data.overview === null ? data.inspection.index : data.index;
+        deliver({ type: 'init', version: PROTOCOL_VERSION, index, overview: data.overview, state: null });
+      } else if (message.type === 'request') void answer(message).then(deliver);
       // Selection and copy have no host to go to in a static page.
     },
   };

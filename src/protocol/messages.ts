@@ -2,11 +2,12 @@
 // Shared by both bundles: no imports from either side. The webview knows nothing about transcript
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
+import type { SessionOverview } from '../analysis/overviewTypes';
 import type { ReportCompaction } from '../analysis/reportTypes';
 import type { InjectionKind } from '../model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 export interface SpanView {
   kind: InjectionKind;
@@ -193,6 +194,35 @@ export interface UiState {
   firstVisibleMessage: number;
 }
 
+/** Where the session overview was left: kept while a lineage is open and across restarts. */
+export interface OverviewState {
+  /** A column key of OVERVIEW_COLUMNS (src/analysis/overviewColumns.ts); null: start order. */
+  sort: { column: string; descending: boolean } | null;
+  /** Case-insensitive text in a title, id or source (filterLineages). */
+  filter: string;
+  /** Only lineages of this source (sessions.source); null: every source. */
+  source: string | null;
+  has: ('breaks' | 'errors')[];
+  /** Lineage rows opened to list their sessions. */
+  expanded: string[];
+  /** Scroll position of the table, in rows. */
+  firstVisibleRow: number;
+  /** The row holding the keyboard focus: a lineage id, or null. */
+  focused: string | null;
+}
+
+/**
+ * What the page shows and remembers. A file of several lineages opens on its overview
+ * (`lineage` null) and a row opens that lineage's inspector; a file of one lineage has no
+ * overview and shows the whole file's inspector with `lineage` null.
+ */
+export interface ViewState {
+  lineage: string | null;
+  /** The inspector's selection in the lineage (or file) shown. */
+  ui: UiState | null;
+  overview: OverviewState | null;
+}
+
 export type Navigation = 'nextTurn' | 'previousTurn' | 'nextRequest' | 'previousRequest' | 'nextBreak';
 
 // ---- requests the webview makes (answered by a response with the same id) ----
@@ -203,6 +233,11 @@ export interface RequestMap {
   requests: { params: { start: number; count: number }; result: RequestView[] };
   findings: { params: { start: number; count: number }; result: DiagnosticView[] };
   breakContext: { params: { request: number }; result: BreakContext | null };
+  /**
+   * Scopes every later request to one lineage of the overview (its id: its first session's), or
+   * back to the whole file (null); answers the scope's index. Unknown lineages reject.
+   */
+  openLineage: { params: { lineage: string | null }; result: InspectorIndex };
 }
 
 /** The lists the view pages through besides message bodies. */
@@ -217,13 +252,18 @@ export function pageOf<T>(list: readonly T[], start: number, count: number): T[]
 // ---- webview → host ----
 
 export type FromWebview =
-  { type: 'ready'; version: number } | RpcRequest<RequestMap> | { type: 'selected'; state: UiState } | { type: 'copyRequest'; request: number };
+  { type: 'ready'; version: number } | RpcRequest<RequestMap> | { type: 'selected'; state: ViewState } | { type: 'copyRequest'; request: number };
 
 // ---- host → webview ----
 
 export type ToWebview =
-  | { type: 'init'; version: number; index: InspectorIndex; state: UiState | null }
-  | { type: 'update'; index: InspectorIndex }
+  /**
+   * `index` is the scope of `state.lineage` (the whole file when null, or when that lineage is gone);
+   * `overview` is null for a file of one lineage.
+   */
+  | { type: 'init'; version: number; index: InspectorIndex; overview: SessionOverview | null; state: ViewState | null }
+  /** The file changed: the current scope's index again, and the overview's rows. */
+  | { type: 'update'; index: InspectorIndex; overview: SessionOverview | null }
   | RpcResponse
   | { type: 'navigate'; to: Navigation };
 
@@ -248,3 +288,13 @@ export interface EmbeddedInspection {
   layouts: { base: number | null; keep: number; add: number[] }[];
   breaks: (BreakContext | null)[];
 }
+
+/**
+ * What a standalone report embeds. A file of one lineage: its whole inspection, as the editor
+ * shows it. A file of several: the overview it opens on, the whole file's index (init's, and what
+ * `openLineage(null)` answers), and each lineage's inspection by lineage id, which `openLineage`
+ * switches to; the whole file's lists and bodies are not embedded a second time.
+ */
+export type EmbeddedReport =
+  | { version: number; overview: null; inspection: EmbeddedInspection }
+  | { version: number; overview: SessionOverview; index: InspectorIndex; lineages: Record<string, EmbeddedInspection> };

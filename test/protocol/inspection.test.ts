@@ -220,7 +220,7 @@ describe('protocol and page', () => {
     assert.equal(client.settle({ type: 'response', inReplyTo: 999, result: 1 }), false);
     assert.equal(await b, null);
     await assert.rejects(a, /boom/);
-    assert.equal(PROTOCOL_VERSION, 2);
+    assert.equal(PROTOCOL_VERSION, 3);
   });
 
   it('serve answers each method with its handler, and what it throws rejects the call', async () => {
@@ -232,6 +232,9 @@ describe('protocol and page', () => {
       requests: () => [],
       findings: () => [],
       breakContext: () => null,
+      openLineage: () => {
+        throw new Error('no lineages here');
+      },
     });
     const client: RpcClient<RequestMap> = new RpcClient((m) => void answer(m).then((r) => client.settle(r)));
     assert.deepEqual(

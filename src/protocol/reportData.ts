@@ -1,0 +1,29 @@
+// What a standalone report embeds (EmbeddedReport): a file of one lineage as the editor shows it,
+// a file of several as its overview and each lineage's inspection, so the page opens on the
+// overview and a row opens the lineage as `openLineage` does in the editor.
+
+import { analyze, type AnalyzeOptions, type Analysis } from '../analysis/report';
+import { everyLineage, overviewToOpenOn } from '../analysis/sessionOverview';
+import { lineageMembers, narrowToLineage } from '../hermes/lineage';
+import { Inspection } from './inspection';
+import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from './messages';
+
+/**
+ * The report's data. Each lineage is replayed alone, as `--lineage` replays it, from the rows already
+ * read; a lineage whose rows were not read (a state.db only listed, or outside `--session`) is a row
+ * of the overview without an inspection to open.
+ */
+export function reportData(analysis: Analysis, title: string, options: AnalyzeOptions): EmbeddedReport {
+  const { transcript, report } = analysis;
+  const overview = overviewToOpenOn(transcript, report);
+  const whole = new Inspection(analysis, title);
+  if (overview === null) return { version: PROTOCOL_VERSION, overview: null, inspection: whole.exportAll() };
+  const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
+  const lineages: Record<string, EmbeddedInspection> = {};
+  for (const lineage of everyLineage(overview)) {
+    const members = lineageMembers(transcript, lineage.id);
+    if (!members.every((m) => loaded.has(m))) continue;
+    lineages[lineage.id] = new Inspection(analyze(narrowToLineage(transcript, members), options), title).exportAll();
+  }
+  return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };
+}
