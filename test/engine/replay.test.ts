@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeTranscript } from '../../src/analysis/report';
+import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX } from '../../src/hermes/compactionMarkers';
 import type { Row } from '../../src/model/rows';
@@ -19,8 +19,8 @@ const sess = (id: string, generations: Generation[], extra: Partial<TranscriptSe
   ...extra,
 });
 const transcript = (...sessions: TranscriptSession[]): Transcript => ({ path: 'mem', format: 'hermes-session-json', sessions, captured: [], findings: [] });
-const analyze = (t: Transcript, profile: ProfileName = 'hermes-current', messages = false) =>
-  analyzeTranscript(t, { profile: PROFILES[profile], counter, messages });
+const reportOf = (t: Transcript, profile: ProfileName = 'hermes-current', messages = false) =>
+  analyze(t, { profile: PROFILES[profile], counter, messages }).report;
 const carrier = (): Row => ({
   role: 'user',
   content: `${SUMMARY_PREFIX} Earlier turns were compacted.\n## Historical Task Snapshot\n- did things\n\n${SUMMARY_END_MARKER}`,
@@ -30,10 +30,10 @@ const carrier = (): Row => ({
 describe('replay', () => {
   it('a compaction handoff driving a call: reanchor-none under current rules, fallback under v1 (#80622)', () => {
     const t = transcript(sess('s', [gen([carrier(), { role: 'assistant', content: 'resuming finished work' }])]));
-    const cur = analyze(t);
+    const cur = reportOf(t);
     assert.equal(cur.turns[0].userMessageIndex, -1);
     assert.ok(cur.diagnostics.some((d) => d.code === 'reanchor-none' && d.severity === 'error'));
-    const v1 = analyze(t, 'hermes-v1');
+    const v1 = reportOf(t, 'hermes-v1');
     assert.equal(v1.turns[0].userMessageIndex, 0);
     assert.ok(v1.diagnostics.some((d) => d.code === 'reanchor-fallback'));
   });
@@ -47,7 +47,7 @@ describe('replay', () => {
     // The "compacted" list is the old list plus a carrier: more rows, not fewer.
     const after: Row[] = [...old, carrier(), q2, { role: 'assistant', content: 'a2', timestamp: 4 }];
     const t = transcript(sess('s', [gen(old), gen(after, { compaction: { mode: 'in-place', before: old, beforePos: [] } })]));
-    const r = analyze(t);
+    const r = reportOf(t);
     assert.equal(r.turns.length, 2);
     assert.equal(r.requests.length, 2);
     const c = r.turns[1].compression;
@@ -65,7 +65,7 @@ describe('replay', () => {
       { role: 'tool', tool_call_id: 'c1', content: 'x'.repeat(400), timestamp: 3 },
     ];
     const after: Row[] = [carrier(), before[0], { role: 'assistant', content: 'done', timestamp: 4 }];
-    const r = analyze(transcript(sess('s', [gen(before), gen(after, { compaction: { mode: 'in-place', before, beforePos: [] } })])));
+    const r = reportOf(transcript(sess('s', [gen(before), gen(after, { compaction: { mode: 'in-place', before, beforePos: [] } })])));
     assert.equal(r.turns.length, 1);
     assert.deepEqual(r.turns[0].requests, [0, 1]);
     assert.equal(r.turns[0].laterCompressions.length, 1);
@@ -79,7 +79,7 @@ describe('replay', () => {
       { role: 'assistant', content: 'a', timestamp: 2 },
     ];
     const child: Row[] = [carrier(), { role: 'user', content: 'q2' }, { role: 'assistant', content: 'b' }];
-    const r = analyze(
+    const r = reportOf(
       transcript(
         sess('p', [gen(rows)], { endReason: 'compression', tools: ['read_file'] }),
         sess('c', [gen(child, { compaction: { mode: 'rotation', before: rows, beforePos: [] } })], { parentId: 'p', tools: ['read_file', 'terminal'] }),
@@ -95,7 +95,7 @@ describe('replay', () => {
       { role: 'user', content: 'again' },
       { role: 'assistant', content: 'ok' },
     ];
-    const r = analyze(transcript(sess('s', [gen(rows)])), 'hermes-current', true);
+    const r = reportOf(transcript(sess('s', [gen(rows)])), 'hermes-current', true);
     const msgs = r.requests[1].messages ?? [];
     assert.equal(msgs[2].substitution, 'placeholder');
     assert.equal(msgs[2].substituted, true);
@@ -114,7 +114,7 @@ describe('replay', () => {
       { role: 'user', content: 'next', timestamp: 3 },
       { role: 'assistant', content: 'x', timestamp: 4 },
     ];
-    const r = analyze(transcript(sess('s', [gen(a), gen(b, { carried: 2 })])));
+    const r = reportOf(transcript(sess('s', [gen(a), gen(b, { carried: 2 })])));
     assert.deepEqual(r.requests[1].prefix.breakAt, { messageIndex: 1, byteOffset: 4, cause: 'sidecar-dropped' });
   });
 
@@ -125,7 +125,7 @@ describe('replay', () => {
       { role: 'user', content: 'more', timestamp: 3 },
       { role: 'assistant', content: 'sure', timestamp: 4 },
     ];
-    const r = analyze(transcript(sess('s', [gen(rows)])), 'hermes-v0', true);
+    const r = reportOf(transcript(sess('s', [gen(rows)])), 'hermes-v0', true);
     const [first, second] = r.requests;
     const sum = (q: typeof first) => (q.messages ?? []).reduce((s, m) => s + m.tokens, 0);
     assert.equal(first.inputTokens, sum(first));
@@ -158,7 +158,7 @@ describe('replay', () => {
                 sess('c', [gen(rows, { compaction: { mode, before: p, beforePos: [] } })], { parentId: 'p' }),
               )
             : transcript(sess('s', [gen(p), gen(rows, { compaction: { mode, before: p, beforePos: [] } })]));
-        const r = analyze(t);
+        const r = reportOf(t);
         assert.equal(r.turns.length, 3, 'q1, q2 and the ask: the ask counted once');
         assert.equal(r.requests.length, 3);
         const ask = r.turns[2];
@@ -193,7 +193,7 @@ describe('replay', () => {
         { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }], timestamp: 5.5 },
         { role: 'tool', tool_call_id: 'c1', content: 'big', timestamp: 5.6 },
       ];
-      const r = analyze(transcript(sess('s', [gen(before), gen(rows, { compaction: { mode: 'in-place', before, beforePos: [] } })])));
+      const r = reportOf(transcript(sess('s', [gen(before), gen(rows, { compaction: { mode: 'in-place', before, beforePos: [] } })])));
       const ask = r.turns[2];
       assert.equal(ask.laterCompressions.length, 1);
       const c = ask.laterCompressions[0];
@@ -218,7 +218,7 @@ describe('replay', () => {
       { role: 'user', content: 'q2', timestamp: 5 },
       { role: 'assistant', content: 'a2', timestamp: 6 },
     ];
-    const r = analyze(transcript(sess('s', [gen([...kept, ...undone]), gen([...kept, ...reask], { carried: 2 })])));
+    const r = reportOf(transcript(sess('s', [gen([...kept, ...undone]), gen([...kept, ...reask], { carried: 2 })])));
     assert.equal(r.turns.length, 3);
     assert.deepEqual(
       r.turns.map((t) => t.requests.length),
@@ -240,7 +240,7 @@ describe('replay', () => {
       { role: 'assistant', content: 'x', timestamp: 6 },
       { role: 'assistant', content: 'y', timestamp: 7 },
     ];
-    const r = analyze(transcript(sess('p', [gen(parent)]), sess('d', [gen(delegate)], { parentId: 'p', forkKind: 'delegate' })));
+    const r = reportOf(transcript(sess('p', [gen(parent)]), sess('d', [gen(delegate)], { parentId: 'p', forkKind: 'delegate' })));
     assert.deepEqual(
       r.turns.map((t) => [t.sessionId, t.requests]),
       [

@@ -2,7 +2,7 @@
 // (src/hermes/droppedSidecar.ts), and what the replay makes of it (src/engine/replay.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { analyzeTranscript } from '../../src/analysis/report';
+import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX } from '../../src/hermes/compactionMarkers';
 import { composedLive, injectedBlock } from '../../src/hermes/droppedSidecar';
@@ -88,7 +88,7 @@ describe('dropped sidecar in the replay', () => {
       },
     ],
   };
-  const r = analyzeTranscript(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
+  const r = analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false }).report;
 
   it('the turn that lost its sidecar shows the context its requests still sent', () => {
     const turn = r.turns[r.turns.length - 2];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeTranscript } from '../../src/analysis/report';
+import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { loadTranscript } from '../../src/transcripts/load';
 import { PROFILES } from '../../src/engine/profile';
@@ -12,8 +12,8 @@ import { sqliteExec } from '../support/sqliteExec';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const read = (path: string, text: string) => readTranscript({ path, bytes: enc(text) });
-const analyze = (t: ReturnType<typeof read>, profile: keyof typeof PROFILES = 'hermes-current') =>
-  analyzeTranscript(t, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
+const reportOf = (t: ReturnType<typeof read>, profile: keyof typeof PROFILES = 'hermes-current') =>
+  analyze(t, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false }).report;
 
 const session = (messages: unknown[], extra: Record<string, unknown> = {}): string =>
   JSON.stringify({ session_id: 's1', system_prompt: 'SYS', messages, ...extra }, null, 1);
@@ -48,7 +48,7 @@ describe('format detection by content', () => {
 describe('session JSON', () => {
   it('reports bad rows with their line and replays the rest', () => {
     const text = session([U('q1'), { role: 'wizard', content: 'x' }, A('a1'), U(42), { nope: 1 }, A('a2')]);
-    const r = analyze(read('s.json', text));
+    const r = reportOf(read('s.json', text));
     const errors = r.diagnostics.filter((d) => d.code === 'parse-error');
     assert.equal(errors.length, 3);
     const lines = text.split('\n');
@@ -59,7 +59,7 @@ describe('session JSON', () => {
   });
   it('messages missing or not a list is a parse-error, not a crash', () => {
     for (const doc of ['{"session_id":"s"}', '{"session_id":"s","messages":{}}', '[1,2]', '"str"']) {
-      const r = analyze(read('s.json', doc));
+      const r = reportOf(read('s.json', doc));
       assert.equal(r.diagnostics[0].code, 'parse-error', doc);
       assert.equal(r.requests.length, 0);
     }
@@ -67,7 +67,7 @@ describe('session JSON', () => {
   it('a truncated file keeps every complete message and names the line of the cut', () => {
     const text = session([U('q1', { api_content: 'q1\n\nPLUGIN' }), A('a1'), U('q2'), A('a2 is long enough to be cut')]);
     const cut = text.slice(0, text.indexOf('cut'));
-    const r = analyze(read('s.json', cut));
+    const r = reportOf(read('s.json', cut));
     const d = r.diagnostics.find((x) => x.code === 'parse-error');
     assert.ok(d);
     assert.equal(d.line, cut.split('\n').length);
@@ -78,7 +78,7 @@ describe('session JSON', () => {
   });
   it('special-token strings and lone surrogates are just text', () => {
     const text = session([U('say <|endoftext|> and <|im_start|>'), A('\ud800 lone </script>')]);
-    const r = analyze(read('s.json', text));
+    const r = reportOf(read('s.json', text));
     assert.equal(r.requests.length, 1);
     assert.ok(r.requests[0].inputTokens > 10);
   });
@@ -89,7 +89,7 @@ describe('turn-trace', () => {
   it('a half-written last line is reported; the lines before it replay', () => {
     const lines = trace.split('\n').filter(Boolean);
     const partial = `${lines.slice(0, 3).join('\n')}\n${lines[3].slice(0, 200)}`;
-    const r = analyze(read('t.jsonl', partial));
+    const r = reportOf(read('t.jsonl', partial));
     const d = r.diagnostics.find((x) => x.code === 'parse-error');
     assert.ok(d);
     assert.equal(d.line, 4);
@@ -100,7 +100,7 @@ describe('turn-trace', () => {
   it('an invalid line in the middle is skipped with its line number', () => {
     const lines = trace.split('\n').filter(Boolean);
     const broken = [lines[0], '{"kind":"turn-trace","version":1}', ...lines.slice(1)].join('\n') + '\n';
-    const r = analyze(read('t.jsonl', broken));
+    const r = reportOf(read('t.jsonl', broken));
     assert.equal(r.diagnostics.find((x) => x.code === 'parse-error')?.line, 2);
     assert.equal(r.diagnostics.find((x) => x.code === 'parse-error')?.atEnd, undefined, 'a broken line followed by others is no writer mid-line');
     assert.equal(r.turns.length, 7);
@@ -109,7 +109,7 @@ describe('turn-trace', () => {
     const lines = trace.split('\n').filter(Boolean);
     const column = lines[1].indexOf('"userMessage":"') + 16;
     lines[1] = `${lines[1].slice(0, column - 1)}\u0000${lines[1].slice(column - 1)}`;
-    const r = analyze(read('t.jsonl', `${lines.join('\n')}\n`));
+    const r = reportOf(read('t.jsonl', `${lines.join('\n')}\n`));
     assert.equal(r.source.format, 'turn-trace');
     assert.deepEqual(
       r.diagnostics.filter((d) => d.code === 'parse-error').map((d) => [d.line, d.column, d.atEnd]),
@@ -122,7 +122,7 @@ describe('turn-trace', () => {
     );
   });
   it('the recorded sidecars match the composition rule: no replay-mismatch under hermes-current', () => {
-    const r = analyze(read('t.jsonl', trace));
+    const r = reportOf(read('t.jsonl', trace));
     assert.deepEqual(
       r.diagnostics.filter((d) => d.code === 'replay-mismatch'),
       [],
@@ -130,7 +130,7 @@ describe('turn-trace', () => {
     assert.equal(r.turns.find((t) => t.compression)?.compression?.reanchor.rule, 'typed-index');
   });
   it('hermes-v1 drops memory and plugin context on the image turn (#71998)', () => {
-    const r = analyze(read('t.jsonl', trace), 'hermes-v1');
+    const r = reportOf(read('t.jsonl', trace), 'hermes-v1');
     const lost = r.diagnostics.filter((d) => d.code === 'notes-lost');
     assert.equal(lost.length, 1);
     assert.equal(lost[0].line, 3);
@@ -139,7 +139,7 @@ describe('turn-trace', () => {
     const line = (n: number, msgs: unknown[], extra: Record<string, unknown> = {}) =>
       JSON.stringify({ kind: 'turn-trace', version: 1, sessionId: 's', systemPrompt: 'SYS', userMessage: `q${n}`, messages: msgs, ...extra });
     const text = [line(1, [U('q1'), A('a1')]), line(2, [U('q2'), A('a2')]), line(3, [U('q3'), A('a3')], { historyLength: 2 })].join('\n') + '\n';
-    const r = analyze(read('t.jsonl', text));
+    const r = reportOf(read('t.jsonl', text));
     assert.equal(r.requests.length, 3);
     assert.deepEqual(r.requests[2].prefix.breakAt, { messageIndex: 3, byteOffset: 1, cause: 'history-rewritten' });
   });
@@ -155,7 +155,7 @@ describe('turn-trace', () => {
       line('p', 1, [U('q1', { timestamp: 1 }), A('a1', { timestamp: 2 })]),
       line('c', 2, [A('a2')], { compaction: { mode: 'rotation', messages: [carrier, U('q2')] } }),
     ].join('\n');
-    const r = analyze(read('t.jsonl', text));
+    const r = reportOf(read('t.jsonl', text));
     assert.deepEqual(
       r.sessions.map((s) => [s.id, s.parentId]),
       [
@@ -192,9 +192,9 @@ COMMIT;`,
     const before = readdirSync(dir).sort();
     const stamp = statSync(snap + '.db').mtimeMs;
     const bytes = readFileSync(snap + '.db');
-    const withWal = analyze(await loadTranscript(snap + '.db'));
+    const withWal = reportOf(await loadTranscript(snap + '.db'));
     copyFileSync(snap + '.db', join(dir, 'alone.db'));
-    const plain = analyze(await loadTranscript(join(dir, 'alone.db')));
+    const plain = reportOf(await loadTranscript(join(dir, 'alone.db')));
     assert.equal(withWal.requests.length, plain.requests.length + 1, 'the WAL-only turn is replayed');
     assert.equal(withWal.turns.length, plain.turns.length + 1);
     assert.ok(readFileSync(snap + '.db').equals(bytes), 'database bytes unchanged');
@@ -207,13 +207,13 @@ COMMIT;`,
     const dir = tempDir();
     const other = join(dir, 'state.db');
     sqliteExec(other, ['CREATE TABLE t(x);']);
-    const r = analyze(await loadTranscript(other));
+    const r = reportOf(await loadTranscript(other));
     assert.equal(r.diagnostics[0].code, 'parse-error');
     assert.match(r.diagnostics[0].message, /without the Hermes schema/);
   });
 
   it('in-place compaction: archived rows form the list before, the re-inserted set the list after', async () => {
-    const r = analyze(await loadTranscript(example('in-place/state.db')));
+    const r = reportOf(await loadTranscript(example('in-place/state.db')));
     const turn = r.turns.find((t) => t.compression);
     assert.ok(turn?.compression);
     assert.equal(turn.compression.mode, 'in-place');
@@ -229,7 +229,7 @@ COMMIT;`,
     const db = join(dir, 'state.db');
     copyFileSync(example('rotation/state.db'), db);
     sqliteExec(db, ["UPDATE sessions SET end_reason='branched' WHERE parent_session_id IS NULL;"]);
-    const r = analyze(await loadTranscript(db));
+    const r = reportOf(await loadTranscript(db));
     const childFirst = r.requests.find((q) => q.sessionId !== r.sessions[0].id);
     assert.equal(childFirst?.prefix.previousRequest, null);
     assert.ok(r.turns.every((t) => t.compression === null));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { analyzeTranscript } from '../../src/analysis/report';
+import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { readStateDbRows, type RowSource } from '../../src/transcripts/hermesStateDb';
@@ -31,7 +31,7 @@ INSERT INTO SESSIONS VALUES ('s1', 'cli', 'You are Hermes.', NULL, 1000.0, NULL,
 INSERT INTO Messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'q1', 1001), ('s1', 'assistant', 'a1', 1002), ('s1', 'user', 'q2', 1003), ('s1', 'assistant', 'a2', 1004);
 `,
     ]);
-    const r = analyzeTranscript(await loadTranscript(db), { profile: PROFILES['hermes-current'], counter, messages: false });
+    const r = analyze(await loadTranscript(db), { profile: PROFILES['hermes-current'], counter, messages: false }).report;
     assert.equal(r.turns.length, 2);
     assert.equal(r.requests.length, 2);
     assert.equal(r.sessions[0].recorded?.apiCalls, 2);

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyzeTranscript } from '../../src/analysis/report';
+import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
@@ -13,7 +13,7 @@ import { buildStore } from '../support/upstreamStores';
 
 const summary = async (path: string) => {
   const t = await loadTranscript(path);
-  const r = analyzeTranscript(t, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
+  const r = analyze(t, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false }).report;
   return {
     rows: t.sessions.map((s) => [s.id, s.generations.map((g) => g.rows.length)]),
     turns: r.turns.length,
