@@ -3,7 +3,9 @@
 // Hermes would have stored; each folder's README states what the inspector should find, computed
 // from the same data. Deterministic: two runs give byte-identical files.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
@@ -1148,6 +1150,100 @@ line 6's first request, where the summary carrier replaces the history after the
 }
 
 // ---------------------------------------------------------------------------------------------
+// examples/home: a whole Hermes home, written by test/support/hermes_home.py (upstream's write paths
+// and full schema on real SQLite, python3 stdlib); its README and truth.json come from the truth it prints.
+
+interface HomeTruthSession {
+  id: string;
+  parentId: string | null;
+  source: string;
+  model: string | null;
+  kind: string;
+  lineageRoot: string;
+  endReason: string | null;
+  turns: number;
+  cacheBreaks: string[];
+  compactions: number;
+  rotations: number;
+  inPlaceCompactions: number;
+}
+
+interface HomeTruth {
+  generationSeconds?: number;
+  bytes: number;
+  rowCounts: Record<string, number>;
+  schema: { tables: string[]; indexes: string[]; triggers: string[]; views: string[]; virtualTables: string[]; shadowTables: string[]; schemaVersion: number };
+  sessions: HomeTruthSession[];
+  lineages: { id: string; sessions: string[]; kind: string; forkedFrom: string | null; source: string; turns: number; compactions: number }[];
+}
+
+const HOME_SESSIONS = 48;
+const HOME_SEED = 2026;
+
+function homeExample(): void {
+  const tmp = mkdtempSync(join(tmpdir(), 'examples-home-'));
+  try {
+    const py = join(__dirname, '..', 'test', 'support', 'hermes_home.py');
+    const args = [py, tmp, '--sessions', String(HOME_SESSIONS), '--seed', String(HOME_SEED), '--target-mb', '3'];
+    const r = spawnSync('python3', args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.status !== 0) throw new Error(`hermes_home.py exited ${r.status}: ${r.stderr}`);
+    const truth = JSON.parse(r.stdout) as HomeTruth;
+    delete truth.generationSeconds; // the only figure that differs between runs
+    write('home/state.db', readFileSync(join(tmp, 'state.db')));
+    write('home/truth.json', `${JSON.stringify(truth, null, 1)}\n`);
+    write('home/README.md', homeReadme(truth));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function homeReadme(truth: HomeTruth): string {
+  const count = <T extends string>(xs: T[]): string =>
+    [...xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<T, number>())]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+  const byId = new Map(truth.sessions.map((s) => [s.id, s]));
+  const rows = truth.lineages.map((l) => {
+    const first = byId.get(l.id);
+    const last = byId.get(l.sessions[l.sessions.length - 1]);
+    const breaks = l.sessions.reduce((n, id) => n + (byId.get(id)?.cacheBreaks.length ?? 0), 0);
+    return `| \`${l.id}\` | ${l.kind}${l.forkedFrom ? ` of \`${l.forkedFrom}\`` : ''} | ${l.source} | ${first?.model ?? ''} | ${l.sessions.length} | ${l.turns} | ${l.compactions} | ${breaks} | ${last?.endReason ?? 'open'} |`;
+  });
+  const rotations = truth.sessions.reduce((n, s) => n + s.rotations, 0);
+  const inPlace = truth.sessions.reduce((n, s) => n + s.inPlaceCompactions, 0);
+  const broken = truth.sessions.filter((s) => s.cacheBreaks.length);
+  return `# A Hermes home: ${truth.sessions.length} sessions in one state.db
+
+\`state.db\` (${(truth.bytes / 1e6).toFixed(1)} MB) as a long-time user's \`~/.hermes/state.db\` looks, written by
+\`test/support/hermes_home.py --sessions ${HOME_SESSIONS} --seed ${HOME_SEED} --target-mb 3\`: every row goes through
+\`test/support/hermes_store.py\`, a reconstruction of upstream Hermes' write paths, on real SQLite (WAL, checkpointed).
+\`truth.json\` is what really happened in it (the generator's ground truth); the tests compare the inspector with that.
+
+- **Schema**: upstream's full fresh install, schema_version ${truth.schema.schemaVersion}: ${truth.schema.tables.length} tables
+  (${truth.schema.virtualTables.map((t) => `\`${t}\``).join(' and ')} are external-content FTS5 tables, with the shadow tables
+  ${truth.schema.shadowTables.map((t) => `\`${t}\``).join(', ')}), views ${truth.schema.views.map((t) => `\`${t}\``).join(', ')},
+  ${truth.schema.triggers.length} triggers and ${truth.schema.indexes.length} indexes.
+- **Sessions by source**: ${count(truth.sessions.map((s) => s.source))}.
+- **By kind**: ${count(truth.sessions.map((s) => s.kind))} (compression: a rotation child, \`end_reason='compression'\` on
+  its parent; branch: \`/branch\`, parent ended \`branched\`; delegate: a subagent, \`model_config._delegate_from\`;
+  reset: a gateway \`/reset\`, parent ended \`session_reset\`, \`model_config._reset_from\`).
+- **Models**: ${count(truth.sessions.map((s) => s.model ?? 'none'))}.
+- **Compactions**: ${rotations} by rotation, ${inPlace} in place. **Rows**: ${Object.entries(truth.rowCounts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}.
+- **Real cache breaks** (not caused by a compaction): ${broken.length ? broken.map((s) => `\`${s.id}\` (${s.cacheBreaks.join(', ')})`).join('; ') : 'none'}; the inspector should flag these and nothing else.
+
+Try \`prompt-inspector sessions examples/home/state.db\` (the overview), then
+\`prompt-inspector analyze examples/home/state.db --lineage ID\` for one row.
+
+## Lineages (the overview's rows)
+
+| lineage | kind | source | model | sessions | turns | compactions | cache breaks | end |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+`;
+}
 
 async function main(): Promise<void> {
   const SQL = await initSqlJs();
@@ -1172,6 +1268,7 @@ async function main(): Promise<void> {
   });
   inPlaceExample(SQL);
   traceExample();
+  homeExample();
   write(
     'README.md',
     `# Examples
@@ -1187,6 +1284,7 @@ Synthetic Hermes transcripts, generated by \`npx tsx scripts/generate-examples.t
 | [rotation-prompt-changed](rotation-prompt-changed/) | state.db | the same, but the child's system prompt differs in its \`Model:\` line (stored under its own hash) |
 | [in-place](in-place/) | state.db | compaction in place: archived rows \`active=0, compacted=1\`, the compacted set re-inserted in the same session with a todo snapshot after the current user row; legacy inline system prompt |
 | [trace](trace/) | turn-trace JSONL | recorded assembly inputs whose sidecars follow the composition rule, a multimodal turn, and an in-place compaction line |
+| [home](home/) | state.db (a whole home) | ${HOME_SESSIONS} sessions of every source (cli, gateways, cron, subagents) on upstream's full schema (FTS5 tables, triggers, views): compression chains, in-place compactions, branches, delegates, resets; written by \`test/support/hermes_home.py\`, with its ground truth in \`truth.json\` |
 `,
   );
 }
