@@ -18,6 +18,11 @@ const runs: [string, string[]][] = [
   ['CI check where only the compaction broke the prefix (exit 0)', ['check', 'examples/rotation/state.db']],
   ['CI check where the child session changed its system prompt (exit 1)', ['check', 'examples/rotation-prompt-changed/state.db']],
   ['state.db compacted in place', ['analyze', 'examples/in-place/state.db']],
+  ['A whole Hermes home (48 sessions of every source): the session overview, one row per lineage', ['sessions', 'examples/home/state.db']],
+  [
+    'The same home, its lineages sorted by input tokens, gateway sessions only',
+    ['sessions', 'examples/home/state.db', '--sort', 'input', '--desc', '--filter', 'telegram'],
+  ],
   [
     'One session of a state.db with its lineage (what a state.db above 256 MB loads on demand)',
     ['analyze', 'examples/rotation/state.db', '--session', '20260918_144025_8b9c0d', '--turn', '5'],
