@@ -86,7 +86,11 @@ function assertGrouping(overview: SessionOverview, truth: HomeTruth): void {
     assert.equal(f.lineage.kind, FORK_KIND[tl.kind], `lineage ${tl.id}: kind`);
     assert.equal(f.lineage.forkedFrom, tl.forkedFrom, `lineage ${tl.id}: forked from`);
     if (tl.forkedFrom === null) assert.equal(f.under, null, `lineage ${tl.id} is top-level`);
-    else assert.ok(f.under?.sessions.some((s) => s.id === tl.forkedFrom), `lineage ${tl.id} hangs under the lineage holding ${tl.forkedFrom}`);
+    else
+      assert.ok(
+        f.under?.sessions.some((s) => s.id === tl.forkedFrom),
+        `lineage ${tl.id} hangs under the lineage holding ${tl.forkedFrom}`,
+      );
   }
 }
 
@@ -107,8 +111,19 @@ describe(`a generated Hermes home of ${SESSIONS} sessions`, () => {
   it('the fixture holds upstream full schema and every kind of session', () => {
     const s = truth.schema;
     for (const t of [
-      'schema_version', 'system_prompts', 'sessions', 'messages', 'session_model_usage', 'state_meta', 'gateway_routing',
-      'gateway_hygiene_state', 'conversation_generations', 'gateway_heartbeats', 'compression_locks', 'session_turn_leases', 'async_delegations',
+      'schema_version',
+      'system_prompts',
+      'sessions',
+      'messages',
+      'session_model_usage',
+      'state_meta',
+      'gateway_routing',
+      'gateway_hygiene_state',
+      'conversation_generations',
+      'gateway_heartbeats',
+      'compression_locks',
+      'session_turn_leases',
+      'async_delegations',
     ])
       assert.ok(s.tables.includes(t), `table ${t}`);
     assert.deepEqual(s.virtualTables, ['messages_fts', 'messages_fts_trigram']);
@@ -127,13 +142,20 @@ describe(`a generated Hermes home of ${SESSIONS} sessions`, () => {
 
   it('reads the whole file without a finding from its FTS5, shadow, view or trigger objects', () => {
     const bad = whole.findings.filter((f) => f.severity !== 'info');
-    assert.deepEqual(bad.map((f) => `${f.code}: ${f.message}`), []);
+    assert.deepEqual(
+      bad.map((f) => `${f.code}: ${f.message}`),
+      [],
+    );
     assert.ok(!whole.listedOnly);
   });
 
   it('lists every session with its parent and fork marker', () => {
     assert.deepEqual(whole.sessions.map((s) => s.id).sort(), truth.sessions.map((s) => s.id).sort());
-    assert.deepEqual((whole.catalog ?? []).map((s) => s.id), truth.sessions.map((s) => s.id), 'the catalogue in start order');
+    assert.deepEqual(
+      (whole.catalog ?? []).map((s) => s.id),
+      truth.sessions.map((s) => s.id),
+      'the catalogue in start order',
+    );
     const byId = new Map(whole.sessions.map((s) => [s.id, s]));
     for (const t of truth.sessions) {
       const s = byId.get(t.id);
@@ -183,8 +205,14 @@ describe(`a generated Hermes home of ${SESSIONS} sessions`, () => {
   it('listed only (read-whole limit 0): the same sessions and the same grouping, no rows read', async () => {
     const listed = await loadTranscript(db, { readWholeLimit: 0 });
     assert.ok(listed.listedOnly);
-    assert.deepEqual((listed.catalog ?? []).map((s) => [s.id, s.parentId]), truth.sessions.map((s) => [s.id, s.parentId]));
-    assert.deepEqual(listed.findings.filter((f) => f.severity !== 'info').map((f) => f.message), []);
+    assert.deepEqual(
+      (listed.catalog ?? []).map((s) => [s.id, s.parentId]),
+      truth.sessions.map((s) => [s.id, s.parentId]),
+    );
+    assert.deepEqual(
+      listed.findings.filter((f) => f.severity !== 'info').map((f) => f.message),
+      [],
+    );
     const overview = sessionOverview(listed, analyzeIt(listed).report);
     assert.equal(overview.read, false);
     assertGrouping(overview, truth);
