@@ -6,22 +6,11 @@
  * database with a real SQLite (that would create `-shm` files or checkpoint next
  * to it), so we read the WAL ourselves, following the documented file format
  * (https://www.sqlite.org/fileformat2.html §4 "The Write-Ahead Log"):
- * readWalIndex says which frame holds each page's committed image (the page
- * reader overlays them on demand), applyWal folds them into one image.
+ * readWalIndex says which frame holds each page's committed image; the page
+ * reader (sqlite/pager.ts) overlays them on demand.
  *
  * Pure: no I/O, inputs are never modified, malformed input never throws.
  */
-
-export interface WalApplyResult {
-  /** A database image with every committed WAL frame applied (a new buffer; inputs untouched). */
-  bytes: Uint8Array;
-  /** Frames of committed transactions that were applied (superseded ones included). */
-  framesApplied: number;
-  /** Frames after the last valid commit, or from the first bad checksum/salt on (an in-progress writer, a stale tail). */
-  framesIgnored: number;
-  /** Human-readable notes, e.g. "WAL header checksum mismatch: WAL ignored" (WalIndex's warnings, then its notes). */
-  warnings: string[];
-}
 
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
@@ -29,10 +18,6 @@ const FRAME_HEADER_BYTES = 24;
 const WAL_MAGIC_LITTLE_ENDIAN = 0x377f0682;
 const WAL_MAGIC_BIG_ENDIAN = 0x377f0683;
 const WAL_FORMAT_VERSION = 3007000;
-/** Database header bytes 18/19: file format write/read versions; 1 = rollback journal, 2 = WAL. */
-const DB_WRITE_VERSION_OFFSET = 18;
-const DB_READ_VERSION_OFFSET = 19;
-const DB_HEADER_BYTES = 100;
 
 type Checksum = [number, number];
 
@@ -53,22 +38,6 @@ function walChecksum(bytes: Uint8Array, start: number, end: number, bigEndian: b
 
 function readUint32(bytes: Uint8Array, offset: number): number {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(offset, false);
-}
-
-/** Page size from the database header (bytes 16-17, big-endian; 1 means 65536), or undefined without a header. */
-function databasePageSize(db: Uint8Array): number | undefined {
-  if (db.length < DB_HEADER_BYTES) return undefined;
-  const raw = (db[16] << 8) | db[17];
-  return raw === 1 ? 65536 : raw;
-}
-
-/** sql.js keeps the image in an in-memory file system with no shared memory: mark it as a rollback-journal database. */
-function clearWalModeMarker(image: Uint8Array): Uint8Array {
-  if (image.length >= DB_HEADER_BYTES && (image[DB_WRITE_VERSION_OFFSET] === 2 || image[DB_READ_VERSION_OFFSET] === 2)) {
-    image[DB_WRITE_VERSION_OFFSET] = 1;
-    image[DB_READ_VERSION_OFFSET] = 1;
-  }
-  return image;
 }
 
 /** Where the committed state of a WAL lives: enough to overlay pages on demand without copying the database. */
@@ -185,17 +154,4 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
     if (pageNumber <= committedDbPages) pages.set(pageNumber, WAL_HEADER_BYTES + index * frameBytes + FRAME_HEADER_BYTES);
   }
   return { pageSize, pages, dbPages: committedDbPages, framesApplied: committedFrames, framesIgnored: framesInFile - committedFrames, warnings, notes };
-}
-
-/** The committed state as one database image (sql.js, the tests' oracle, reads a single image). */
-export function applyWal(db: Uint8Array, wal: Uint8Array): WalApplyResult {
-  const index = readWalIndex(wal, databasePageSize(db));
-  const { framesApplied, framesIgnored } = index;
-  const warnings = [...index.warnings, ...index.notes];
-  if (index.dbPages === 0) return { bytes: clearWalModeMarker(db.slice()), framesApplied, framesIgnored, warnings };
-  // Truncate or zero-extend to the committed size, then lay the newest committed frames over it.
-  const image = new Uint8Array(index.dbPages * index.pageSize);
-  image.set(db.subarray(0, Math.min(db.length, image.length)));
-  for (const [pageNumber, offset] of index.pages) image.set(wal.subarray(offset, offset + index.pageSize), (pageNumber - 1) * index.pageSize);
-  return { bytes: clearWalModeMarker(image), framesApplied, framesIgnored, warnings };
 }

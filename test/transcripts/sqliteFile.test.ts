@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bytesSource, type ByteSource } from '../../src/model/byteSource';
 import { SqliteFile, SqliteFormatError } from '../../src/transcripts/sqliteFile';
-import { applyWal } from '../../src/transcripts/sqliteWal';
+import { applyWal } from '../support/walImage';
 import { assertMatchesPython, assertMatchesSqlJs, sqlJs, writeSqlite, type WriteStep } from './sqliteOracle';
 
 // Values of every serial type: NULL, 0 and 1 (types 8, 9), 1- to 8-byte integers, reals, text, blobs.

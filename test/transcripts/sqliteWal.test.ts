@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { bytesSource } from '../../src/model/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
-import { applyWal, readWalIndex, WalApplyResult } from '../../src/transcripts/sqliteWal';
+import { readWalIndex } from '../../src/transcripts/sqliteWal';
+import { applyWal, type WalApplyResult } from '../support/walImage';
 import { sqliteExec } from '../support/sqliteExec';
 
 const initSqlJs: () => Promise<SqlJsStatic> = require('sql.js');

@@ -11,7 +11,7 @@ import { loadTranscript, READ_WHOLE_LIMIT, UnknownSession } from '../../src/tran
 import type { Transcript } from '../../src/model/transcript';
 import { bytesSource } from '../../src/model/byteSource';
 import type { SqlValue } from '../../src/transcripts/sqliteFile';
-import { applyWal } from '../../src/transcripts/sqliteWal';
+import { applyWal } from '../support/walImage';
 import { assertNoStack, cli, example, ROOT, tempDir } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
 import { assertSchemaValid } from '../robustness/invariants';
