@@ -1,0 +1,88 @@
+// The shipped analysis worker (dist/engine.js) driven as the extension host drives it: a file of
+// several lineages comes with its overview, a lineage opens under a scope key of its own and
+// answers as `--lineage` replays it (narrowed from the rows read, or loaded alone from a state.db
+// only listed), and what cannot be answered rejects.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { EngineClient } from '../../src/extension/engineProtocol';
+import { everyLineage } from '../../src/analysis/sessionOverview';
+import { buildStore } from '../support/upstreamStores';
+import { analyzeJson, example, ROOT } from '../cli/support';
+
+type Json = any;
+
+const engine = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+after(() => engine.dispose());
+
+const params = (key: string, path: string, readWholeLimit?: number) =>
+  ({ key, path, title: 'state.db', profile: 'hermes-current', tokenizer: 'o200k_base', readWholeLimit }) as const;
+
+describe('the analysis worker: lineage scopes', () => {
+  const home = buildStore('home');
+
+  it("a file of several lineages: its overview, and each lineage's index and pages as --lineage gives them", async () => {
+    const { overview, index } = await engine.call('analyze', params('home', home.stateDb));
+    assert.ok(overview, 'a home of several lineages has an overview');
+    assert.equal(overview.read, true);
+    const lineages = everyLineage(overview);
+    assert.ok(lineages.length > 2 && lineages.some((l) => l.sessions.length > 1) && lineages.some((l) => l.kind !== 'conversation'));
+    assert.equal(index.requestCount, analyzeJson(home.stateDb).requests.length);
+    for (const [n, l] of lineages.entries()) {
+      const alone = analyzeJson(home.stateDb, '--lineage', l.id);
+      const scope = `home#${n}`;
+      const scoped = await engine.call('openLineage', { key: 'home', lineage: l.id, scope });
+      assert.equal(scoped.turnCount, alone.turns.length, l.id);
+      assert.equal(scoped.turnCount, l.turns, `${l.id}: the overview row's turns`);
+      const requests = await engine.call('page', { key: scope, list: 'requests', start: 0, count: 1000 });
+      assert.deepEqual(
+        requests.map((q: Json) => [q.sessionId, q.inputTokens, q.reusedTokens]),
+        alone.requests.map((q: Json) => [q.sessionId, q.inputTokens, q.prefix.reusedTokens]),
+      );
+      const findings = await engine.call('page', { key: scope, list: 'findings', start: 0, count: 1000 });
+      assert.deepEqual(
+        findings.map((d: Json) => d.code),
+        alone.diagnostics.map((d: Json) => d.code),
+      );
+    }
+    // The file's own analysis is untouched by its scopes.
+    const whole = await engine.call('page', { key: 'home', list: 'requests', start: 0, count: 10_000 });
+    assert.equal(whole.length, index.requestCount);
+  });
+
+  it('a state.db only listed: rows not read in the overview, a lineage loaded alone from the file', async () => {
+    const { overview, listedOnly, index } = await engine.call('analyze', params('listed', home.stateDb, 1024));
+    assert.equal(listedOnly, true);
+    assert.equal(index.requestCount, 0);
+    assert.ok(overview);
+    assert.equal(overview.read, false);
+    const chain = everyLineage(overview).find((l) => l.sessions.length > 1);
+    assert.ok(chain);
+    assert.equal(chain.turns, null, 'not read');
+    const alone = analyzeJson(home.stateDb, '--lineage', chain.id);
+    const scoped = await engine.call('openLineage', { key: 'listed', lineage: chain.id, scope: 'listed#1' });
+    assert.equal(scoped.requestCount, alone.requests.length);
+    assert.ok(scoped.requestCount > 0);
+    const last = alone.requests[alone.requests.length - 1];
+    const messages = await engine.call('messages', { key: 'listed#1', request: last.index, start: 0, count: 10_000 });
+    assert.equal(messages.length, last.messageCount);
+  });
+
+  it('an id that is no lineage rejects (a later session of a chain, an unknown id), and a dropped scope answers nothing', async () => {
+    await engine.call('analyze', params('home', home.stateDb));
+    const l = analyzeJson(home.stateDb).sessions as Json[];
+    const continued = l.find((s) => s.parentId !== null && l.find((p) => p.id === s.parentId)?.endReason === 'compression');
+    assert.ok(continued, 'the home has a compaction chain');
+    await assert.rejects(engine.call('openLineage', { key: 'home', lineage: continued.id, scope: 'home#x' }), /no lineage/);
+    await assert.rejects(engine.call('openLineage', { key: 'home', lineage: 'nope', scope: 'home#x' }), /no lineage nope/);
+    await assert.rejects(engine.call('openLineage', { key: 'never-analysed', lineage: 'nope', scope: 'x' }), /no analysis for never-analysed/);
+    await engine.call('openLineage', { key: 'home', lineage: l[0].id, scope: 'home#y' });
+    await engine.call('drop', { key: 'home#y' });
+    await assert.rejects(engine.call('page', { key: 'home#y', list: 'turns', start: 0, count: 1 }), /no analysis for home#y/);
+  });
+
+  it('a file of one lineage has no overview', async () => {
+    const { overview } = await engine.call('analyze', params('rotation', example('rotation/state.db')));
+    assert.equal(overview, null);
+  });
+});
