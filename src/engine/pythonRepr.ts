@@ -85,23 +85,9 @@ export function pythonStr(s: string): string {
 
 // repr() of bytes (Objects/bytesobject.c): b'…', or b"…" when there is a ' and no "; backslash,
 // the quote, tab, newline and carriage return escaped with a backslash; other bytes outside
-// 0x20-0x7e as \xNN; the rest as is.
-const BYTE_REPR: string[] = Array.from({ length: 256 }, (_, c) =>
-  c === 0x5c ? '\\\\' : c === 0x09 ? '\\t' : c === 0x0a ? '\\n' : c === 0x0d ? '\\r' : c < 0x20 || c >= 0x7f ? `\\x${hex(c, 2)}` : String.fromCharCode(c),
-);
-const BYTE_WIDTH = Uint8Array.from(BYTE_REPR, (r) => r.length);
-
-function bytesQuote(b: Uint8Array): "'" | '"' {
-  return b.includes(0x27) && !b.includes(0x22) ? '"' : "'";
-}
-
-/** repr() of bytes, written out. */
-export function pythonBytes(b: Uint8Array): string {
-  const quote = bytesQuote(b);
-  let out = `b${quote}`;
-  for (let i = 0; i < b.length; i++) out += b[i] === 0x27 && quote === "'" ? "\\'" : BYTE_REPR[b[i]];
-  return out + quote;
-}
+// 0x20-0x7e as \xNN; the rest as is. The product only measures it: each byte's width here, the
+// quote counted apart (test/engine/pythonRepr.test.ts writes it out, checked against python3).
+const BYTE_WIDTH = Uint8Array.from({ length: 256 }, (_, c) => (c === 0x5c || c === 0x09 || c === 0x0a || c === 0x0d ? 2 : c < 0x20 || c >= 0x7f ? 4 : 1));
 
 /** len(repr(b)) without writing it: one pass, no allocation. */
 export function pythonBytesLength(b: Uint8Array): number {

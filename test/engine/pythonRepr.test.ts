@@ -8,9 +8,26 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES } from '../../src/engine/profile';
-import { pythonBytes, pythonBytesLength, pythonReprMeasured, writeRepr } from '../../src/engine/pythonRepr';
+import { pythonBytesLength, pythonReprMeasured, writeRepr } from '../../src/engine/pythonRepr';
 import type { Row } from '../../src/model/rows';
 import { createRng } from '../support/synthesize';
+
+/**
+ * repr() of bytes written out, which the product never does (it measures them: pythonBytesLength):
+ * b'…', or b"…" with a ' and no "; backslash, the quote, tab, newline and carriage return after a
+ * backslash, other bytes outside 0x20-0x7e as \xNN. Checked against python3 below.
+ */
+function pythonBytes(b: Uint8Array): string {
+  const quote = b.includes(0x27) && !b.includes(0x22) ? '"' : "'";
+  const named: Record<number, string> = { 0x09: '\\t', 0x0a: '\\n', 0x0d: '\\r', 0x5c: '\\\\' };
+  const body = Array.from(b, (c) => {
+    const ch = String.fromCharCode(c);
+    if (ch === quote) return `\\${ch}`;
+    if (named[c]) return named[c];
+    return c < 0x20 || c >= 0x7f ? `\\x${c.toString(16).padStart(2, '0')}` : ch;
+  });
+  return `b${quote}${body.join('')}${quote}`;
+}
 
 /** str() of value written out whole, bytes values too (the product only measures those). */
 function pythonRepr(value: unknown): string {
