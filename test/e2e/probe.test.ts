@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import {
   THEMES,
@@ -45,14 +45,16 @@ after(async () => {
   if (vsixDir) rmSync(vsixDir, { recursive: true, force: true });
 });
 
-test('e2e harness: probe extension webview in a real VS Code (light, then dark)', { timeout: 5 * 60_000 }, async () => {
-  try {
-    await probeScenario();
-  } catch (e) {
-    if (page) await screenshot(page, 'probe-failure').catch(() => undefined);
-    if (server) process.stderr.write(`[e2e] code-server log (tail):\n${server.log().slice(-3000)}\n`);
-    throw e;
-  }
+describe('e2e harness', () => {
+  it('probe extension webview in a real VS Code (light, then dark)', { timeout: 5 * 60_000 }, async () => {
+    try {
+      await probeScenario();
+    } catch (e) {
+      if (page) await screenshot(page, 'probe-failure').catch(() => undefined);
+      if (server) process.stderr.write(`[e2e] code-server log (tail):\n${server.log().slice(-3000)}\n`);
+      throw e;
+    }
+  });
 });
 
 async function probeScenario(): Promise<void> {
