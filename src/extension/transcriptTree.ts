@@ -1,11 +1,18 @@
-// Transcripts in the workspace → sessions → turns, with badges for cache breaks and compactions.
+// Transcripts in the workspace → lineages (as the session overview groups them: a compaction chain
+// lists its sessions, forks nest under the lineage they came from) → sessions → turns, with badges
+// for cache breaks and compactions. A file of one lineage lists its sessions directly.
 
 import * as vscode from 'vscode';
 import type { SessionTurn } from '../protocol/inspection';
+import type { OverviewLineage } from '../analysis/overviewTypes';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 
-type Node = { kind: 'file'; uri: vscode.Uri } | { kind: 'session'; uri: vscode.Uri; id: string } | { kind: 'turn'; uri: vscode.Uri; turn: SessionTurn };
+type Node =
+  | { kind: 'file'; uri: vscode.Uri }
+  | { kind: 'lineage'; uri: vscode.Uri; lineage: OverviewLineage }
+  | { kind: 'session'; uri: vscode.Uri; id: string }
+  | { kind: 'turn'; uri: vscode.Uri; turn: SessionTurn };
 
 export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -33,8 +40,13 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     } catch {
       return [];
     }
-    const { index } = inspection;
-    if (node.kind === 'file') return index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
+    const { index, overview } = inspection;
+    const lineageNode = (lineage: OverviewLineage): Node => ({ kind: 'lineage', uri: node.uri, lineage });
+    if (node.kind === 'file') return overview ? overview.lineages.map(lineageNode) : index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
+    if (node.kind === 'lineage') {
+      const sessions: Node[] = node.lineage.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
+      return [...sessions, ...node.lineage.children.map(lineageNode)];
+    }
     return (await inspection.sessionTurns(node.id)).map((turn) => ({ kind: 'turn', uri: node.uri, turn }));
   }
 
@@ -44,6 +56,18 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
       item.resourceUri = node.uri;
       item.contextValue = 'transcript';
       item.command = { command: 'promptInspector.openFile', title: 'Open in Prompt Inspector', arguments: [node.uri] };
+      return item;
+    }
+    if (node.kind === 'lineage') {
+      const l = node.lineage;
+      const item = new vscode.TreeItem(l.title ?? l.id, vscode.TreeItemCollapsibleState.Collapsed);
+      const breaks = l.cacheBreaks ? `${l.cacheBreaks} cache break${l.cacheBreaks > 1 ? 's' : ''}` : '';
+      const turns = l.turns === null ? 'not read' : `${l.turns} turn${l.turns === 1 ? '' : 's'}`;
+      item.description = [l.kind === 'conversation' ? '' : l.kind, `${l.sessions.length} session${l.sessions.length > 1 ? 's' : ''}`, turns, breaks]
+        .filter(Boolean)
+        .join(' · ');
+      item.tooltip = `lineage ${l.id}${l.forkedFrom ? ` (${l.kind} of ${l.forkedFrom})` : ''}`;
+      item.iconPath = new vscode.ThemeIcon(l.kind === 'conversation' ? 'comment-discussion' : 'git-branch');
       return item;
     }
     if (node.kind === 'session') {
