@@ -173,6 +173,8 @@ class Home:
         # mean tool-output characters, steered towards the target size from a first guess
         self.tool_mean = max(200.0, 3000.0 * self.target_bytes / sessions / 150e3)
         self.delegations: List[Dict[str, Any]] = []
+        self.means: List[int] = []
+        self.density = 1.0  # scales turns per conversation and reply lengths when small sessions are asked for
         self.peers: Dict[Tuple[str, str], Dict[str, Any]] = {}
 
     # --- sizes ------------------------------------------------------------------------------------
@@ -185,8 +187,12 @@ class Home:
         if self.created == 0:
             return
         want = self.target_bytes * self.created / self.n
-        ratio = want / max(1, self.db_bytes())
-        self.tool_mean = min(200_000.0, max(200.0, self.tool_mean * min(2.0, max(0.5, ratio))))
+        ratio = min(2.0, max(0.5, want / max(1, self.db_bytes())))
+        if self.tool_mean <= 100.0 and ratio < 1 or self.density < 1 and ratio > 1:
+            # tool outputs at their floor and still too large: fewer, shorter turns (and back when there is room)
+            self.density = min(1.0, max(0.1, self.density * ratio))
+        else:
+            self.tool_mean = min(200_000.0, max(100.0, self.tool_mean * ratio))
 
     def tool_chars(self) -> int:
         sigma = 1.1
@@ -251,7 +257,7 @@ class Home:
 
     def responses(self, calls: int) -> List[Dict[str, Any]]:
         out = [self.tool_call() for _ in range(calls)]
-        out.append(hs.say(" ".join(self.text.sentence() for _ in range(self.rng.randint(1, 6)))))
+        out.append(hs.say(" ".join(self.text.sentence() for _ in range(self.rng.randint(1, max(1, round(6 * self.density)))))))
         return out
 
     def injected(self) -> Dict[str, Any]:
@@ -280,7 +286,7 @@ class Home:
             turns = rng.randint(1, 3)
         else:
             turns = weighted(rng, [((2, 8), 55), ((9, 30), 30), ((31, 90), 12), ((91, 200), 3)])
-            turns = rng.randint(*turns)
+            turns = max(1, round(rng.randint(*turns) * self.density))
         # how the context is kept bounded, decided up front so the session count is known
         if "turns" in force:
             turns = rng.randint(*force["turns"])
@@ -299,6 +305,7 @@ class Home:
         if need > remaining and not marathon:
             mode, rotations, delegates, branch_at, reset = None, 0, 0, None, False
             turns = min(turns, 20)
+        delegates = min(delegates, turns - 1)
         delegate_turns = set(rng.sample(range(1, turns), delegates)) if delegates else set()
         peer = self.peer(source) if gateway else {}
         platform = source if source != "api_server" else "api"
@@ -416,6 +423,7 @@ class Home:
             marathon = False
             self.conn.execute("COMMIT")
             self.steer()
+            self.means.append((round(self.tool_mean), round(self.density, 2)))
             self.conn.execute("BEGIN")
         self.side_tables()
         self.conn.execute("COMMIT")
