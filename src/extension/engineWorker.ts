@@ -10,7 +10,7 @@ import { PROFILES } from '../engine/profile';
 import { loadTranscript } from '../transcripts/load';
 import { serve, type RpcRequest } from '../protocol/rpc';
 import type { Transcript } from '../model/transcript';
-import { lineageMembers, narrowToLineage } from '../hermes/lineage';
+import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import type { EngineCalls } from './engineProtocol';
 
@@ -49,7 +49,10 @@ async function lineageTranscript({ params, transcript }: Analysed, lineage: stri
 
 const answer = serve<EngineCalls>({
   analyze: async (params) => {
-    const transcript = await loadTranscript(params.path, { session: params.session, readWholeLimit: params.readWholeLimit });
+    let transcript = await loadTranscript(params.path, { session: params.session, readWholeLimit: params.readWholeLimit });
+    // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
+    const roots = transcript.listedOnly ? [...new Lineages(listedSessions(transcript)).chains().keys()] : [];
+    if (roots.length === 1) transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });
     const inspection = inspect(transcript, params);
     inspections.set(params.key, inspection);
     files.set(params.key, { params, transcript });

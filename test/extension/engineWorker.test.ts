@@ -81,8 +81,15 @@ describe('the analysis worker: lineage scopes', () => {
     await assert.rejects(engine.call('page', { key: 'home#y', list: 'turns', start: 0, count: 1 }), /no analysis for home#y/);
   });
 
-  it('a file of one lineage has no overview', async () => {
-    const { overview } = await engine.call('analyze', params('rotation', example('rotation/state.db')));
-    assert.equal(overview, null);
+  it('a file of one lineage has no overview; only listed, that lineage loads without being chosen', async () => {
+    const rotation = example('rotation/state.db');
+    const whole = await engine.call('analyze', params('rotation', rotation));
+    assert.equal(whole.overview, null);
+    const listed = await engine.call('analyze', params('rotation-listed', rotation, 1024));
+    assert.equal(listed.overview, null);
+    assert.equal(listed.listedOnly, false);
+    assert.equal(listed.index.turnCount, whole.index.turnCount);
+    assert.ok(listed.index.turnCount > 0);
+    assert.equal(listed.catalog?.length, 2, 'both sessions of the chain');
   });
 });
