@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { bytesSource, type ByteSource } from '../../src/model/byteSource';
 import { SqliteFile, SqliteFormatError } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../support/walImage';
-import { assertMatchesPython, assertMatchesSqlJs, sqlJs, writeSqlite, type WriteStep } from './sqliteOracle';
+import { assertMatchesPython, assertMatchesSqlJs, matchesSqlJsForAll, sqlJsBind, writeSqlite, type WriteStep } from './sqliteOracle';
 
 // Values of every serial type: NULL, 0 and 1 (types 8, 9), 1- to 8-byte integers, reals, text, blobs.
 const MIXED_TABLE = `
@@ -359,40 +359,22 @@ describe('page reader vs sql.js', () => {
     moreRows: fc.array(fc.array(value, { minLength: 9, maxLength: 9 }), { maxLength: 10 }),
   });
 
-  /** A value as SQL text (integers beyond 2^53 cannot be bound through sql.js) or a parameter. */
-  const bind = (v: unknown, params: unknown[]): string => {
-    if (v === null) return 'NULL';
-    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return String(v);
-    params.push(v);
-    return '?';
-  };
-
   it('random tables, rows, deletes and added columns read the same (300 databases)', async () => {
-    const SQL = await sqlJs;
-    let values = 0;
-    await fc.assert(
-      fc.asyncProperty(caseArb, async (g) => {
-        const db = new SQL.Database();
-        try {
-          db.run(`PRAGMA page_size = ${g.pageSize}`);
-          db.run(`PRAGMA encoding = '${g.encoding}'`);
-          const cols = g.types.map((t, i) => `c${i} ${i === 0 && g.rowidAlias ? 'INTEGER PRIMARY KEY' : t}`);
-          db.run(`CREATE TABLE r(${cols.join(', ')})`);
-          const insert = (row: unknown[], n: number): void => {
-            const params: unknown[] = [];
-            const vals = row.slice(0, n).map((v, i) => (i === 0 && g.rowidAlias ? 'NULL' : bind(v, params)));
-            db.run(`INSERT INTO r VALUES (${vals.join(', ')})`, params as never);
-          };
-          for (const row of g.rows) insert(row, g.types.length);
-          for (const d of g.deletes) db.run(`DELETE FROM r WHERE rowid = ${d}`);
-          g.added.forEach(([type, dflt], i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${type}${dflt === undefined ? '' : ` DEFAULT ${dflt}`}`));
-          for (const row of g.moreRows) insert(row, g.types.length + g.added.length);
-          const bytes = db.export();
-          values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
-        } finally {
-          db.close();
-        }
-      }),
+    const values = await matchesSqlJsForAll(
+      caseArb,
+      (db, g) => {
+        const cols = g.types.map((t, i) => `c${i} ${i === 0 && g.rowidAlias ? 'INTEGER PRIMARY KEY' : t}`);
+        db.run(`CREATE TABLE r(${cols.join(', ')})`);
+        const insert = (row: unknown[], n: number): void => {
+          const params: unknown[] = [];
+          const vals = row.slice(0, n).map((v, i) => (i === 0 && g.rowidAlias ? 'NULL' : sqlJsBind(v, params)));
+          db.run(`INSERT INTO r VALUES (${vals.join(', ')})`, params as never);
+        };
+        for (const row of g.rows) insert(row, g.types.length);
+        for (const d of g.deletes) db.run(`DELETE FROM r WHERE rowid = ${d}`);
+        g.added.forEach(([type, dflt], i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${type}${dflt === undefined ? '' : ` DEFAULT ${dflt}`}`));
+        for (const row of g.moreRows) insert(row, g.types.length + g.added.length);
+      },
       { numRuns: 300, seed: 20260918 },
     );
     assert.ok(values > 10_000, `${values} values compared`);

@@ -5,8 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
-import type { SqliteFile, SqlValue } from '../../src/transcripts/sqliteFile';
+import { bytesSource } from '../../src/model/byteSource';
+import { SqliteFile, type SqlValue } from '../../src/transcripts/sqliteFile';
 
 export const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 
@@ -134,5 +136,43 @@ export async function assertMatchesSqlJs(bytes: Uint8Array, file: SqliteFile, sk
   } finally {
     db.close();
   }
+  return values;
+}
+
+/** A value as SQL text (integers beyond 2^53 cannot be bound through sql.js) or a parameter. */
+export function sqlJsBind(v: unknown, params: unknown[]): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return String(v);
+  params.push(v);
+  return '?';
+}
+
+/**
+ * The property the random-database tests share: each generated case's database, made by `build`
+ * in sql.js at the case's page size and encoding, reads through the page reader value for value as
+ * sql.js reads it. Returns the values compared, so a test can check it compared enough.
+ */
+export async function matchesSqlJsForAll<T extends { pageSize: number; encoding: string }>(
+  cases: fc.Arbitrary<T>,
+  build: (db: Database, g: T) => void,
+  run: { numRuns: number; seed: number },
+): Promise<number> {
+  const SQL = await sqlJs;
+  let values = 0;
+  await fc.assert(
+    fc.asyncProperty(cases, async (g) => {
+      const db = new SQL.Database();
+      try {
+        db.run(`PRAGMA page_size = ${g.pageSize}`);
+        db.run(`PRAGMA encoding = '${g.encoding}'`);
+        build(db, g);
+        const bytes = db.export();
+        values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
+      } finally {
+        db.close();
+      }
+    }),
+    run,
+  );
   return values;
 }

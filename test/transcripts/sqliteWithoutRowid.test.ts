@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { bytesSource } from '../../src/model/byteSource';
 import { SqliteFile, SqliteFormatError, type SqlValue } from '../../src/transcripts/sqliteFile';
-import { assertMatchesPython, assertMatchesSqlJs, sqlJs, writeSqlite, type Layout } from './sqliteOracle';
+import { assertMatchesPython, assertMatchesSqlJs, matchesSqlJsForAll, sqlJsBind, writeSqlite, type Layout } from './sqliteOracle';
 
 /** The reader's record layout is SQLite's: column i at the first place SQLite puts it, virtual columns nowhere. */
 function assertLayout(file: SqliteFile, layout: Layout): void {
@@ -134,46 +134,29 @@ describe('WITHOUT ROWID tables vs sql.js', () => {
     deletes: fc.array(fc.nat(80), { maxLength: 10 }),
     added: fc.array(fc.constantFrom('INTEGER DEFAULT 5', "TEXT DEFAULT 'x'", '', 'REAL DEFAULT -1.5'), { maxLength: 2 }),
   });
-  const bind = (v: unknown, params: unknown[]): string => {
-    if (v === null) return 'NULL';
-    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return String(v);
-    params.push(v);
-    return '?';
-  };
-
   it('random WITHOUT ROWID tables, keys, rows, deletes and added columns read the same (200 databases)', async () => {
-    const SQL = await sqlJs;
-    let values = 0;
-    await fc.assert(
-      fc.asyncProperty(caseArb, async (g) => {
-        const db = new SQL.Database();
-        try {
-          db.run(`PRAGMA page_size = ${g.pageSize}`);
-          db.run(`PRAGMA encoding = '${g.encoding}'`);
-          const key = [...new Map(g.key.map(([c, desc]) => [c % g.types.length, desc])).entries()];
-          const cols = g.types.map((t, i) => `c${i} ${t}`);
-          db.run(`CREATE TABLE r(${cols.join(', ')}, PRIMARY KEY(${key.map(([c, desc]) => `c${c}${desc ? ' DESC' : ''}`).join(', ')})) WITHOUT ROWID`);
-          for (const row of g.rows) {
-            const params: unknown[] = [];
-            // Primary key columns of a WITHOUT ROWID table are NOT NULL.
-            const vals = row.slice(0, g.types.length).map((v, i) => bind(v === null && key.some(([c]) => c === i) ? i : v, params));
-            db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
-          }
-          for (const d of g.deletes) db.run(`DELETE FROM r WHERE c${key[0][0]} = ${d % 300}`);
-          g.added.forEach((decl, i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${decl}`));
-          for (const row of g.rows.slice(0, 5)) {
-            const params: unknown[] = [];
-            const vals = [...row.slice(0, g.types.length), ...g.added.map(() => row[6])].map((v, i) =>
-              bind(v === null && key.some(([c]) => c === i) ? `n${i}` : v, params),
-            );
-            db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
-          }
-          const bytes = db.export();
-          values += await assertMatchesSqlJs(bytes, new SqliteFile(bytesSource(bytes)));
-        } finally {
-          db.close();
+    const values = await matchesSqlJsForAll(
+      caseArb,
+      (db, g) => {
+        const key = [...new Map(g.key.map(([c, desc]) => [c % g.types.length, desc])).entries()];
+        const cols = g.types.map((t, i) => `c${i} ${t}`);
+        db.run(`CREATE TABLE r(${cols.join(', ')}, PRIMARY KEY(${key.map(([c, desc]) => `c${c}${desc ? ' DESC' : ''}`).join(', ')})) WITHOUT ROWID`);
+        for (const row of g.rows) {
+          const params: unknown[] = [];
+          // Primary key columns of a WITHOUT ROWID table are NOT NULL.
+          const vals = row.slice(0, g.types.length).map((v, i) => sqlJsBind(v === null && key.some(([c]) => c === i) ? i : v, params));
+          db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
         }
-      }),
+        for (const d of g.deletes) db.run(`DELETE FROM r WHERE c${key[0][0]} = ${d % 300}`);
+        g.added.forEach((decl, i) => db.run(`ALTER TABLE r ADD COLUMN a${i} ${decl}`));
+        for (const row of g.rows.slice(0, 5)) {
+          const params: unknown[] = [];
+          const vals = [...row.slice(0, g.types.length), ...g.added.map(() => row[6])].map((v, i) =>
+            sqlJsBind(v === null && key.some(([c]) => c === i) ? `n${i}` : v, params),
+          );
+          db.run(`INSERT OR IGNORE INTO r VALUES (${vals.join(', ')})`, params as never);
+        }
+      },
       { numRuns: 200, seed: 20261012 },
     );
     assert.ok(values > 5_000, `${values} values compared`);
