@@ -1,5 +1,5 @@
 // The webview's pure parts in plain Node: stepping and restoring the selection, cutting text into
-// highlighted runs, and paging message bodies.
+// highlighted runs, paging message bodies, and the roving keys.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import type { MessageView, RequestView, TurnView } from '../../src/protocol/mess
 import { IndexModel } from '../../webview/index-model';
 import { restore, selectRequest, step } from '../../webview/navigation';
 import { Pages } from '../../webview/pages';
+import { roveTo } from '../../webview/roving';
 import { changedRange, collapsePoint, segment } from '../../webview/segments';
 
 /** Turns of the given request counts; `broken` requests are cache breaks, `compacted` ones re-billed by a compaction. */
@@ -205,5 +206,31 @@ describe('webview message pages', () => {
     release();
     await new Promise((ok) => setImmediate(ok));
     assert.equal(pages.get(1, 0), 'loading', 'an answer to a request made before the update is ignored');
+  });
+});
+
+describe('roving keys', () => {
+  it('moves a page with PageUp and PageDown when given one, stopping at the ends', () => {
+    const key = (k: string) => {
+      let prevented = false;
+      const e = {
+        key: k,
+        preventDefault: () => {
+          prevented = true;
+        },
+      };
+      return { e, prevented: () => prevented };
+    };
+    assert.equal(roveTo(key('PageDown').e, 'vertical', 100, 10, 20), 30);
+    assert.equal(roveTo(key('PageDown').e, 'vertical', 100, 90, 20), 99);
+    assert.equal(roveTo(key('PageUp').e, 'vertical', 100, 10, 20), 0);
+    const atTop = key('PageUp');
+    assert.equal(roveTo(atTop.e, 'vertical', 100, 0, 20), undefined);
+    assert.ok(atTop.prevented(), 'taken at the end too, so the page does not scroll');
+    // Without a page size the keys are not the set's.
+    const free = key('PageDown');
+    assert.equal(roveTo(free.e, 'vertical', 100, 10), undefined);
+    assert.ok(!free.prevented());
+    assert.equal(roveTo(key('ArrowDown').e, 'vertical', 100, 99, 20), undefined);
   });
 });
