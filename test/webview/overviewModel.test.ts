@@ -1,0 +1,167 @@
+// The session overview's table model in plain Node: which rows a tree of lineages makes with some
+// chains expanded, what the filters and sorting let through, the count line, the window of rows on
+// screen, and each cell's text.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { overviewColumn } from '../../src/analysis/overviewColumns';
+import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/analysis/overviewTypes';
+import {
+  cellOf,
+  EMPTY_OVERVIEW_STATE,
+  overviewCounts,
+  overviewRows,
+  overviewSources,
+  rowWindow,
+  shownLineages,
+  type OverviewRow,
+} from '../../webview/overview-model';
+
+const recorded = { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null };
+
+function session(id: string, o: Partial<OverviewSession> = {}): OverviewSession {
+  return {
+    id,
+    parentId: null,
+    title: null,
+    startedAt: 1000,
+    lastRowAt: 1060,
+    endedAt: null,
+    durationSeconds: 60,
+    source: 'cli',
+    model: null,
+    mainLoopModels: [],
+    endReason: null,
+    read: true,
+    recorded,
+    recordedCompactionCalls: null,
+    turns: 1,
+    requests: 1,
+    compactions: 0,
+    cacheBreaks: 0,
+    inputTokens: 100,
+    reusedTokens: 50,
+    errors: 0,
+    warnings: 0,
+    ...o,
+  };
+}
+
+function lineage(id: string, o: Partial<OverviewLineage> = {}): OverviewLineage {
+  const sessions = o.sessions ?? [session(id, { source: o.source ?? 'cli' })];
+  return {
+    ...session(id),
+    kind: 'conversation',
+    forkedFrom: null,
+    source: 'cli',
+    recordedCompactionCalls: null,
+    children: [],
+    ...o,
+    sessions,
+  };
+}
+
+const file = (lineages: OverviewLineage[], read = true): SessionOverview => ({
+  source: { path: 'state.db', format: 'hermes-state-db' },
+  profile: 'hermes-current',
+  tokenizer: 'o200k_base',
+  read,
+  lineages,
+  unplaced: { errors: 0, warnings: 0 },
+});
+
+/** A row as a short label: "a", "a/a2" for a session row, indented by depth. */
+const label = (r: OverviewRow): string => `${'  '.repeat(r.depth)}${r.kind === 'lineage' ? r.lineage.id : `${r.lineage.id}/${r.session.id}`}`;
+
+// a: a chain of two sessions with a branch forked off a2 and a delegate of that branch; b and c plain.
+const branch = lineage('br', { kind: 'branch', forkedFrom: 'a2', turns: 7, source: 'telegram', children: [lineage('dl', { kind: 'delegate', turns: 1 })] });
+const chain = lineage('a', { turns: 5, cacheBreaks: 2, sessions: [session('a'), session('a2')], children: [branch] });
+const b = lineage('b', { turns: 9, errors: 1, title: 'Deploy the site' });
+const c = lineage('c', { turns: null, title: 'Refactor' });
+const overview = file([chain, b, c]);
+
+describe('overview rows', () => {
+  it('lists a chain as one row, its sessions under it only when expanded, and forks one level deeper each', () => {
+    assert.deepEqual(overviewRows(overview.lineages, new Set()).map(label), ['a', '  br', '    dl', 'b', 'c']);
+    const open = overviewRows(overview.lineages, new Set(['a']));
+    assert.deepEqual(open.map(label), ['a', '  a/a', '  a/a2', '  br', '    dl', 'b', 'c']);
+    assert.deepEqual(
+      open.filter((r) => r.kind === 'lineage').map((r) => [r.lineage.id, r.expandable, r.expanded]),
+      [
+        ['a', true, true],
+        ['br', false, false],
+        ['dl', false, false],
+        ['b', false, false],
+        ['c', false, false],
+      ],
+    );
+    // A lineage of one session has nothing to expand, whatever the state says.
+    assert.deepEqual(overviewRows(overview.lineages, new Set(['b'])).map(label), ['a', '  br', '    dl', 'b', 'c']);
+  });
+
+  it('sorts by a column at every level, a second direction reversing it, the value not recorded last', () => {
+    const turns = (descending: boolean) =>
+      overviewRows(shownLineages(overview, { ...EMPTY_OVERVIEW_STATE, sort: { column: 'turns', descending } }), new Set()).map(label);
+    assert.deepEqual(turns(false), ['a', '  br', '    dl', 'b', 'c']);
+    assert.deepEqual(turns(true), ['b', 'a', '  br', '    dl', 'c']);
+    const title = shownLineages(overview, { ...EMPTY_OVERVIEW_STATE, sort: { column: 'title', descending: false } });
+    assert.deepEqual(
+      title.map((l) => l.id),
+      ['b', 'c', 'a'],
+    );
+  });
+
+  it('filters by text, by has-breaks and has-errors, and by source, keeping the path to a fork that matches', () => {
+    const ids = (s: Partial<typeof EMPTY_OVERVIEW_STATE>) => overviewRows(shownLineages(overview, { ...EMPTY_OVERVIEW_STATE, ...s }), new Set()).map(label);
+    assert.deepEqual(ids({ filter: 'DEPLOY' }), ['b']);
+    assert.deepEqual(ids({ has: ['breaks'] }), ['a', '  br', '    dl']);
+    assert.deepEqual(ids({ has: ['errors'] }), ['b']);
+    assert.deepEqual(ids({ has: ['breaks', 'errors'] }), []);
+    // The branch is the only telegram lineage: its parent stays as the path to it and, as
+    // filterLineages keeps a match, its subtree with it (the delegate runs on cli).
+    assert.deepEqual(ids({ source: 'telegram' }), ['a', '  br', '    dl']);
+    assert.deepEqual(ids({ source: 'telegram', filter: 'deploy' }), []);
+    assert.deepEqual(ids({ source: 'cli' }), ['a', '  br', '    dl', 'b', 'c']);
+    assert.deepEqual(overviewSources(overview), ['cli', 'telegram']);
+  });
+
+  it('counts the file’s lineages (forks included) and sessions, and the lineages shown', () => {
+    assert.deepEqual(overviewCounts(overview, overview.lineages), { lineages: 5, sessions: 6, shown: 5 });
+    assert.deepEqual(overviewCounts(overview, shownLineages(overview, { ...EMPTY_OVERVIEW_STATE, filter: 'deploy' })), { lineages: 5, sessions: 6, shown: 1 });
+  });
+});
+
+describe('overview window and cells', () => {
+  it('puts the rows on screen and an overscan either side in the DOM, none past the ends', () => {
+    assert.deepEqual(rowWindow(2000, 0, 260, 26, 8), { first: 0, last: 18 });
+    assert.deepEqual(rowWindow(2000, 26 * 1000 + 13, 260, 26, 8), { first: 992, last: 1018 });
+    assert.deepEqual(rowWindow(2000, 26 * 1995, 260, 26, 8), { first: 1987, last: 1999 });
+    const none = rowWindow(0, 0, 260, 26, 8);
+    assert.ok(none.last < none.first);
+  });
+
+  it('says "not recorded" where the store holds nothing and "not read" where the rows were not read', () => {
+    const apiCalls = overviewColumn('api-calls');
+    const turns = overviewColumn('turns');
+    const start = overviewColumn('start');
+    const duration = overviewColumn('duration');
+    const sessions = overviewColumn('sessions');
+    assert.ok(apiCalls && turns && start && duration && sessions);
+    assert.deepEqual(cellOf(apiCalls, b, true), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(turns, c, true), { text: 'not recorded', missing: 'not recorded' });
+    const unread = lineage('u', { turns: null, durationSeconds: null, sessions: [session('u', { read: false, turns: null })] });
+    assert.deepEqual(cellOf(turns, unread, true), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(duration, unread, true), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(turns, session('s', { read: false, turns: null }), true), { text: 'not read', missing: 'not read' });
+    // A file only listed: every replay figure is not read, the recorded counters still not recorded.
+    assert.deepEqual(cellOf(turns, c, false), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(apiCalls, c, false), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(start, lineage('t', { startedAt: 1789725600 }), true), { text: '2026-09-18 10:00', missing: null });
+    assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 2930 }), true), { text: '48m50s', missing: null });
+    assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 79740 }), true), { text: '22h09m', missing: null });
+    assert.deepEqual(cellOf(turns, lineage('t', { turns: 12345 }), true), { text: '12,345', missing: null });
+    // A session row leaves the chain's session count to its lineage row.
+    assert.deepEqual(cellOf(sessions, session('a2'), true), { text: '', missing: null });
+    assert.deepEqual(cellOf(sessions, chain, true), { text: '2', missing: null });
+  });
+});
