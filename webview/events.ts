@@ -1,5 +1,8 @@
 // Every event the components send up, declared once: dispatchers build them with piEvent and
-// listeners take their types from the map. The app owns selection, scrolling and copying.
+// listeners take their types from the map. The app owns selection, scrolling, copying and which
+// lineage is open.
+
+import type { OverviewState } from '../src/protocol/messages';
 
 interface SelectDetail {
   turn?: number;
@@ -16,6 +19,12 @@ declare global {
     'pi-copy': CustomEvent<number>;
     /** Expand or collapse the message at this wire index. */
     'pi-expand': CustomEvent<number>;
+    /** Open the inspector on this lineage of the session overview (its id). */
+    'pi-open-lineage': CustomEvent<string>;
+    /** The session overview's sort, filters, expansion, scroll or focus changed. */
+    'pi-overview-state': CustomEvent<OverviewState>;
+    /** Back from a lineage's inspector to the session overview. */
+    'pi-back': CustomEvent<null>;
   }
 }
 

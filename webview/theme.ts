@@ -19,6 +19,9 @@ export const tokens = css`
     --pi-selected: var(--vscode-list-activeSelectionBackground, #e4e6f1);
     --pi-selected-fg: var(--vscode-list-activeSelectionForeground, inherit);
     --pi-inactive-selected: var(--vscode-list-inactiveSelectionBackground, #e4e6f1);
+    --pi-input-bg: var(--vscode-input-background, var(--pi-bg));
+    --pi-input-fg: var(--vscode-input-foreground, var(--pi-fg));
+    --pi-input-border: var(--vscode-input-border, var(--vscode-dropdown-border, var(--pi-border)));
     --pi-code-bg: var(--vscode-textCodeBlock-background, #f2f2f2);
     --pi-link: var(--vscode-textLink-foreground, #005fb8);
     --pi-error: var(--vscode-editorError-foreground, #e51400);
