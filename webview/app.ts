@@ -1,18 +1,23 @@
-// The inspector page: owns the protocol conversation and the selection, lays out the parts, and
-// turns keys and host commands into steps. Components below it only render and send the events
-// of events.ts.
+// The inspector page: owns the protocol conversation, which lineage is open and the selection in
+// it, lays out the parts, and turns keys and host commands into steps. A file of several lineages
+// opens on the session overview; a row opens that lineage's inspector and "Sessions" goes back.
+// Components below it only render and send the events of events.ts.
 
 import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
+import type { SessionOverview } from '../src/analysis/overviewTypes';
 import {
   PROTOCOL_VERSION,
+  type InspectorIndex,
   type MessageView,
   type Navigation,
+  type OverviewState,
   type PagedList,
   type RequestMap,
   type ToWebview,
   type Transport,
   type UiState,
+  type ViewState,
 } from '../src/protocol/messages';
 import { RpcClient } from '../src/protocol/rpc';
 import './cache-panel';
@@ -23,18 +28,20 @@ import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
 import { PREFIX_STATUS_LABEL } from './format';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
+import { EMPTY_OVERVIEW_STATE, hasLineage } from './overview-model';
 import { Pages, type Details } from './pages';
 import { PagesController } from './pages-controller';
 import './request-bar';
+import './session-overview';
 import './summary-header';
 import { tokens } from './theme';
 import './token-timeline';
 import './turn-stepper';
 
-/** Where the page remembers the selection for itself (the VS Code webview state). */
+/** Where the page remembers what it shows for itself (the VS Code webview state). */
 export interface Memory {
-  load(): UiState | null;
-  save(state: UiState): void;
+  load(): ViewState | null;
+  save(state: ViewState): void;
 }
 
 const KEYS: Record<string, Navigation> = {
@@ -53,6 +60,15 @@ export class InspectorApp extends LitElement {
   @state() accessor openKey = 0;
   @state() accessor problem: string | null = null;
   @state() accessor announcement = '';
+  /** The file's lineages; null for a file of one lineage (no overview, the inspector only). */
+  @state() accessor overview: SessionOverview | null = null;
+  @state() accessor overviewState: OverviewState = EMPTY_OVERVIEW_STATE;
+  /** The overview is shown (the inspector is not rendered meanwhile). */
+  @state() accessor onOverview = false;
+  /** The lineage the inspector shows; null: the whole file. */
+  @state() accessor lineage: string | null = null;
+  /** Why the last row could not be opened, shown over the overview. */
+  @state() accessor openProblem: string | null = null;
 
   /** Set by main.ts before the first update. */
   transport: Transport | null = null;
@@ -64,6 +80,8 @@ export class InspectorApp extends LitElement {
   private details: Details | null = null;
   private readonly contexts = new Map<number, ContextState>();
   private posted = '';
+  /** Counts openLineage calls: an answer to one the user has since left is dropped. */
+  private opening = 0;
 
   constructor() {
     super();
@@ -91,6 +109,8 @@ export class InspectorApp extends LitElement {
     .waiting { grid-column: 1 / -1; grid-row: 1 / -1; padding: 24px; color: var(--pi-muted); }
     .waiting.problem { color: var(--pi-error); }
     .waiting-detail { margin: 0; padding: 8px 12px; color: var(--pi-muted); }
+    session-overview { grid-column: 1 / -1; grid-row: 1 / -1; height: 100vh; }
+    .open-problem { position: fixed; left: 12px; right: 12px; bottom: 36px; padding: 6px 10px; color: var(--pi-error); background: var(--pi-bg); border: 1px solid var(--pi-error); }
     /* Narrow panels: one column, the page scrolls, the message list keeps a height to virtualise in. */
     @media (max-width: 860px) {
       :host {
@@ -121,14 +141,71 @@ export class InspectorApp extends LitElement {
       this.problem = 'No host to talk to: the inspector page was opened without its transport.';
       return;
     }
-    const rpc = new RpcClient<RequestMap>((request) => transport.post(request));
-    this.rpc = rpc;
+    this.rpc = new RpcClient<RequestMap>((request) => transport.post(request));
+    transport.onMessage((m) => this.receive(m));
+    transport.post({ type: 'ready', version: PROTOCOL_VERSION });
+  }
+
+  /** Shows the inspector over `index`, the scope of `lineage`, with fresh pages: the host now answers for that scope. */
+  private showScope(lineage: string | null, index: InspectorIndex, ui: UiState | null): void {
+    const rpc = this.rpc;
+    if (!rpc) return;
     this.pages = new Pages((request, start, count) => rpc.call('messages', { request, start, count }));
     const list = <M extends PagedList>(method: M, size: number) =>
       new Pages<RequestMap[M]['result'][number]>((_, start, count) => rpc.call(method, { start, count }), size);
     this.details = { turns: list('turns', 50), requests: list('requests', 100), findings: list('findings', 100) };
-    transport.onMessage((m) => this.receive(m));
-    transport.post({ type: 'ready', version: PROTOCOL_VERSION });
+    this.contexts.clear();
+    this.lineage = lineage;
+    this.onOverview = false;
+    this.openProblem = null;
+    this.model = new IndexModel(index);
+    this.sel = restore(this.model, ui);
+    this.openKey++;
+    this.selectionChanged(false);
+  }
+
+  private showOverview(): void {
+    this.onOverview = true;
+    this.lineage = null;
+    this.model = null;
+    this.pages = null;
+    this.details = null;
+    this.contexts.clear();
+    this.report();
+  }
+
+  /** Asks the host to scope every later request to `lineage`, then shows its inspector at `ui`. */
+  private openLineage(lineage: string, ui: UiState | null): void {
+    const rpc = this.rpc;
+    if (!rpc) return;
+    const ticket = ++this.opening;
+    this.openProblem = null;
+    rpc.call('openLineage', { lineage }).then(
+      (index) => {
+        if (ticket !== this.opening || !this.onOverview) return;
+        this.showScope(lineage, index, ui);
+        this.announcement = `Lineage ${index.title}: ${index.turnCount} turns.`;
+      },
+      (e: unknown) => {
+        if (ticket !== this.opening) return;
+        this.openProblem = `Could not open lineage ${lineage}: ${e instanceof Error ? e.message : String(e)}`;
+      },
+    );
+  }
+
+  /** From a lineage's inspector to the overview, as it was left; the host goes back to the whole file. */
+  private back(): void {
+    const rpc = this.rpc;
+    if (!this.overview || this.onOverview || !rpc) return;
+    ++this.opening;
+    this.showOverview();
+    rpc.call('openLineage', { lineage: null }).then(
+      // The overview shows no index: the whole file's is the host's scope again, nothing to render.
+      () => undefined,
+      (e: unknown) => {
+        this.openProblem = `Could not return to the whole file: ${e instanceof Error ? e.message : String(e)}`;
+      },
+    );
   }
 
   private receive(m: ToWebview): void {
@@ -138,13 +215,22 @@ export class InspectorApp extends LitElement {
           this.problem = `This view speaks protocol ${PROTOCOL_VERSION} but its host speaks ${m.version}: reload the window.`;
           return;
         }
-        this.model = new IndexModel(m.index);
-        this.sel = restore(this.model, m.state ?? this.memory?.load() ?? null);
-        this.openKey++;
-        this.selectionChanged(false);
+        this.init(m.index, m.overview, m.state, m.state ?? this.memory?.load() ?? null);
         return;
       case 'update': {
+        this.overview = m.overview;
+        if (this.onOverview) {
+          // The file is down to one lineage: there is no overview to stay on.
+          if (!m.overview) this.showScope(null, m.index, null);
+          return;
+        }
         if (!this.model) return;
+        // The open lineage is gone from the file: the host went back to the whole file, and so does the view.
+        if (this.lineage !== null && !(m.overview && hasLineage(m.overview, this.lineage))) {
+          if (m.overview) this.showOverview();
+          else this.showScope(null, m.index, null);
+          return;
+        }
         const before = this.sel;
         this.model = new IndexModel(m.index);
         this.pages?.invalidate();
@@ -163,6 +249,24 @@ export class InspectorApp extends LitElement {
       case 'response':
         this.rpc?.settle(m);
         return;
+    }
+  }
+
+  /**
+   * The first view: the remembered lineage when the file still has it, else the overview, or the
+   * inspector of a one-lineage file. `index` is the scope of `given` (the host's state), which may
+   * not be the remembered one's.
+   */
+  private init(index: InspectorIndex, overview: SessionOverview | null, given: ViewState | null, wanted: ViewState | null): void {
+    this.overview = overview;
+    this.overviewState = wanted?.overview ?? EMPTY_OVERVIEW_STATE;
+    const lineage = wanted?.lineage ?? null;
+    if (!overview) this.showScope(null, index, wanted?.ui ?? null);
+    else if (lineage === null || !hasLineage(overview, lineage)) this.showOverview();
+    else if (given?.lineage === lineage) this.showScope(lineage, index, wanted?.ui ?? null);
+    else {
+      this.showOverview();
+      this.openLineage(lineage, wanted?.ui ?? null);
     }
   }
 
@@ -220,9 +324,14 @@ export class InspectorApp extends LitElement {
   }
 
   private report(): void {
-    const state = { ...this.sel };
+    if (!this.model && !this.overview) return;
+    const state: ViewState = {
+      lineage: this.lineage,
+      ui: this.model && !this.onOverview ? { ...this.sel } : null,
+      overview: this.overview ? this.overviewState : null,
+    };
     const key = JSON.stringify(state);
-    if (key === this.posted || !this.model) return;
+    if (key === this.posted) return;
     this.posted = key;
     this.transport?.post({ type: 'selected', state });
     this.memory?.save(state);
@@ -241,15 +350,33 @@ export class InspectorApp extends LitElement {
     this.report();
   }
 
+  private onOverviewState(e: HTMLElementEventMap['pi-overview-state']): void {
+    this.overviewState = e.detail;
+    this.report();
+  }
+
+  private onOpenLineage(e: HTMLElementEventMap['pi-open-lineage']): void {
+    this.openLineage(e.detail, null);
+  }
+
   private onCopy(e: HTMLElementEventMap['pi-copy']): void {
     if (e.detail >= 0) this.transport?.post({ type: 'copyRequest', request: e.detail });
   }
 
-  /** Letters work anywhere but in text fields; bare arrows only when nothing else takes them. */
+  /**
+   * Letters work anywhere but in text fields; bare arrows only when nothing else takes them.
+   * Backspace and Alt+Left go back to the overview, as a browser goes back.
+   */
   private readonly onKey = (e: KeyboardEvent): void => {
-    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || !this.model) return;
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey) return;
     const target = e.composedPath()[0];
     if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    if (this.overview && !this.onOverview && ((e.key === 'Backspace' && !e.altKey) || (e.key === 'ArrowLeft' && e.altKey))) {
+      e.preventDefault();
+      this.back();
+      return;
+    }
+    if (e.altKey || !this.model || this.onOverview) return;
     const idle = target === document.body || target === document.documentElement || target === this;
     const to = KEYS[e.key] ?? (idle ? ({ ArrowDown: 'nextTurn', ArrowUp: 'previousTurn' } as Record<string, Navigation>)[e.key] : undefined);
     if (!to) return;
@@ -258,9 +385,25 @@ export class InspectorApp extends LitElement {
   };
 
   render() {
+    if (this.problem) return html`<div class="waiting problem" role="alert">${this.problem}</div>`;
+    // The overview first and in one place: hidden while a lineage is open, never re-created, so it
+    // keeps its scroll and focus.
+    return html`${
+      this.overview
+        ? html`<session-overview .overview=${this.overview} .state=${this.overviewState} ?active=${this.onOverview}
+          @pi-overview-state=${this.onOverviewState} @pi-open-lineage=${this.onOpenLineage}></session-overview>`
+        : nothing
+    }${this.onOverview ? this.renderOnOverview() : this.renderInspector()}`;
+  }
+
+  private renderOnOverview() {
+    return html`${this.openProblem ? html`<div class="open-problem" role="alert">${this.openProblem}</div>` : nothing}
+      <div class="sr-only" aria-live="polite" data-announcement>${this.announcement}</div>`;
+  }
+
+  private renderInspector() {
     const x = this.model;
     const details = this.details;
-    if (this.problem) return html`<div class="waiting problem" role="alert">${this.problem}</div>`;
     if (!x || !details) return html`<div class="waiting" role="status">Waiting for the transcript…</div>`;
     const { turn, request } = this.sel;
     const r = x.request(request);
@@ -268,7 +411,7 @@ export class InspectorApp extends LitElement {
     const previous = r && r.previousRequest >= 0 ? details.requests.peek(0, r.previousRequest) : undefined;
     const compacted = x.compacted(turn) ? details.turns.get(0, turn) : null;
     return html`
-      <summary-header .model=${x}></summary-header>
+      <summary-header .model=${x} .back=${this.overview !== null} @pi-back=${this.back}></summary-header>
       <turn-stepper .model=${x} .turns=${details.turns} .selected=${turn} @pi-select=${this.onSelect}></turn-stepper>
       <token-timeline .model=${x} .requests=${details.requests} .turn=${turn} .request=${request} @pi-select=${this.onSelect}></token-timeline>
       <section class="main" aria-label="Messages">

@@ -2,20 +2,24 @@
 // the standalone report, or VS Code's webview API) and hands it to the page's app element.
 
 import './styles.css';
-import { PROTOCOL_VERSION, type ToWebview, type Transport, type UiState } from '../src/protocol/messages';
+import { PROTOCOL_VERSION, type ToWebview, type Transport, type ViewState } from '../src/protocol/messages';
 import { InspectorApp, type Memory } from './app';
 
 /**
- * What the webview keeps in VS Code's own state: the selection, tagged with the protocol it fits,
- * and the transcript's path, from which the host's panel serializer reopens it after a restart.
+ * What the webview keeps in VS Code's own state: the lineage open, the selection and the
+ * overview's place, tagged with the protocol they fit, and the transcript's path, from which the
+ * host's panel serializer reopens it after a restart.
  */
 interface Remembered {
   version: number;
-  ui: UiState;
+  view: ViewState;
   source: string | null;
 }
 
-const currentSource = (): string | null => document.querySelector<InspectorApp>('prompt-inspector-app')?.model?.index.source.path ?? null;
+const currentSource = (): string | null => {
+  const app = document.querySelector<InspectorApp>('prompt-inspector-app');
+  return app?.overview?.source.path ?? app?.model?.index.source.path ?? null;
+};
 
 function vscodeHost(): { transport: Transport; memory: Memory } {
   const api = acquireVsCodeApi<Remembered>();
@@ -30,10 +34,10 @@ function vscodeHost(): { transport: Transport; memory: Memory } {
   const memory: Memory = {
     load: () => {
       const s = api.getState();
-      return s && s.version === PROTOCOL_VERSION ? s.ui : null;
+      return s && s.version === PROTOCOL_VERSION ? s.view : null;
     },
-    save: (ui) => {
-      api.setState({ version: PROTOCOL_VERSION, ui, source: currentSource() });
+    save: (view) => {
+      api.setState({ version: PROTOCOL_VERSION, view, source: currentSource() });
     },
   };
   return { transport, memory };

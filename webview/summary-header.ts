@@ -1,20 +1,31 @@
-// The top line: what is open and how it was analysed, then the transcript in numbers.
+// The top line: what is open and how it was analysed, then the transcript in numbers; in a file of
+// several lineages, the way back to the session overview.
 
-import { css, html, LitElement } from 'lit';
+import { css, html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
+import { piEvent } from './events';
 import type { IndexModel } from './index-model';
 import { plural } from './format';
 import { tokens } from './theme';
 
 export class SummaryHeader extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;
+  /** The file has a session overview to go back to. */
+  @property({ type: Boolean }) accessor back = false;
 
   static styles = [
     tokens,
     css`
     :host { display: block; padding: 6px 12px 7px; border-bottom: 1px solid var(--pi-border); }
     .line { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 14px; min-width: 0; }
+    button.back {
+      font: inherit; cursor: pointer; padding: 0 8px; height: 22px; border-radius: 2px;
+      color: var(--vscode-button-secondaryForeground, var(--pi-fg)); background: var(--vscode-button-secondaryBackground, var(--pi-hover));
+      border: 1px solid var(--vscode-button-border, transparent);
+    }
+    button.back:hover { background: var(--vscode-button-secondaryHoverBackground, var(--pi-hover)); }
+    button.back:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: 1px; }
     h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
     .path { color: var(--pi-muted); overflow-wrap: anywhere; }
     dl { display: flex; flex-wrap: wrap; gap: 2px 12px; margin: 0; }
@@ -51,6 +62,11 @@ export class SummaryHeader extends LitElement {
     const count = (s: 'error' | 'warning' | 'info'): number => x.summary.findings[s];
     return html`
       <div class="line">
+        ${
+          this.back
+            ? html`<button class="back" title="Back to the sessions overview (Backspace, Alt+Left)" @click=${() => this.dispatchEvent(piEvent('pi-back', null))}>← Sessions</button>`
+            : nothing
+        }
         <h1>${x.title}</h1>
         <span class="path" title=${x.source.path}>${x.source.path}</span>
         <dl aria-label="Analysis">
