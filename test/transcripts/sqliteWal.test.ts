@@ -72,6 +72,13 @@ function walFrames(wal: Uint8Array): { offset: number; pageNumber: number; dbPag
   return frames;
 }
 
+/** A WAL's frames, its header's salt-1, and how many frames from the start carry it (the current generation's). */
+function generations(wal: Uint8Array): { frames: ReturnType<typeof walFrames>; headerSalt1: number; current: number } {
+  const frames = walFrames(wal);
+  const headerSalt1 = u32(wal, 16);
+  return { frames, headerSalt1, current: frames.filter((frame) => frame.salt1 === headerSalt1).length };
+}
+
 /** A copy of `db` as applyWal must return it when the WAL is ignored: pages untouched, WAL marker cleared. */
 function withRollbackMarker(db: Uint8Array): Uint8Array {
   const expected = db.slice();
@@ -111,6 +118,10 @@ const CHECKPOINTED_BASE = `
   CREATE TABLE turns(id INTEGER PRIMARY KEY, text TEXT);
   INSERT INTO turns VALUES (1, 'base');
   PRAGMA wal_checkpoint(TRUNCATE);`;
+
+/** 199 rows of 300 bytes: more frames than a one-row update writes after a restart, so a stale tail stays behind them. */
+const MANY_FRAMES = `WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+  INSERT INTO turns SELECT i, printf('%.300c', 'y') FROM n;`;
 
 describe('WAL overlay (applyWal) vs real SQLite', () => {
   it('rows, a table and an update committed only in the WAL become visible', async () => {
@@ -230,16 +241,13 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
   it('stale frames left from an earlier WAL generation are ignored', async () => {
     const { db, wal } = realWalDatabase([
       CHECKPOINTED_BASE,
-      `WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
-     INSERT INTO turns SELECT i, printf('%.300c', 'y') FROM n;`,
+      MANY_FRAMES,
       // A full checkpoint lets the next writer restart the WAL from its start with
       // new salts; the file keeps the older, longer tail behind the new frames.
       `PRAGMA wal_checkpoint(PASSIVE);`,
       `UPDATE turns SET text = 'after restart' WHERE id = 1;`,
     ]);
-    const frames = walFrames(wal);
-    const headerSalt1 = u32(wal, 16);
-    const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+    const { frames, current } = generations(wal);
     assert.ok(current >= 1 && current < frames.length, 'the WAL has a stale tail');
 
     const result = applyChecked(db, wal);
@@ -340,9 +348,6 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
     return { file, mine, theirs: await query(applyWal(db, wal).bytes, 'SELECT id, text FROM turns ORDER BY id') };
   }
 
-  const MANY_FRAMES = `WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
-  INSERT INTO turns SELECT i, printf('%.300c', 'y') FROM n;`;
-
   for (const mode of ['PASSIVE', 'RESTART', 'FULL']) {
     it(`a WAL restarted after a ${mode} checkpoint: the older frames behind the new ones are normal, not a warning`, async () => {
       const { db, wal } = realWalDatabase([
@@ -351,9 +356,7 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
         `PRAGMA wal_checkpoint(${mode});`,
         `UPDATE turns SET text = 'after restart' WHERE id = 1;`,
       ]);
-      const frames = walFrames(wal);
-      const headerSalt1 = u32(wal, 16);
-      const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+      const { frames, headerSalt1, current } = generations(wal);
       assert.ok(current >= 1 && current < frames.length, 'the WAL has a stale tail');
       assert.ok(u32(wal, 12) >= 1, 'the checkpoint sequence number counts the restart');
       assert.equal(frames[current].salt1, (headerSalt1 - 1) >>> 0, 'the tail carries the previous salt-1');
@@ -383,9 +386,7 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
       // More frames than the second generation wrote, fewer than the first: the frame after them is two restarts old.
       `UPDATE turns SET text = printf('%.300c', 'z') WHERE id BETWEEN 1 AND 40;`,
     ]);
-    const frames = walFrames(wal);
-    const headerSalt1 = u32(wal, 16);
-    const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+    const { frames, headerSalt1, current } = generations(wal);
     assert.ok(current < frames.length);
     assert.equal(frames[current].salt1, (headerSalt1 - 2) >>> 0, 'the first stale frame is from the first generation');
 
@@ -405,9 +406,7 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
       `PRAGMA wal_checkpoint(PASSIVE);`,
       `UPDATE turns SET text = 'after restart' WHERE id = 1;`,
     ]);
-    const frames = walFrames(wal);
-    const headerSalt1 = u32(wal, 16);
-    const current = frames.filter((frame) => frame.salt1 === headerSalt1).length;
+    const { frames, headerSalt1, current } = generations(wal);
     const reference = await turnsBothWays(db, wal);
     const cases: [string, (w: Uint8Array) => void, RegExp, number][] = [
       [
@@ -452,8 +451,7 @@ describe('WAL overlay (applyWal) vs real SQLite', () => {
       `UPDATE turns SET text = 'committed' WHERE id = 1;`,
       `INSERT INTO turns VALUES (500, printf('%.20000c', 'u'));`,
     ]);
-    const frames = walFrames(wal);
-    const headerSalt1 = u32(wal, 16);
+    const { frames, headerSalt1 } = generations(wal);
     const commits = frames.filter((frame) => frame.salt1 === headerSalt1 && frame.dbPagesAfterCommit !== 0);
     // Cut the last transaction's commit frame out: its other frames stay, then the older generation's.
     const lastCommit = commits.at(-1)!;
