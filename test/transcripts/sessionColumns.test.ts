@@ -18,6 +18,20 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A temp dir, removed after the tests. */
+function scratchDir(): string {
+  const dir = tempDir();
+  dirs.push(dir);
+  return dir;
+}
+
+/** The transcript of a state.db that real SQLite writes from `sql`. */
+async function loadStore(sql: string): Promise<Transcript> {
+  const db = join(scratchDir(), 'state.db');
+  sqliteExec(db, [sql]);
+  return loadTranscript(db);
+}
+
 interface StoredSession {
   id: string;
   source: string | null;
@@ -81,17 +95,13 @@ describe('sessions columns and session_model_usage', () => {
   });
 
   it('a schema without source, model, ended_at or session_model_usage reads; each is null or absent (not recorded)', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const db = join(dir, 'state.db');
-    sqliteExec(db, [
+    const t = await loadStore(
       `CREATE TABLE sessions (id TEXT PRIMARY KEY, system_prompt TEXT, parent_session_id TEXT, started_at REAL, end_reason TEXT, api_call_count INTEGER);
 CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, role TEXT, content TEXT, timestamp REAL);
 INSERT INTO sessions VALUES ('s1', 'You are Hermes.', NULL, 1000.0, NULL, 1);
 INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'q1', 1001), ('s1', 'assistant', 'a1', 1002);
 `,
-    ]);
-    const t = await loadTranscript(db);
+    );
     assert.deepEqual(
       t.findings.filter((f) => f.severity !== 'info'),
       [],
@@ -102,18 +112,14 @@ INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user'
   });
 
   it('stored values that are not what upstream writes are not read as values: NULL, a text ended_at, a usage row without a model', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const db = join(dir, 'state.db');
-    sqliteExec(db, [
+    const t = await loadStore(
       `CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, model TEXT, started_at REAL, ended_at REAL, end_reason TEXT);
 CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, role TEXT, content TEXT, timestamp REAL);
 CREATE TABLE session_model_usage (session_id TEXT, model TEXT, billing_provider TEXT, task TEXT, api_call_count INTEGER);
 INSERT INTO sessions VALUES ('s1', NULL, 'm', 1000.0, 'yesterday', NULL), ('s2', 'cli', NULL, 2000.0, 2500, 'user_exit');
 INSERT INTO session_model_usage VALUES ('s1', NULL, 'x', '', 1), ('s1', 'm', NULL, 'compression', 'two'), ('s2', 'n', 'p', '', 3);
 `,
-    ]);
-    const t = await loadTranscript(db);
+    );
     const [s1, s2] = t.sessions;
     assert.deepEqual([s1.source, s1.model, s1.endedAt], [null, 'm', null]);
     assert.deepEqual([s2.source, s2.model, s2.endedAt], ['cli', null, 2500]);
@@ -131,9 +137,7 @@ INSERT INTO session_model_usage VALUES ('s1', NULL, 'x', '', 1), ('s1', 'm', NUL
     assert.deepEqual([s.source, s.model, s.endedAt], [doc.platform, doc.model, null]);
     // The store's clock is UTC and session_start its local (UTC) time: the start is that instant.
     assert.equal(s.startedAt, Date.parse(`${doc.session_start as string}Z`) / 1000);
-    const dir = tempDir();
-    dirs.push(dir);
-    const bare = join(dir, 'session_x.json');
+    const bare = join(scratchDir(), 'session_x.json');
     writeFileSync(bare, JSON.stringify({ session_id: 'x', messages: [{ role: 'user', content: 'hi' }] }));
     const [b] = (await loadTranscript(bare)).sessions;
     assert.deepEqual([b.source, b.model, b.startedAt, b.endedAt], [null, null, null, null]);
