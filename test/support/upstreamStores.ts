@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { RecordedUsage } from '../../src/model/transcript';
 
 export const HERMES_STORE_PY = resolve(__dirname, 'hermes_store.py');
 
@@ -78,16 +79,7 @@ export interface TruthSession {
   startedAt: number;
   endedAt: number | null;
   /** Its session_model_usage rows in rowid order (task '' main loop; 'compression' a compaction's summary call). */
-  usage: {
-    model: string;
-    billingProvider: string;
-    task: string;
-    apiCalls: number;
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWriteTokens: number;
-  }[];
+  usage: RecordedUsage[];
   endReason: string | null;
   modelConfig: Record<string, unknown> | null;
   counters: Record<string, number>;
