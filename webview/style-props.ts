@@ -11,8 +11,7 @@ class StyleProps extends Directive {
     if (info.type !== PartType.ELEMENT) throw new Error('styleProps goes in an element tag: <div ${styleProps({ top: "4px" })}>');
   }
 
-  render(props: Record<string, string>): unknown {
-    void props;
+  render(_props: Record<string, string>): unknown {
     return noChange;
   }
 
