@@ -1,18 +1,21 @@
 // Plays the host side of the inspector protocol against the real webview bundle in Chromium: the
 // page is rendered by renderInspectorHtml and served from 127.0.0.1, the transport is the
 // window.__promptInspectorTransport hook (installed before the bundle runs), and the answers come
-// from a real Inspection (or a synthetic host shaped like one). Every request the page makes that is
-// not to our own origin is recorded and refused.
+// from a real Inspection (or a synthetic host shaped like one); for a file of several lineages, from
+// its overview and each lineage's own Inspection, switched by `openLineage` as the extension does.
+// Every request the page makes that is not to our own origin is recorded and refused.
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, resolve } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
+import type { SessionOverview } from '../../src/analysis/overviewTypes';
 import { analyze } from '../../src/analysis/report';
+import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
@@ -27,7 +30,7 @@ import type {
   RequestView,
   ToWebview,
   TurnView,
-  UiState,
+  ViewState,
 } from '../../src/protocol/messages';
 import { pageOf, PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { serve } from '../../src/protocol/rpc';
@@ -51,6 +54,46 @@ export interface HostData {
 export async function inspect(path: string, profile: ProfileName, title = path): Promise<Inspection> {
   const transcript = await loadTranscript(path);
   return new Inspection(analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false }), title);
+}
+
+/** A file of several lineages as the host serves it: the overview, and the data of each scope `openLineage` names. */
+export interface HostScopes {
+  overview: SessionOverview;
+  /** The whole file (null) or one lineage, by its id. */
+  scope(lineage: string | null): Promise<HostData>;
+}
+
+/**
+ * The overview of a file by the real engine, and each lineage loaded alone (loadTranscript's
+ * `lineage`, as `--lineage` and the extension load it) and analysed when first opened.
+ */
+export async function inspectLineages(path: string, profile: ProfileName): Promise<{ whole: Inspection; scopes: HostScopes }> {
+  const options = { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false };
+  const transcript = await loadTranscript(path);
+  const analysis = analyze(transcript, options);
+  const whole = new Inspection(analysis, basename(path));
+  const overview = sessionOverview(transcript, analysis.report);
+  const lineages = new Map<string, Promise<Inspection>>();
+  const titleOf = (id: string): string => {
+    const walk = (rows: SessionOverview['lineages']): string | undefined => {
+      for (const l of rows) {
+        const found = l.id === id ? (l.title ?? l.id) : walk(l.children);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    };
+    return walk(overview.lineages) ?? id;
+  };
+  const scope = (lineage: string | null): Promise<HostData> => {
+    if (lineage === null) return Promise.resolve(whole);
+    let found = lineages.get(lineage);
+    if (!found) {
+      found = loadTranscript(path, { lineage }).then((t) => new Inspection(analyze(t, options), titleOf(lineage)));
+      lineages.set(lineage, found);
+    }
+    return found;
+  };
+  return { whole, scopes: { overview, scope } };
 }
 
 export type Theme = 'light' | 'dark' | 'high-contrast';
@@ -264,7 +307,7 @@ export class Harness {
   }
 
   /** Opens the inspector page on `data`, waits for the ready → init handshake. */
-  async open(data: HostData, opts: { theme?: Theme; state?: UiState | null; width?: number } = {}): Promise<View> {
+  async open(data: HostData, opts: { theme?: Theme; state?: ViewState | null; width?: number; scopes?: HostScopes } = {}): Promise<View> {
     const theme = opts.theme ?? 'light';
     const path = `/inspector-${++this.counter}`;
     const nonce = randomBytes(16).toString('base64');
@@ -282,7 +325,7 @@ export class Harness {
     );
     const context = await this.browser.newContext({ viewport: { width: opts.width ?? 1400, height: 900 } });
     const page = await context.newPage();
-    const view = new View(page, data, opts.state ?? null);
+    const view = new View(page, data, opts.state ?? null, opts.scopes ?? null);
     await page.route('**/*', (route) => {
       const url = route.request().url();
       view.requests.push(url);
@@ -329,7 +372,9 @@ export class View {
   constructor(
     readonly page: Page,
     public data: HostData,
-    private readonly state: UiState | null,
+    private readonly state: ViewState | null,
+    /** A file of several lineages; null: one, no overview. */
+    readonly scopes: HostScopes | null,
   ) {
     this.initialised = new Promise((ok) => {
       this.resolveInit = ok;
@@ -339,7 +384,9 @@ export class View {
   async receive(m: FromWebview): Promise<void> {
     this.received.push(m);
     if (m.type === 'ready') {
-      await this.send({ type: 'init', version: PROTOCOL_VERSION, index: this.data.index, state: this.state });
+      // As the extension does: the index is the scope of the state's lineage.
+      if (this.scopes && this.state?.lineage) this.data = await this.scopes.scope(this.state.lineage);
+      await this.send({ type: 'init', version: PROTOCOL_VERSION, index: this.data.index, overview: this.scopes?.overview ?? null, state: this.state });
       this.resolveInit();
     } else if (m.type === 'request') {
       await this.send(await this.answer(m));
@@ -353,6 +400,14 @@ export class View {
     requests: this.listPage('requests'),
     findings: this.listPage('findings'),
     breakContext: ({ request }) => this.data.breakContext(request),
+    openLineage: async ({ lineage }) => {
+      if (!this.scopes) {
+        if (lineage === null) return this.data.index;
+        throw new Error(`no lineage ${lineage}: the file has one`);
+      }
+      this.data = await this.scopes.scope(lineage);
+      return this.data.index;
+    },
   });
 
   private listPage<L extends PagedList>(list: L) {

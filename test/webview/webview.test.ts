@@ -8,13 +8,16 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildIndex, type Inspection } from '../../src/protocol/inspection';
-import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState } from '../../src/protocol/messages';
+import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState, type ViewState } from '../../src/protocol/messages';
 import { buildStore } from '../support/upstreamStores';
 import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');
 const ROTATION = example('rotation/state.db');
 const TRACE = example('trace/agent.trace.jsonl');
+
+/** A selection in a file of one lineage, as the host hands it back. */
+const at = (ui: UiState): ViewState => ({ lineage: null, ui, overview: null });
 
 /** Polls until `check` stops throwing (the page renders asynchronously), then returns its value. */
 async function eventually<T>(check: () => Promise<T> | T, what = 'condition'): Promise<T> {
@@ -40,7 +43,7 @@ async function expectSelection(v: View, turn: number, request: number): Promise<
   await eventually(async () => {
     assert.equal(await selectedTurn(v), `turn-${turn}`);
     assert.equal(await selectedRequest(v), String(request));
-    const last = v.sent('selected').at(-1)?.state;
+    const last = v.sent('selected').at(-1)?.state.ui;
     assert.equal(last?.turn, turn);
     assert.equal(last?.request, request);
   }, `selection turn ${turn} request ${request}`);
@@ -315,7 +318,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     };
     mkdirSync(SHOTS, { recursive: true });
     for (const theme of ['light', 'dark', 'high-contrast'] as const) {
-      const v = await h.open(ins, { theme, state: { turn: r.turn, request: r.index, firstVisibleMessage: 0 } });
+      const v = await h.open(ins, { theme, state: at({ turn: r.turn, request: r.index, firstVisibleMessage: 0 }) });
       try {
         await expectSelection(v, r.turn, r.index);
         // Every row of the request is rendered (it is short); the marks wait for its details page.
@@ -452,7 +455,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       );
       assert.ok(pagesAsked.length < 12, `${pagesAsked.length} pages fetched in all`);
       // The scroll position reaches the host (debounced), so a reopened panel comes back there.
-      await eventually(() => assert.ok((v.sent('selected').at(-1)?.state.firstVisibleMessage ?? 0) > 4900));
+      await eventually(() => assert.ok((v.sent('selected').at(-1)?.state.ui?.firstVisibleMessage ?? 0) > 4900));
       await assertClean(v);
     } finally {
       await v.close();
@@ -472,13 +475,13 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       await v.page.locator('request-bar [data-request="5"]').click();
       await expectSelection(v, 2, 5);
       await quiet(v);
-      const placed: UiState | undefined = v.sent('selected').at(-1)?.state;
+      const placed: ViewState | undefined = v.sent('selected').at(-1)?.state;
 
       const pagesBefore = v.sent('request').filter((m) => m.method === 'messages').length;
       writeFileSync(partial, JSON.stringify(session));
       v.data = await inspect(partial, 'hermes-v0');
       assert.equal(v.data.turns.length, 5);
-      await v.send({ type: 'update', index: v.data.index });
+      await v.send({ type: 'update', index: v.data.index, overview: null });
       await eventually(async () => assert.equal(await v.page.locator('turn-stepper [role=option]').count(), 5));
       await expectSelection(v, 2, 5);
       await quiet(v);
@@ -569,7 +572,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       },
     ];
     for (const s of shots) {
-      const v = await h.open(s.data, { theme: s.theme, state: s.state, width: s.width });
+      const v = await h.open(s.data, { theme: s.theme, state: at(s.state), width: s.width });
       try {
         await expectSelection(v, s.state.turn, s.state.request);
         await row(v, s.state.firstVisibleMessage).waitFor();
