@@ -368,19 +368,11 @@ export interface SynthSession {
   rows: SynthRow[];
 }
 
-export interface SessionInit {
-  id: string;
-  source: string;
-  model: string;
-  provider: string;
-  baseUrl: string;
-  cwd: string;
-  title: string;
-  systemPrompt: string;
+/** What a run's first session starts with; the run fills in the rest of its SynthSession. */
+export type SessionInit = Pick<SynthSession, 'id' | 'source' | 'model' | 'provider' | 'baseUrl' | 'cwd' | 'title' | 'systemPrompt' | 'startedAt'> & {
   tools: readonly ToolDef[];
-  startedAt: number;
   legacyInlinePrompt?: boolean;
-}
+};
 
 export interface CallSpec {
   name: string;
