@@ -26,7 +26,7 @@ export const EMPTY_OVERVIEW_STATE: OverviewState = {
 const walk = (rows: readonly OverviewLineage[]): OverviewLineage[] => rows.flatMap((l) => [l, ...walk(l.children)]);
 
 /** Every lineage of the file, forks included, depth first. */
-export function allLineages(overview: SessionOverview): OverviewLineage[] {
+function allLineages(overview: SessionOverview): OverviewLineage[] {
   return walk(overview.lineages);
 }
 
@@ -99,9 +99,9 @@ export const MISSING = {
   'not read': 'The rows of this lineage were not read (the file was only listed): open it to replay them',
 } as const;
 
-export type Missing = keyof typeof MISSING;
+type Missing = keyof typeof MISSING;
 
-export interface Cell {
+interface Cell {
   text: string;
   /** Why there is no value; null when there is one. */
   missing: Missing | null;
@@ -111,13 +111,13 @@ export interface Cell {
 export const isRecorded = (column: OverviewColumn): boolean => column.heading.endsWith('*');
 
 /** "2026-09-18 14:00", UTC, as the CLI prints it; a start no date can hold as its number. */
-export function startText(seconds: number): string {
+function startText(seconds: number): string {
   const d = new Date(seconds * 1000);
   return Number.isNaN(d.getTime()) ? String(seconds) : d.toISOString().slice(0, 16).replace('T', ' ');
 }
 
 /** "48m50s", "22h09m", "3d04h": two units at most, as the CLI prints it. */
-export function durationText(seconds: number): string {
+function durationText(seconds: number): string {
   const s = Math.round(seconds);
   if (s < 60) return `${s}s`;
   const two = (n: number): string => String(n).padStart(2, '0');
