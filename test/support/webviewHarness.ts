@@ -66,10 +66,15 @@ export interface HostScopes {
 /**
  * The overview of a file by the real engine, and each lineage loaded alone (loadTranscript's
  * `lineage`, as `--lineage` and the extension load it) and analysed when first opened.
+ * `readWholeLimit` below the file's size makes a state.db only listed, as a large one is.
  */
-export async function inspectLineages(path: string, profile: ProfileName): Promise<{ whole: Inspection; scopes: HostScopes }> {
+export async function inspectLineages(
+  path: string,
+  profile: ProfileName,
+  load: { readWholeLimit?: number } = {},
+): Promise<{ whole: Inspection; scopes: HostScopes }> {
   const options = { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false };
-  const transcript = await loadTranscript(path);
+  const transcript = await loadTranscript(path, load);
   const analysis = analyze(transcript, options);
   const whole = new Inspection(analysis, basename(path));
   const overview = sessionOverview(transcript, analysis.report);
@@ -88,7 +93,7 @@ export async function inspectLineages(path: string, profile: ProfileName): Promi
     if (lineage === null) return Promise.resolve(whole);
     let found = lineages.get(lineage);
     if (!found) {
-      found = loadTranscript(path, { lineage }).then((t) => new Inspection(analyze(t, options), titleOf(lineage)));
+      found = loadTranscript(path, { ...load, lineage }).then((t) => new Inspection(analyze(t, options), titleOf(lineage)));
       lineages.set(lineage, found);
     }
     return found;

@@ -352,6 +352,27 @@ describe('session overview (Chromium, real engine as host)', () => {
     }
   });
 
+  it('shows a state.db only listed with its replay figures not read, and opening a row reads just that lineage', async () => {
+    const listed = await inspectLineages(db, 'hermes-current', { readWholeLimit: 1 });
+    assert.equal(listed.scopes.overview.read, false);
+    const v = await h.open(listed.whole, { scopes: listed.scopes });
+    try {
+      await eventually(async () => assert.deepEqual(await lineageKeys(v), ['a1', 'b', 'c', 'c-child', 'd']));
+      const turns = v.page.locator('session-overview [data-key="l:b"] [data-column=turns] .missing');
+      assert.equal(await turns.innerText(), 'not read');
+      assert.match((await turns.getAttribute('title')) ?? '', /not read/);
+      // What the store records is there all the same.
+      assert.equal(await v.page.locator('session-overview [data-key="l:b"] button.name').innerText(), 'Fix flaky tests');
+      assert.equal(await v.page.locator('session-overview [data-key="l:b"] [data-column=start]').innerText(), '1970-01-01 00:17');
+      await v.page.locator('session-overview [data-key="l:b"]').focus();
+      await v.page.keyboard.press('Enter');
+      await eventually(async () => assert.equal(await v.page.locator('turn-stepper [role=option]').count(), 4));
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('stays on the overview and says why when a lineage cannot be opened', async () => {
     const failing: HostScopes = {
       overview,
