@@ -1,0 +1,70 @@
+// How much of a large Hermes home the page reader reads (src/transcripts/sqlite/pager.ts). In a real
+// home the sessions, system_prompts and session_model_usage rows are written between the messages of
+// the same moment, so their pages lie scattered through the whole file: listing the sessions of a
+// 300 MB home read 180 MB when every page miss read a 1 MiB block. A jump now reads one 64 KiB
+// chunk and only a scan going forward reads blocks ahead. The home is written by hermes_home.py.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { bytesSource, type ByteSource } from '../../src/model/byteSource';
+import { SqliteFile } from '../../src/transcripts/sqliteFile';
+import { tempDir } from '../cli/support';
+
+const HOME_PY = resolve(__dirname, '../support/hermes_home.py');
+
+function counting(inner: ByteSource): ByteSource & { bytes: number; reads: number } {
+  const source = {
+    size: inner.size,
+    bytes: 0,
+    reads: 0,
+    read: (offset: number, length: number): Uint8Array => {
+      const out = inner.read(offset, length);
+      source.bytes += out.length;
+      source.reads++;
+      return out;
+    },
+  };
+  return source;
+}
+
+describe('reading a large home through the page reader', () => {
+  let dir = '';
+  let db: Uint8Array;
+  let sessions = 0;
+
+  before(() => {
+    dir = tempDir();
+    const r = spawnSync('python3', [HOME_PY, dir, '--sessions', '80', '--seed', '5', '--target-mb', '40'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(r.status, 0, r.stderr);
+    sessions = (JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length;
+    db = readFileSync(join(dir, 'state.db'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('listing the scattered small tables reads a small part of the file', () => {
+    assert.ok(db.length > 30e6, `${db.length} bytes`);
+    const source = counting(bytesSource(db));
+    const file = new SqliteFile(source);
+    let rows = 0;
+    for (const table of ['sessions', 'system_prompts', 'session_model_usage']) {
+      const first = file.columns(table)[0];
+      for (const r of file.rows(table)) if (r.get(first) !== undefined) rows++;
+    }
+    assert.ok(rows >= sessions);
+    assert.ok(source.bytes < db.length / 5, `read ${source.bytes} bytes of ${db.length} in ${source.reads} reads`);
+  });
+
+  it('a full scan of messages still reads block by block, most bytes once', () => {
+    const source = counting(bytesSource(db));
+    const file = new SqliteFile(source);
+    let chars = 0;
+    for (const r of file.rows('messages')) chars += String(r.get('content') ?? '').length;
+    assert.ok(chars > db.length / 4, `${chars} characters`);
+    assert.ok(source.bytes <= db.length * 1.5, `read ${source.bytes} bytes of ${db.length}`);
+    // not page by page: a 4 KiB page is read in far fewer reads than there are pages
+    assert.ok(source.reads <= db.length / 4096 / 20, `${source.reads} reads for ${db.length} bytes`);
+  });
+});
