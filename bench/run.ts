@@ -7,6 +7,7 @@ import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
+import { benchHome } from './home';
 import { benchHostResponsiveness } from './hostResponsiveness';
 import { benchPerformance } from './perf';
 import { benchTokenizers } from './tokenizers';
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   for (const line of benchAnalysis(1000)) console.log(line);
   console.log('');
   for (const line of await benchPerformance()) console.log(line);
+  console.log('');
+  for (const line of await benchHome()) console.log(line);
   console.log('');
   for (const line of await benchHostResponsiveness()) console.log(line);
   console.log('');

@@ -1,0 +1,179 @@
+// Issue 10's targets on real-sized Hermes homes, written by test/support/hermes_home.py (upstream's
+// write paths and full schema on real SQLite): the overview of a 2,000-session ~300 MB home, one
+// 500-turn lineage of it, and the standalone report of a 300-session ~12 MB home against its input.
+// Run alone with `npx tsx bench/home.ts` (after `npm run build`); also part of `npm run bench`.
+//
+// A home takes minutes to write, so each is kept under os.tmpdir() by its parameters and a hash of
+// the generator's two files: a later run reuses it (the generation time is printed either way,
+// from when it was written). Timings come from fresh child processes (bench/homeChild.ts, bundled
+// like the engine), median of three; peak RSS is the worst of the three.
+
+import { createHash } from 'node:crypto';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildSync } from 'esbuild';
+
+const ROOT = join(__dirname, '..');
+const HOME_PY = join(ROOT, 'test/support/hermes_home.py');
+const STORE_PY = join(ROOT, 'test/support/hermes_store.py');
+
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+const ms = (t: number): string => `${t.toFixed(0)} ms`;
+const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+interface HomeTruth {
+  bytes: number;
+  generationSeconds: number;
+  sessions: { id: string }[];
+  lineages: { id: string; sessions: string[]; turns: number }[];
+  longestLineage: { id: string; turns: number; sessions: string[] };
+}
+
+interface Home {
+  path: string;
+  truth: HomeTruth;
+  cached: boolean;
+}
+
+/** A generated home, reused from os.tmpdir() when these parameters and the generator are unchanged. */
+function home(sessions: number, seed: number, targetMb: number, longLineage: number): Home {
+  const hash = createHash('sha256').update(readFileSync(HOME_PY)).update(readFileSync(STORE_PY)).digest('hex').slice(0, 12);
+  const dir = join(tmpdir(), `prompt-inspector-bench-home-${sessions}-${seed}-${targetMb}-${longLineage}-${hash}`);
+  const truthPath = join(dir, 'truth.json');
+  if (existsSync(truthPath) && existsSync(join(dir, 'state.db'))) {
+    return { path: join(dir, 'state.db'), truth: JSON.parse(readFileSync(truthPath, 'utf8')) as HomeTruth, cached: true };
+  }
+  const work = mkdtempSync(`${dir}.partial-`);
+  const args = [HOME_PY, work, '--sessions', String(sessions), '--seed', String(seed), '--target-mb', String(targetMb), '--long-lineage', String(longLineage)];
+  const r = spawnSync('python3', args, { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) throw new Error(`hermes_home.py exited ${r.status}: ${r.stderr}`);
+  writeFileSync(join(work, 'truth.json'), r.stdout);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(work, dir);
+  return { path: join(dir, 'state.db'), truth: JSON.parse(r.stdout) as HomeTruth, cached: false };
+}
+
+function describe(h: Home, what: string): string {
+  const t = h.truth;
+  return (
+    `  ${what}: ${t.sessions.length.toLocaleString('en')} sessions, ${t.lineages.length.toLocaleString('en')} lineages, ${mb(statSync(h.path).size)}; `
+    + `generated in ${t.generationSeconds.toFixed(0)} s by hermes_home.py${h.cached ? ' (an earlier run; reused from the cache)' : ''}`
+  );
+}
+
+/** bench/homeChild.ts bundled like the shipped engine; sql.js stays external (its wasm sits beside it). */
+function childBundle(dir: string): string {
+  const outfile = join(dir, 'homeChild.js');
+  buildSync({
+    entryPoints: [join(__dirname, 'homeChild.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['sql.js'],
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+interface ChildResult {
+  ms: number;
+  loadedMs: number;
+  baseKb: number;
+  peakKb: number;
+  listedOnly: boolean;
+  sessions: number;
+  loadedSessions: number;
+  lineages: number;
+  turns: number;
+  requests: number;
+}
+
+function child(bundle: string, ...args: string[]): ChildResult {
+  const out = execFileSync(process.execPath, [bundle, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
+    maxBuffer: 64 << 20,
+  });
+  return JSON.parse(out) as ChildResult;
+}
+
+/** Three fresh children: the median time, the worst peak. */
+function measure(bundle: string, ...args: string[]): { time: number; loaded: number; peak: number; last: ChildResult } {
+  const runs = [0, 1, 2].map(() => child(bundle, ...args));
+  return {
+    time: median(runs.map((r) => r.ms)),
+    loaded: median(runs.map((r) => r.loadedMs)),
+    peak: Math.max(...runs.map((r) => r.peakKb)) * 1024,
+    last: runs[runs.length - 1],
+  };
+}
+
+export async function benchHome(): Promise<string[]> {
+  const lines: string[] = ['Hermes homes (issue 10), written by test/support/hermes_home.py on real SQLite, upstream full schema:'];
+  const dir = mkdtempSync(join(tmpdir(), 'bench-home-'));
+  try {
+    const bundle = childBundle(dir);
+
+    // (a) + (b): a 2,000-session ~300 MB home with one 500-turn compression chain
+    const big = home(2000, 1, 300, 500);
+    lines.push(describe(big, 'home A'));
+    const o = measure(bundle, 'overview', big.path);
+    lines.push(
+      `  overview first data of home A (the default 256 MB read-whole limit: ${o.last.listedOnly ? 'listed only' : 'read whole'}, `
+        + `${o.last.sessions.toLocaleString('en')} sessions, ${o.last.lineages.toLocaleString('en')} lineages): open -> session list ${ms(o.loaded)}, `
+        + `-> overview computed ${ms(o.time)} (median of 3 fresh processes) [target <= 1000 ms: ${verdict(o.time <= 1000)}]`,
+      `    peak RSS (VmHWM, worst of 3): ${mb(o.peak)} [target <= 300 MB: ${verdict(o.peak <= 300e6)}]`,
+    );
+    const long = big.truth.longestLineage;
+    for (const mode of ['lineage', 'session'] as const) {
+      const id = mode === 'lineage' ? long.id : long.sessions[long.sessions.length - 1];
+      const l = measure(bundle, mode, big.path, id);
+      const how = mode === 'lineage' ? `{ lineage: first session } (the worker opening an overview row)` : `{ session: last session } (the CLI's --session)`;
+      lines.push(
+        `  one ${long.turns}-turn lineage of home A (${long.sessions.length} sessions), loadTranscript ${how} + analyze: `
+          + `${ms(l.time)} (read ${ms(l.loaded)}; ${l.last.turns} turns, ${l.last.requests.toLocaleString('en')} requests replayed; peak RSS ${mb(l.peak)}) `
+          + `[target <= 500 ms: ${verdict(l.time <= 500)}]`,
+      );
+    }
+
+    // (c): the standalone report of a 300-session ~12 MB home
+    const mid = home(300, 2, 12, 0);
+    lines.push(describe(mid, 'home B'));
+    const out = join(dir, 'home-b.html');
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'report', mid.path, '-o', out], { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 << 20 });
+    const took = performance.now() - t0;
+    if (r.status !== 0 || !existsSync(out)) {
+      lines.push(`  report of home B: the CLI exited ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')} [target <= 1.5x: MISS]`);
+    } else {
+      const input = statSync(mid.path).size;
+      const size = statSync(out).size;
+      const ratio = size / input;
+      lines.push(
+        `  standalone report of home B (\`prompt-inspector report FILE -o out.html\`, ${(took / 1000).toFixed(1)} s): ${mb(size)} for a ${mb(input)} input = ${ratio.toFixed(2)}x `
+          + `[target <= 1.5x: ${verdict(ratio <= 1.5)}]`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+if (require.main === module) {
+  mkdirSync(tmpdir(), { recursive: true });
+  benchHome()
+    .then((lines) => {
+      for (const line of lines) console.log(line);
+    })
+    .catch((e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    });
+}
