@@ -187,6 +187,14 @@ export class SessionOverviewElement extends LitElement {
     this.dispatchEvent(piEvent('pi-overview-state', this.state));
   }
 
+  /** A filter changed: the rows are others, so the table starts again at its top. */
+  private narrow(patch: Partial<OverviewState>): void {
+    const scroller = this.scroller();
+    if (scroller) scroller.scrollTop = 0;
+    this.scrollTop = 0;
+    this.change({ ...patch, firstVisibleRow: 0 });
+  }
+
   private onScroll(e: Event): void {
     const top = (e.target as HTMLElement).scrollTop;
     this.scrollTop = top;
@@ -204,7 +212,7 @@ export class SessionOverviewElement extends LitElement {
 
   private toggleHas(h: 'breaks' | 'errors'): void {
     const has = this.state.has.includes(h) ? this.state.has.filter((x) => x !== h) : [...this.state.has, h];
-    this.change({ has, firstVisibleRow: 0 });
+    this.narrow({ has });
   }
 
   private setExpanded(id: string, open: boolean): void {
@@ -356,8 +364,8 @@ export class SessionOverviewElement extends LitElement {
         <h1>Sessions</h1>
         <span class="path" title=${o.source.path}>${o.source.path}</span>
         <input type="search" placeholder="Filter by title, id or source" aria-label="Filter lineages" .value=${s.filter}
-          @input=${(e: Event) => this.change({ filter: (e.target as HTMLInputElement).value, firstVisibleRow: 0 })} />
-        <select aria-label="Source" @change=${(e: Event) => this.change({ source: (e.target as HTMLSelectElement).value || null, firstVisibleRow: 0 })}>
+          @input=${(e: Event) => this.narrow({ filter: (e.target as HTMLInputElement).value })} />
+        <select aria-label="Source" @change=${(e: Event) => this.narrow({ source: (e.target as HTMLSelectElement).value || null })}>
           <option value="" ?selected=${s.source === null}>All sources</option>
           ${sources.map((x) => html`<option value=${x} ?selected=${s.source === x}>${x}</option>`)}
         </select>

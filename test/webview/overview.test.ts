@@ -446,6 +446,13 @@ describe('session overview (Chromium, real engine as host)', () => {
       await v.page.keyboard.press('End');
       assert.equal(await focusedKey(v), `l:${expected[N - 1]}`);
       assert.ok((await v.page.locator('session-overview [role=row][data-key]').count()) < 80);
+      // A filter shows other rows: the table starts again at its top.
+      await v.page.locator('session-overview input[type=search]').fill('number 1');
+      await eventually(async () =>
+        assert.equal(await v.page.locator('session-overview [data-count]').innerText(), '2,000 lineages, 2,000 sessions (1,111 shown)'),
+      );
+      assert.equal(await scrollerTop(v), 0);
+      await eventually(() => assert.equal(lastState(v)?.overview?.firstVisibleRow, 0));
       await assertClean(v);
     } finally {
       await v.close();
