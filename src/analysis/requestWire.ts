@@ -124,29 +124,28 @@ class GenerationWire {
     return isCurrent && this.profile.sidecarReplay !== 'all' && effectiveSidecar(r) !== null;
   }
 
+  /** Where a row's copy in a mode is cached: a mode that cannot change the copy shares the historical one's slot.
+   * The low two bits are the mode (MODES = 4): 2 current, 1 final. */
+  private slotOf(row: number, isCurrent: boolean, isFinal: boolean): number {
+    const matters = (isCurrent || isFinal) && this.modeMatters(row, isCurrent, isFinal);
+    return row * MODES + (matters && isCurrent ? 2 : 0) + (matters && isFinal ? 1 : 0);
+  }
+
   copy(row: number, isCurrent: boolean, isFinal: boolean): WireMessage {
-    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) {
-      isCurrent = false;
-      isFinal = false;
-    }
-    const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
+    const slot = this.slotOf(row, isCurrent, isFinal);
     let c = this.copies[slot];
     if (!c) {
-      c = wireCopy(this.rows[row], row, { profile: this.profile, isCurrent, isFinal });
+      c = wireCopy(this.rows[row], row, { profile: this.profile, isCurrent: (slot & 2) !== 0, isFinal: (slot & 1) !== 0 });
       this.copies[slot] = c;
     }
     return c;
   }
 
   tokens(row: number, isCurrent: boolean, isFinal: boolean): number {
-    if ((isCurrent || isFinal) && !this.modeMatters(row, isCurrent, isFinal)) {
-      isCurrent = false;
-      isFinal = false;
-    }
-    const slot = row * MODES + (isCurrent ? 2 : 0) + (isFinal ? 1 : 0);
+    const slot = this.slotOf(row, isCurrent, isFinal);
     let n = this.tokenCounts[slot];
     if (n < 0) {
-      n = this.tokensOf(this.copy(row, isCurrent, isFinal).message);
+      n = this.tokensOf(this.copy(row, (slot & 2) !== 0, (slot & 1) !== 0).message);
       this.tokenCounts[slot] = n;
     }
     return n;
