@@ -126,15 +126,20 @@ export async function benchHome(): Promise<string[]> {
     const o = measure(bundle, 'overview', big.path);
     lines.push(
       `  overview first data of home A (the default 256 MB read-whole limit: ${o.last.listedOnly ? 'listed only' : 'read whole'}, `
-        + `${o.last.sessions.toLocaleString('en')} sessions, ${o.last.lineages.toLocaleString('en')} lineages): open -> session list ${ms(o.loaded)}, `
+        + `${o.last.sessions.toLocaleString('en')} sessions, ${o.last.lineages.toLocaleString('en')} lineages with forks): open -> session list ${ms(o.loaded)}, `
         + `-> overview computed ${ms(o.time)} (median of 3 fresh processes) [target <= 1000 ms: ${verdict(o.time <= 1000)}]`,
       `    peak RSS (VmHWM, worst of 3): ${mb(o.peak)} [target <= 300 MB: ${verdict(o.peak <= 300e6)}]`,
     );
+    if (o.last.lineages !== big.truth.lineages.length) lines.push(`    (the overview has ${o.last.lineages} lineages, the truth ${big.truth.lineages.length})`);
     const long = big.truth.longestLineage;
-    for (const mode of ['lineage', 'session'] as const) {
-      const id = mode === 'lineage' ? long.id : long.sessions[long.sessions.length - 1];
+    for (const mode of ['lineage', 'session', 'warm-lineage'] as const) {
+      const id = mode === 'session' ? long.sessions[long.sessions.length - 1] : long.id;
       const l = measure(bundle, mode, big.path, id);
-      const how = mode === 'lineage' ? `{ lineage: first session } (the worker opening an overview row)` : `{ session: last session } (the CLI's --session)`;
+      const how = {
+        lineage: `{ lineage: first session } (the worker opening an overview row)`,
+        session: `{ session: last session } (the CLI's --session)`,
+        'warm-lineage': `{ lineage: first session }, the tokenizer's vocabulary already loaded`,
+      }[mode];
       lines.push(
         `  one ${long.turns}-turn lineage of home A (${long.sessions.length} sessions), loadTranscript ${how} + analyze: `
           + `${ms(l.time)} (read ${ms(l.loaded)}; ${l.last.turns} turns, ${l.last.requests.toLocaleString('en')} requests replayed; peak RSS ${mb(l.peak)}) `

@@ -7,6 +7,8 @@
 //                      only listed), analyze, the Inspection the worker keeps, then the session overview
 //   lineage PATH ID    loadTranscript(PATH, { lineage: ID }) as the worker opens an overview row, then analyze
 //   session PATH ID    loadTranscript(PATH, { session: ID }) (the CLI's --session), then analyze
+//   warm-lineage PATH ID   as lineage, in a process whose tokenizer already loaded its vocabulary
+//                      (a worker that counted before): what the vocabulary's first load costs
 
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -23,7 +25,16 @@ function peakRssKb(): number {
   return Number(/VmHWM:\s*(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
 }
 
+/** Every lineage of the overview, forks included. */
+function countLineages(lineages: readonly { children: readonly unknown[] }[]): number {
+  return lineages.reduce((n, l) => n + 1 + countLineages(l.children as { children: unknown[] }[]), 0);
+}
+
 async function main(mode: string, path: string, id: string | undefined): Promise<void> {
+  if (mode === 'warm-lineage') {
+    createTokenCounter('o200k_base').count('load the vocabulary before the clock starts');
+    mode = 'lineage';
+  }
   const baseKb = peakRssKb();
   const t0 = performance.now();
   const transcript = mode === 'overview' ? await loadTranscript(path) : await loadTranscript(path, mode === 'lineage' ? { lineage: id } : { session: id });
@@ -32,7 +43,7 @@ async function main(mode: string, path: string, id: string | undefined): Promise
   let lineages = 0;
   if (mode === 'overview') {
     new Inspection(analysis, basename(path));
-    lineages = sessionOverview(transcript, analysis.report).lineages.length;
+    lineages = countLineages(sessionOverview(transcript, analysis.report).lineages);
   }
   const ms = performance.now() - t0;
   process.stdout.write(
