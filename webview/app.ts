@@ -26,7 +26,7 @@ import './compaction-panel';
 import './findings-list';
 import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
-import { PREFIX_STATUS_LABEL } from './format';
+import { plural, PREFIX_STATUS_LABEL } from './format';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
 import { EMPTY_OVERVIEW_STATE, hasLineage } from './overview-model';
 import { Pages, type Details } from './pages';
@@ -184,7 +184,7 @@ export class InspectorApp extends LitElement {
       (index) => {
         if (ticket !== this.opening || !this.onOverview) return;
         this.showScope(lineage, index, ui);
-        this.announcement = `Lineage ${index.title}: ${index.turnCount} turns.`;
+        this.announcement = `Lineage ${index.title}: ${plural(index.turnCount, 'turn')}.`;
       },
       (e: unknown) => {
         if (ticket !== this.opening) return;
