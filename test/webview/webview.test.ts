@@ -85,6 +85,13 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     try {
       assert.deepEqual(v.sent('ready'), [{ type: 'ready', version: PROTOCOL_VERSION }]);
       await expectSelection(v, 0, 0);
+      // A file of one lineage has no overview: no way back to one, and Backspace asks the host nothing.
+      assert.equal(await v.page.locator('session-overview, summary-header button.back').count(), 0);
+      await v.page.keyboard.press('Backspace');
+      assert.deepEqual(
+        v.sent('request').filter((m) => m.method === 'openLineage'),
+        [],
+      );
 
       await v.page.keyboard.press('j');
       await expectSelection(v, 1, 2);
