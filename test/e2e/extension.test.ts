@@ -1,8 +1,10 @@
 /**
  * The extension in a real VS Code (code-server): the packaged .vsix installed, the examples as the
  * workspace, the inspector opened from the palette and through "Reopen Editor With…", stepped with
- * the keyboard, its webview's DOM read inside its iframe, the Problems panel, live refresh, restore
- * after a reload, and screenshots in the light and dark themes (test-results/e2e/).
+ * the keyboard, its webview's DOM read inside its iframe, the Problems panel, live refresh, the
+ * session overview of a home of several sessions (sort, filter, open a lineage and back, a live
+ * SQLite writer), restore after a reload, a state.db listed only, and screenshots in the light and
+ * dark themes (test-results/e2e/).
  *
  * Run alone: node --import tsx --test test/e2e/extension.test.ts
  */
@@ -16,6 +18,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
+import { HERMES_STORE_PY } from '../support/upstreamStores';
+import { filterLineages, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
+import type { OverviewColumn } from '../../src/analysis/overviewColumns';
+import type { OverviewLineage, SessionOverview } from '../../src/analysis/overviewTypes';
 import {
   CODE_SERVER_VERSION,
   ROOT,
@@ -71,6 +77,8 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'rotation-compaction-light': 'compaction.png',
   'prompt-changed-cache-light': 'cache-break.png',
   'transcripts-view-light': 'agent-transcripts.png',
+  'overview-light': 'overview-light.png',
+  'overview-dark': 'overview-dark.png',
 };
 
 /** screenshot(), and for a README picture its copy in media/ when it changed. */
@@ -139,6 +147,105 @@ async function openFromPalette(filter: string): Promise<void> {
   await input.fill(filter);
   await p.locator('.quick-input-widget .quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
   await p.keyboard.press('Enter');
+}
+
+// ---- the session overview of a home of several sessions ----
+
+/** Where the home's state.db is put: written by the upstream write paths' reconstruction (hermes_store.py). */
+const HOME = 'home/state.db';
+
+/** Builds the home into the workspace (real SQLite through python3); once. */
+function buildHome(): string {
+  const dir = join(workspace, 'home');
+  if (!existsSync(join(dir, 'state.db'))) execFileSync('python3', [HERMES_STORE_PY, 'home', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return join(dir, 'state.db');
+}
+
+function cliJson(...args: string[]): any {
+  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));
+}
+
+/** Lineage ids as the overview lists them: each lineage, then its forks. */
+const flat = (lineages: readonly OverviewLineage[]): string[] => lineages.flatMap((l) => [l.id, ...flat(l.children)]);
+
+/** The page of `name` showing its session overview. */
+function overviewFor(name: string, timeoutMs = 30_000): Promise<Frame> {
+  return findFrameWith(
+    page as Page,
+    (n: string) => {
+      const app = (globalThis as any).document.querySelector('prompt-inspector-app');
+      const path = app?.overview?.source?.path;
+      return (
+        typeof path === 'string'
+        && path.endsWith(n)
+        && app.onOverview === true
+        && !!app.shadowRoot?.querySelector('session-overview')?.shadowRoot?.querySelector('.body [role=row]')
+      );
+    },
+    timeoutMs,
+    name,
+  );
+}
+
+/** What the overview shows: whether it is shown, its lineage rows in order, the filter box and the sorted column. */
+const overviewShown = (frame: Frame): Promise<{ onOverview: boolean; rows: string[]; filter: string; sorted: { column: string; order: string } | null }> =>
+  frame.evaluate(() => {
+    const app = (globalThis as any).document.querySelector('prompt-inspector-app');
+    const root = app.shadowRoot.querySelector('session-overview')?.shadowRoot;
+    const rows = Array.from(root?.querySelectorAll('.body [role=row]') ?? [])
+      .filter((r: any) => !r.dataset.session)
+      .sort((a: any, b: any) => Number(a.getAttribute('aria-rowindex')) - Number(b.getAttribute('aria-rowindex')))
+      .map((r: any) => r.dataset.lineage as string);
+    const head = root?.querySelector('[role=columnheader][aria-sort=ascending], [role=columnheader][aria-sort=descending]');
+    return {
+      onOverview: app.onOverview === true,
+      rows,
+      filter: root?.querySelector('input[type=search]')?.value ?? '',
+      sorted: head ? { column: head.dataset.column, order: head.getAttribute('aria-sort') } : null,
+    };
+  });
+
+/** Empties the filter box and waits for every one of the `lineages` rows to be back. */
+async function clearFilter(frame: Frame, lineages: number): Promise<void> {
+  await frame.locator('session-overview input[type=search]').fill('');
+  await eventually(
+    () => overviewShown(frame),
+    (v) => v.filter === '' && v.rows.length === lineages,
+  );
+}
+
+/** Opens a lineage as a user does: its row focused by a click on a plain cell, then Enter. */
+async function openRow(frame: Frame, lineage: string): Promise<void> {
+  await frame.locator(`session-overview .body [role=row][data-lineage="${lineage}"]:not([data-session]) [data-column=source]`).click();
+  await (page as Page).keyboard.press('Enter');
+}
+
+/** A lineage row's cell of one column, as shown. */
+const overviewCell = (frame: Frame, lineage: string, column: string): Promise<string> =>
+  frame.locator(`session-overview .body [role=row][data-lineage="${lineage}"]:not([data-session]) [data-column="${column}"]`).innerText();
+
+/** The rows the overview should show for a sort and filter: the shared column code over the CLI's overview. */
+function expectedRows(overview: SessionOverview, column: OverviewColumn, descending: boolean, text?: string): string[] {
+  return flat(filterLineages(sortLineages(overview.lineages, column, descending), { text }));
+}
+
+/**
+ * A turn appended to session `sessionId` as the agent writes one: its user row and the reply in one
+ * transaction of real SQLite (python3), while the extension has the file open.
+ */
+function appendTurn(db: string, sessionId: string, user: string): void {
+  const script = `
+import sqlite3, sys
+db, sid, user = sys.argv[1:4]
+c = sqlite3.connect(db)
+(ts,) = c.execute("SELECT max(timestamp) FROM messages WHERE session_id = ?", (sid,)).fetchone()
+c.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, ?)", (sid, user, ts + 60))
+c.execute("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES (?, 'assistant', 'Done: tagged v1.4.0.', ?, 'stop')", (sid, ts + 64))
+c.execute("UPDATE sessions SET message_count = message_count + 2, api_call_count = api_call_count + 1 WHERE id = ?", (sid,))
+c.commit()
+c.close()
+`;
+  execFileSync('python3', ['-c', script, db, sessionId, user]);
 }
 
 describe('Prompt Inspector in a real VS Code (code-server)', () => {
@@ -346,6 +453,95 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await screenshot(p, 'live-writer-stopped-light');
   });
 
+  scenario('the session overview of a home: sort, filter, open a lineage and back, a live writer updates its row', async () => {
+    const p = page as Page;
+    const db = buildHome();
+    const overview = cliJson('sessions', db, '--json') as SessionOverview;
+    const chain = overview.lineages.find((l) => l.sessions.length > 1 && l.turns !== null);
+    assert.ok(chain && flat(overview.lineages).length > 3, 'a home of several lineages, one a compaction chain');
+    // The table is wide: the side bar and the panel make room for it (and for the pictures).
+    await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
+    await runCommand(p, 'View: Toggle Panel Visibility');
+    await openFromPalette(HOME);
+    const frame = await overviewFor(HOME);
+    assert.deepEqual((await overviewShown(frame)).rows, flat(overview.lineages), 'every lineage, forks after theirs, in start order');
+
+    // Sort by turns: ascending on the first click, descending on the second.
+    const turns = overviewColumn('turns') as OverviewColumn;
+    const header = frame.locator('session-overview [role=columnheader][data-column=turns] button');
+    await header.click();
+    assert.deepEqual(
+      (
+        await eventually(
+          () => overviewShown(frame),
+          (v) => v.sorted?.order === 'ascending',
+        )
+      ).rows,
+      expectedRows(overview, turns, false),
+    );
+    await header.click();
+    const sorted = await eventually(
+      () => overviewShown(frame),
+      (v) => v.sorted?.order === 'descending',
+    );
+    assert.deepEqual(sorted.rows, expectedRows(overview, turns, true));
+    await shot(p, 'overview-light');
+
+    // Filter by the chain's last session's id: the chain's row (a session of it matches).
+    const last = chain.sessions[chain.sessions.length - 1];
+    const text = last.id.slice(-6);
+    await frame.locator('session-overview input[type=search]').fill(text);
+    const filtered = await eventually(
+      () => overviewShown(frame),
+      (v) => v.filter === text && v.rows.length < sorted.rows.length,
+    );
+    assert.deepEqual(filtered.rows, expectedRows(overview, turns, true, text));
+    assert.ok(filtered.rows.includes(chain.id));
+
+    // Open the chain: the inspector of its turns only, as --lineage replays it.
+    await openRow(frame, chain.id);
+    const alone = cliJson('analyze', db, '--lineage', chain.id, '--json');
+    const opened = await eventually(
+      () => frame.evaluate(() => (globalThis as any).document.querySelector('prompt-inspector-app').model?.turnCount ?? null),
+      (n) => n !== null,
+      15_000,
+    );
+    assert.equal(opened, alone.turns.length);
+    assert.ok(alone.turns.length < cliJson('analyze', db, '--json').turns.length, 'fewer turns than the whole file');
+    assert.equal(alone.turns.length, chain.turns);
+    await frame.locator('turn-stepper [role=option]').first().waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await frame.locator('turn-stepper [role=option]').count(), alone.turns.length);
+    await screenshot(p, 'overview-lineage-open-light');
+
+    // Back: the overview as it was left, sort and filter kept.
+    await frame.locator('summary-header button.back').click();
+    const back = await eventually(
+      () => overviewShown(frame),
+      (v) => v.onOverview && v.rows.length > 0,
+    );
+    assert.deepEqual(back, filtered);
+
+    // A live writer appends a turn to the chain's last session: the row's figures follow, the filter stays.
+    const before = Number(await overviewCell(frame, chain.id, 'turns'));
+    assert.equal(before, chain.turns);
+    const written = Date.now();
+    appendTurn(db, last.id, 'One more thing: tag the release.');
+    const after = await eventually(
+      () => overviewCell(frame, chain.id, 'turns'),
+      (t) => Number(t) === before + 1,
+      15_000,
+    );
+    process.stderr.write(`[e2e] overview live refresh: ${Date.now() - written} ms from the commit to the updated row\n`);
+    assert.equal(Number(after), before + 1);
+    assert.equal(Number(await overviewCell(frame, chain.id, 'requests')), (chain.requests ?? 0) + 1);
+    assert.equal((await overviewShown(frame)).filter, text, 'the filter is kept through the update');
+    await screenshot(p, 'overview-live-light');
+    // Unfiltered again for the restore after the reload (the sort stays).
+    // The sort follows the new figures: the chain's extra turn may move its row.
+    await clearFilter(frame, sorted.rows.length);
+    assert.deepEqual((await overviewShown(frame)).rows, expectedRows(cliJson('sessions', db, '--json') as SessionOverview, turns, true));
+  });
+
   scenario(
     'restore after a reload (dark theme), and the activation time',
     async () => {
@@ -385,6 +581,16 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       );
       await screenshot(p, 'prompt-changed-problems-dark');
 
+      // The home's overview comes back as it was left: sorted by turns, descending, unfiltered.
+      await openFromPalette(HOME);
+      await runCommand(p, 'View: Toggle Panel Visibility');
+      const home = await overviewFor(HOME, 45_000);
+      assert.deepEqual((await overviewShown(home)).sorted, { column: 'turns', order: 'descending' });
+      // The filter was cleared moments before the reload, and the workbench may not have stored that
+      // last change yet (an earlier one, the sort, it has): cleared again for the picture.
+      await clearFilter(home, flat((cliJson('sessions', buildHome(), '--json') as SessionOverview).lineages).length);
+      await shot(p, 'overview-dark');
+
       // VS Code's figures for this window's activation, kept for `npm run bench` (bench/hostResponsiveness.ts).
       const activation = await readActivation(p, runCommand);
       mkdirSync(dirname(E2E_ACTIVATION_RECORD), { recursive: true });
@@ -399,41 +605,53 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     10 * 60_000,
   ); // readActivation's steps may each take up to 2 min on a loaded machine
 
-  scenario('a state.db too large to read whole: its sessions listed first, the chosen lineage loaded on demand', async () => {
+  scenario('a state.db too large to read whole: the overview lists its lineages unread, a row loads that lineage alone', async () => {
     const p = page as Page;
-    // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on an example.
-    // No editors to restore: each restored state.db panel would offer its own sessions.
+    // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on small stores.
     await runCommand(p, 'View: Close All Editors');
     (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark, 'promptInspector.readWholeLimitMB': 0 });
     await reloadWorkbench(p);
     await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
-    await openFromPalette('rotation/state.db');
-    const rows = p.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-    const child = rows.filter({ hasText: '20260918_144025_8b9c0d' }).first();
-    await child.waitFor({ state: 'visible', timeout: 30_000 });
-    await p
-      .locator('.quick-input-widget .quick-input-title', { hasText: 'too large to read whole: choose a session' })
-      .waitFor({ state: 'visible', timeout: 5_000 });
-    assert.equal(await rows.count(), 2, 'both sessions offered');
-    const frame = await inspectorFor('rotation/state.db');
-    assert.equal((await appIndex(frame)).turnCount, 0, 'nothing loaded before a session is chosen');
-    await screenshot(p, 'large-db-sessions-dark');
+    const db = buildHome();
+    const overview = cliJson('sessions', db, '--json') as SessionOverview;
+    await openFromPalette(HOME);
+    const frame = await overviewFor(HOME);
+    assert.equal(await p.locator('.quick-input-widget').isVisible(), false, 'no session picker offered by itself');
+    // The panel opens where the home's last one was left (the sort; a filter, if the reload came before it was stored).
+    await clearFilter(frame, flat(overview.lineages).length);
+    const shown = await overviewShown(frame);
+    assert.deepEqual([...shown.rows].sort(), flat(overview.lineages).sort(), 'every lineage of the catalogue');
+    for (const id of shown.rows) assert.equal(await overviewCell(frame, id, 'turns'), 'not read', id);
+    await screenshot(p, 'large-db-overview-dark');
 
-    // The rotated child: its lineage (the parent it was compacted from, and itself) loads.
-    await child.click();
+    // A compaction chain: its sessions loaded from the file, nothing else.
+    const chain = overview.lineages.find((l) => l.sessions.length > 1) as OverviewLineage;
+    await openRow(frame, chain.id);
+    const alone = cliJson('analyze', db, '--lineage', chain.id, '--json');
     const loaded = await eventually(
-      () => appIndex(frame),
+      () => appIndex(frame).catch(() => null),
+      (x) => x !== null && x.turnCount > 0,
+      30_000,
+    );
+    assert.equal(loaded?.turnCount, alone.turns.length);
+    await screenshot(p, 'large-db-lineage-loaded-dark');
+
+    // A file of one lineage, only listed, opens on that lineage: nothing to choose.
+    await openFromPalette('rotation/state.db');
+    const rotation = await inspectorFor('rotation/state.db');
+    const expected = await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current');
+    const index = await eventually(
+      () => appIndex(rotation),
       (x) => x.turnCount > 0,
       30_000,
     );
-    const expected = await inspect(join(ROOT, 'examples/rotation/state.db'), 'hermes-current');
-    assert.equal(loaded.turnCount, expected.turns.length);
+    assert.equal(index.turnCount, expected.turns.length);
     assert.deepEqual(
-      loaded.compactedTurns,
+      index.compactedTurns,
       expected.turns.filter((t) => t.compression).map((t) => t.index),
     );
-    await frame.locator(`turn-stepper #turn-${loaded.compactedTurns[0]}`).click();
-    await frame.locator('compaction-panel').waitFor({ state: 'visible' });
+    await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
+    await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
     await screenshot(p, 'large-db-session-loaded-dark');
   });
 });
