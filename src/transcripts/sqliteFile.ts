@@ -12,6 +12,7 @@
 
 import type { ByteSource } from '../model/byteSource';
 import { TreeWalk } from './sqlite/btree';
+import { indexRowids, tableCell, usableIndexColumn } from './sqlite/lookup';
 import { SqliteFormatError } from './sqlite/errors';
 import { Pager, type PagerOptions, type TextEncoding } from './sqlite/pager';
 import type { SqlValue } from './sqlite/record';
@@ -34,7 +35,7 @@ export class SqliteFile {
   readonly problems: string[];
 
   private readonly pager: Pager;
-  private readonly schema: { type: string; name: string; rootPage: number; sql: string }[] = [];
+  private readonly schema: { type: string; name: string; table: string; rootPage: number; sql: string }[] = [];
   private readonly parsed = new Map<string, SqliteTable>();
 
   constructor(source: ByteSource, options: SqliteFileOptions = {}) {
@@ -50,6 +51,7 @@ export class SqliteFile {
     } = pager);
 
     const names = ['type', 'name', 'tbl_name', 'rootpage', 'sql'];
+    // tbl_name is kept for indexes: rowsWhere looks for one on the table it is asked about.
     const master: SqliteTable = {
       name: 'sqlite_schema',
       rootPage: 1,
@@ -60,10 +62,11 @@ export class SqliteFile {
       columns: names.map((name) => ({ name, affinity: 'blob', rowidAlias: false, generated: false })),
     };
     for (const row of this.scan(master)) {
-      const [type, name, rootPage, sql] = [row.get('type'), row.get('name'), row.get('rootpage'), row.get('sql')];
+      const [type, name, table, rootPage, sql] = [row.get('type'), row.get('name'), row.get('tbl_name'), row.get('rootpage'), row.get('sql')];
       this.schema.push({
         type: String(type),
         name: String(name),
+        table: String(table),
         rootPage: typeof rootPage === 'number' ? rootPage : 0,
         sql: typeof sql === 'string' ? sql : '',
       });
@@ -109,9 +112,48 @@ export class SqliteFile {
     return this.scan(this.requireTable(name));
   }
 
+  /**
+   * The rows of a rowid table whose `column` holds one of `values` (text, compared as SQLite's
+   * BINARY collation does), in rowid order, found through an index whose first column it is
+   * (ascending, BINARY, not partial) instead of by a scan: on a large file, only the pages of those
+   * rows and of the index entries leading to them are read. undefined when no such index exists or
+   * it cannot be read (the caller scans instead); rows of a damaged table page still throw.
+   */
+  rowsWhere(name: string, column: string, values: Iterable<string>): Iterable<TableRow> | undefined {
+    const table = this.requireTable(name);
+    if (table.withoutRowid || this.encoding !== 'utf-8' || /\bCOLLATE\b/i.test(table.sql)) return undefined;
+    const index = this.schema.find(
+      (e) =>
+        e.type === 'index'
+        && foldName(e.table) === foldName(table.name)
+        && e.rootPage > 0
+        && foldName(usableIndexColumn(e.sql, table.name) ?? '') === foldName(column),
+    );
+    if (!index) return undefined;
+    let rowids: (number | bigint)[];
+    try {
+      rowids = [...new Set(values)].flatMap((v) => indexRowids(this.pager, index.rootPage, v, `index ${index.name}`));
+    } catch (e) {
+      if (e instanceof SqliteFormatError) return undefined;
+      throw e;
+    }
+    rowids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.fetch(table, rowids);
+  }
+
   /** Page `n` (1-based) as of the newest commit. */
   page(n: number): Uint8Array {
     return this.pager.page(n);
+  }
+
+  private *fetch(table: SqliteTable, rowids: (number | bigint)[]): Generator<TableRow> {
+    const row = new TableRow(this.pager, table);
+    for (const rowid of rowids) {
+      const cell = tableCell(this.pager, table.rootPage, rowid, `table ${table.name}`);
+      if (!cell) continue; // an index entry whose row is gone: SQLite would find no row either
+      row.load(cell);
+      yield row;
+    }
   }
 
   decodeText(bytes: Uint8Array): string {
