@@ -125,7 +125,7 @@ export class InspectorView implements vscode.Disposable {
         if (!inspection) return;
         // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
         const lineage = this.state?.lineage ?? null;
-        const index = lineage !== null && hasLineage(inspection, lineage) ? await this.openScope(inspection, lineage) : null;
+        const index = lineage === null ? null : await this.reopen(inspection, lineage);
         const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
         this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? inspection.index, overview: inspection.overview, state });
         return;
@@ -208,12 +208,24 @@ export class InspectorView implements vscode.Disposable {
     const inspection = await this.load();
     if (!inspection) return;
     const lineage = this.scope?.lineage;
-    let index = inspection.index;
-    if (lineage !== undefined) {
-      if (hasLineage(inspection, lineage)) index = await this.openScope(inspection, lineage);
-      else this.closeScope();
+    const index = lineage === undefined ? null : await this.reopen(inspection, lineage);
+    this.post({ type: 'update', index: index ?? inspection.index, overview: inspection.overview });
+  }
+
+  /**
+   * The lineage opened again on a new analysis; null, and the whole file in scope, when it is no
+   * row of the overview any more or cannot be read now (the message says why).
+   */
+  private async reopen(inspection: RemoteInspection, lineage: string): Promise<InspectorIndex | null> {
+    if (hasLineage(inspection, lineage)) {
+      try {
+        return await this.openScope(inspection, lineage);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Prompt Inspector could not read lineage ${lineage}: ${(e as Error).message}`);
+      }
     }
-    this.post({ type: 'update', index, overview: inspection.overview });
+    this.closeScope();
+    return null;
   }
 
   dispose(): void {
