@@ -173,7 +173,6 @@ class Home:
         # mean tool-output characters, steered towards the target size from a first guess
         self.tool_mean = max(200.0, 3000.0 * self.target_bytes / sessions / 150e3)
         self.delegations: List[Dict[str, Any]] = []
-        self.means: List[int] = []
         self.density = 1.0  # scales turns per conversation and reply lengths when small sessions are asked for
         self.peers: Dict[Tuple[str, str], Dict[str, Any]] = {}
 
@@ -423,7 +422,6 @@ class Home:
             marathon = False
             self.conn.execute("COMMIT")
             self.steer()
-            self.means.append((round(self.tool_mean), round(self.density, 2)))
             self.conn.execute("BEGIN")
         self.side_tables()
         self.conn.execute("COMMIT")
