@@ -2,13 +2,14 @@
 // their sizes (these machines are noisy, so compare ratios, not absolute times across runs).
 
 import { performance } from 'node:perf_hooks';
-import { analyzeTranscript } from '../src/analysis/report';
+import { analyze } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
 import { benchHome } from './home';
 import { benchHostResponsiveness } from './hostResponsiveness';
+import { benchLiveRefresh } from './liveRefresh';
 import { benchPerformance } from './perf';
 import { benchTokenizers } from './tokenizers';
 import { benchWebview } from './webview';
@@ -23,7 +24,7 @@ function benchAnalysis(turns: number): string[] {
   const t0 = performance.now();
   const transcript = readTranscript({ path: 'bench.json', bytes });
   const t1 = performance.now();
-  const report = analyzeTranscript(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
+  const { report } = analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
   const t2 = performance.now();
   const json = JSON.stringify(report);
   const sent = report.requests.reduce((s, r) => s + r.inputTokens, 0);
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
   for (const line of await benchPerformance()) console.log(line);
   console.log('');
   for (const line of await benchHome()) console.log(line);
+  console.log('');
+  for (const line of await benchLiveRefresh()) console.log(line);
   console.log('');
   for (const line of await benchHostResponsiveness()) console.log(line);
   console.log('');

@@ -40,10 +40,6 @@ export interface Analysis {
   wire: RequestWire;
 }
 
-export function analyzeTranscript(transcript: Transcript, opts: AnalyzeOptions): Report {
-  return analyze(transcript, opts).report;
-}
-
 export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis {
   const { profile, counter } = opts;
   const replay = replayTranscript(transcript, profile);

@@ -1078,6 +1078,11 @@ function generatedCall(rng: Rng): CallSpec {
  * roughly 10 MB.
  */
 export function synthesizeLongSession(turns: number, seed: number): SynthSession {
+  return synthesizeLongRun(turns, seed).session;
+}
+
+/** The long session's whole run: its stored rows and its trace lines, one per turn. */
+export function synthesizeLongRun(turns: number, seed: number): AgentRun {
   const rng = createRng(seed);
   const startedAt = 1788253200 + rng.int(0, 86400);
   const id = sessionIdAt(startedAt, rng.hex(6));
@@ -1140,5 +1145,5 @@ export function synthesizeLongSession(turns: number, seed: number): SynthSession
     }
     run.turn(spec);
   }
-  return run.session;
+  return run;
 }
