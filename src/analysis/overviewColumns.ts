@@ -9,6 +9,17 @@ export function distinct(values: readonly (string | null)[]): string[] {
   return [...new Set(values.filter((v): v is string => v !== null))];
 }
 
+/** Every lineage of a tree of them (an overview's), forks included, depth first: the order `sessions` lists them in. */
+export function everyLineage(lineages: readonly OverviewLineage[]): OverviewLineage[] {
+  const out: OverviewLineage[] = [];
+  const stack = [...lineages].reverse();
+  for (let l = stack.pop(); l; l = stack.pop()) {
+    out.push(l);
+    for (let i = l.children.length - 1; i >= 0; i--) stack.push(l.children[i]);
+  }
+  return out;
+}
+
 /** The lineage's MODEL: sessions.model, unless it is null or the main loop ran several models. */
 export function lineageModel(sessions: readonly OverviewSession[]): string | null {
   const ran = distinct(sessions.flatMap((s) => s.mainLoopModels));
@@ -81,6 +92,8 @@ export function sortLineages(lineages: readonly OverviewLineage[], column: Overv
 export interface OverviewFilter {
   /** Case-insensitive, in the title, id or source of the lineage or of one of its sessions. */
   text?: string;
+  /** Only lineages with a session of this source (sessions.source). */
+  source?: string;
   /** Only lineages with a cache break, or with a finding of severity error. */
   has?: readonly ('breaks' | 'errors')[];
 }
@@ -96,6 +109,7 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
       const hay = [l.title, l.source, ...l.sessions.flatMap((s) => [s.id, s.title])];
       if (!hay.some((h) => h !== null && h.toLowerCase().includes(needle))) return false;
     }
+    if (filter.source !== undefined && !l.sessions.some((s) => s.source === filter.source)) return false;
     for (const h of filter.has ?? []) {
       if (h === 'breaks' && !((l.cacheBreaks ?? 0) > 0)) return false;
       if (h === 'errors' && !((l.errors ?? 0) > 0)) return false;
@@ -112,4 +126,49 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
     if (children.length) out.push({ ...l, children });
   }
   return out;
+}
+
+// ---- Cells: what every view prints in a column, the same words for a missing value everywhere.
+
+/** Why a cell holds no value: the lineage's rows were not read (listed only), or the store keeps none. */
+export type MissingValue = 'not read' | 'not recorded';
+
+/** Columns the replay fills (a duration needs the rows too): null there means the rows were not read. */
+const NEEDS_ROWS = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'errors', 'warnings', 'duration']);
+
+/** "2026-09-18 14:00", UTC; a start no date can hold (a damaged cell) as the number it is. */
+function startText(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  return Number.isNaN(d.getTime()) ? String(seconds) : d.toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** "48m50s", "22h09m", "3d04h": two units at most. */
+function durationText(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const two = (n: number): string => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${two(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86400)}d${two(Math.floor(s / 3600) % 24)}h`;
+}
+
+/**
+ * A cell of a lineage or session row: times as text, counts as numbers (each view formats those),
+ * or why there is none. `fileRead` is false for a file only listed (SessionOverview.read).
+ */
+export function overviewCell(
+  column: OverviewColumn,
+  row: OverviewLineage | OverviewSession,
+  fileRead = true,
+): { value: string | number; missing: null } | { value: null; missing: MissingValue | null } {
+  const v = column.value(row);
+  if (v === null) {
+    // A session row has no sessions count of its own: its lineage row says it.
+    if (column.key === 'sessions') return { value: null, missing: null };
+    const read = fileRead && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
+    return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? 'not read' : 'not recorded' };
+  }
+  if (column.key === 'start') return { value: startText(v as number), missing: null };
+  if (column.key === 'duration') return { value: durationText(v as number), missing: null };
+  return { value: v, missing: null };
 }

@@ -9,7 +9,7 @@
 
 import { continuesParent, Lineages, listedSessions, type ListedSession } from '../hermes/lineage';
 import type { RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
-import { distinct, lineageModel } from './overviewColumns';
+import { distinct, everyLineage, lineageModel } from './overviewColumns';
 import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from './overviewTypes';
 import type { Report } from './reportTypes';
 
@@ -215,22 +215,11 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
   return { source: { ...report.source }, profile: report.profile, tokenizer: report.tokenizer, read, lineages: top, unplaced };
 }
 
-/** Every lineage of the overview, forks included, depth first: the order `sessions` lists them in. */
-export function everyLineage(overview: SessionOverview): OverviewLineage[] {
-  const out: OverviewLineage[] = [];
-  const stack = [...overview.lineages].reverse();
-  for (let l = stack.pop(); l; l = stack.pop()) {
-    out.push(l);
-    for (let i = l.children.length - 1; i >= 0; i--) stack.push(l.children[i]);
-  }
-  return out;
-}
-
 /**
  * The overview a view of the file opens on; null for a file of one lineage (forks counted), which
  * opens on its inspector as it always did.
  */
 export function overviewToOpenOn(transcript: Transcript, report: Report): SessionOverview | null {
   const overview = sessionOverview(transcript, report);
-  return everyLineage(overview).length > 1 ? overview : null;
+  return everyLineage(overview.lineages).length > 1 ? overview : null;
 }

@@ -11,9 +11,9 @@ import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/l
 import { renderHtmlReport } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
-import { filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
+import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../analysis/overviewTypes';
-import { everyLineage, sessionOverview } from '../analysis/sessionOverview';
+import { sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
@@ -260,7 +260,7 @@ interface Placement {
 }
 
 function placement(overview: SessionOverview, report: Report): Placement {
-  const lineages = everyLineage(overview);
+  const lineages = everyLineage(overview.lineages);
   const lineageOf = new Map<string, OverviewLineage>();
   for (const l of lineages) for (const s of l.sessions) lineageOf.set(s.id, l);
   return { named: report.sessions.length > 1, lineageOf, lineages };

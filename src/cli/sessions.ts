@@ -3,12 +3,9 @@
 // below it. Titles and ids come from the transcript, so every cell goes through `visible` first
 // and is measured as printed.
 
-import { OVERVIEW_COLUMNS, type OverviewColumn } from '../analysis/overviewColumns';
+import { OVERVIEW_COLUMNS, overviewCell, type OverviewColumn } from '../analysis/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../analysis/overviewTypes';
 import { visible } from './terminalText';
-
-/** Columns the replay fills (null: the rows were not read); the others come from the store. */
-const REPLAYED = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'errors', 'warnings']);
 
 const TITLE_CELLS = 40;
 
@@ -50,34 +47,11 @@ function clip(s: string, max: number): string {
   return `${out}…`;
 }
 
-function dateText(seconds: number): string {
-  const d = new Date(seconds * 1000);
-  // A stored start outside what a date can hold (a damaged cell) is shown as the number it is.
-  return Number.isNaN(d.getTime()) ? String(seconds) : d.toISOString().slice(0, 16).replace('T', ' ');
-}
-
-function durationText(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const two = (n: number): string => String(n).padStart(2, '0');
-  if (s < 3600) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h${two(Math.floor(s / 60) % 60)}m`;
-  return `${Math.floor(s / 86400)}d${two(Math.floor(s / 3600) % 24)}h`;
-}
-
 function cell(column: OverviewColumn, row: OverviewLineage | OverviewSession): string {
-  const v = column.value(row);
-  if (v === null) {
-    if (column.key === 'sessions') return '';
-    // A value the replay computes, or a duration that needs the rows, is missing because the rows were not read.
-    const isSession = !('sessions' in row);
-    const read = isSession ? row.read : row.sessions.every((s) => s.read);
-    return (REPLAYED.has(column.key) || column.key === 'duration') && !read ? 'not read' : 'not recorded';
-  }
-  if (column.key === 'start') return dateText(v as number);
-  if (column.key === 'duration') return durationText(v as number);
-  if (column.key === 'title') return clip(visible(String(v)), TITLE_CELLS);
-  return visible(String(v));
+  const { value, missing } = overviewCell(column, row);
+  if (value === null) return missing ?? '';
+  if (column.key === 'title') return clip(visible(String(value)), TITLE_CELLS);
+  return visible(String(value));
 }
 
 function idCell(row: OverviewLineage | OverviewSession, depth: number, inChain: boolean): string {

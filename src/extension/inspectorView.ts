@@ -14,7 +14,7 @@ import {
   type ToWebview,
   type ViewState,
 } from '../protocol/messages';
-import { everyLineage } from '../analysis/sessionOverview';
+import { everyLineage } from '../analysis/overviewColumns';
 import { serve } from '../protocol/rpc';
 import { renderInspectorHtml } from '../webviewHtml';
 import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
@@ -239,7 +239,7 @@ export class InspectorView implements vscode.Disposable {
 }
 
 function hasLineage(inspection: RemoteInspection, lineage: string): boolean {
-  return inspection.overview !== null && everyLineage(inspection.overview).some((l) => l.id === lineage);
+  return inspection.overview !== null && everyLineage(inspection.overview.lineages).some((l) => l.id === lineage);
 }
 
 /** A ViewState's key; the UiState kept before there were lineages to open was under `promptInspector.ui:`. */

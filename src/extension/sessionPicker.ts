@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../model/transcript';
-import { everyLineage } from '../analysis/sessionOverview';
+import { everyLineage } from '../analysis/overviewColumns';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 
 const ALL = '';
@@ -28,7 +28,7 @@ function items(inspection: RemoteInspection, chosen: string | undefined): (Item 
   const catalog = inspection.catalog ?? [];
   if (!inspection.overview) return catalog.map((s) => item(s, chosen));
   const byId = new Map(catalog.map((s) => [s.id, s]));
-  return everyLineage(inspection.overview).flatMap((lineage) => {
+  return everyLineage(inspection.overview.lineages).flatMap((lineage) => {
     const fork = lineage.kind === 'conversation' ? '' : ` (${lineage.kind} of ${lineage.forkedFrom})`;
     const sessions = lineage.sessions.flatMap((s) => {
       const summary = byId.get(s.id);

@@ -3,7 +3,8 @@
 // overview and a row opens the lineage as `openLineage` does in the editor.
 
 import { analyze, type AnalyzeOptions, type Analysis } from '../analysis/report';
-import { everyLineage, overviewToOpenOn } from '../analysis/sessionOverview';
+import { everyLineage } from '../analysis/overviewColumns';
+import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { lineageMembers, narrowToLineage } from '../hermes/lineage';
 import { Inspection } from './inspection';
 import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from './messages';
@@ -20,7 +21,7 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
   if (overview === null) return { version: PROTOCOL_VERSION, overview: null, inspection: whole.exportAll() };
   const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
   const lineages: Record<string, EmbeddedInspection> = {};
-  for (const lineage of everyLineage(overview)) {
+  for (const lineage of everyLineage(overview.lineages)) {
     const members = lineageMembers(transcript, lineage.id);
     if (!members.every((m) => loaded.has(m))) continue;
     lineages[lineage.id] = new Inspection(analyze(narrowToLineage(transcript, members), options), title).exportAll();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EngineClient } from '../../src/extension/engineProtocol';
-import { everyLineage } from '../../src/analysis/sessionOverview';
+import { everyLineage } from '../../src/analysis/overviewColumns';
 import { buildStore } from '../support/upstreamStores';
 import { analyzeJson, example, ROOT } from '../cli/support';
 
@@ -25,7 +25,7 @@ describe('the analysis worker: lineage scopes', () => {
     const { overview, index } = await engine.call('analyze', params('home', home.stateDb));
     assert.ok(overview, 'a home of several lineages has an overview');
     assert.equal(overview.read, true);
-    const lineages = everyLineage(overview);
+    const lineages = everyLineage(overview.lineages);
     assert.ok(lineages.length > 2 && lineages.some((l) => l.sessions.length > 1) && lineages.some((l) => l.kind !== 'conversation'));
     assert.equal(index.requestCount, analyzeJson(home.stateDb).requests.length);
     for (const [n, l] of lineages.entries()) {
@@ -56,7 +56,7 @@ describe('the analysis worker: lineage scopes', () => {
     assert.equal(index.requestCount, 0);
     assert.ok(overview);
     assert.equal(overview.read, false);
-    const chain = everyLineage(overview).find((l) => l.sessions.length > 1);
+    const chain = everyLineage(overview.lineages).find((l) => l.sessions.length > 1);
     assert.ok(chain);
     assert.equal(chain.turns, null, 'not read');
     const alone = analyzeJson(home.stateDb, '--lineage', chain.id);
