@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../protocol/inspection';
 import { analyze } from '../analysis/report';
-import { createTokenCounter } from '../analysis/tokenizer';
+import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadTranscript } from '../transcripts/load';
 import { serve, type RpcRequest } from '../protocol/rpc';
@@ -30,8 +30,24 @@ function get(key: string): Inspection {
   return found;
 }
 
+/**
+ * One counter per tokenizer for the worker's life: its cache of counted texts (bounded) carries over
+ * from one analysis of a growing file to the next, and to the lineages opened from it, so a refresh
+ * tokenises only what is new.
+ */
+const counters = new Map<TokenizerName, TokenCounter>();
+
+function counterFor(tokenizer: TokenizerName): TokenCounter {
+  let counter = counters.get(tokenizer);
+  if (!counter) {
+    counter = createTokenCounter(tokenizer);
+    counters.set(tokenizer, counter);
+  }
+  return counter;
+}
+
 function inspect(transcript: Transcript, { profile, tokenizer, title }: Analysed['params']): Inspection {
-  return new Inspection(analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter(tokenizer), messages: false }), title);
+  return new Inspection(analyze(transcript, { profile: PROFILES[profile], counter: counterFor(tokenizer), messages: false }), title);
 }
 
 /**
