@@ -2,6 +2,8 @@
 
 import { wireKey, type WireMessage } from '../engine/apiMessages';
 import type { ReplayRequest } from '../engine/replay';
+import { contentRelation } from '../hermes/rowIdentity';
+import type { Row } from '../model/rows';
 import { firstDifferingByte } from '../model/utf8';
 import type { PrefixBreak, PrefixResult } from './reportTypes';
 import type { RequestWire } from './requestWire';
@@ -36,7 +38,7 @@ function firstDifference(prev: ReplayRequest, cur: ReplayRequest, wire: RequestW
     const a = wire.message(prev, index);
     const b = wire.message(cur, index);
     if (!sameOnWire(a.message, b.message)) {
-      return { messageIndex: index, byteOffset: contentByte(a, b), cause: classify(cur, a, b) };
+      return { messageIndex: index, byteOffset: contentByte(a, b), cause: classify(prev, cur, a, b) };
     }
   }
   if (curCount < prevCount) return { messageIndex: curCount, byteOffset: null, cause: cur.afterCompaction ? 'compression' : 'history-rewritten' };
@@ -57,13 +59,27 @@ function candidateIndices(prev: ReplayRequest, cur: ReplayRequest, limit: number
     .sort((a, b) => a - b);
 }
 
-function classify(cur: ReplayRequest, a: WireMessage, b: WireMessage): PrefixBreak['cause'] {
+function classify(prev: ReplayRequest, cur: ReplayRequest, a: WireMessage, b: WireMessage): PrefixBreak['cause'] {
   if (cur.afterCompaction) return 'compression';
-  if (a.substituted === 'sidecar' && b.substituted !== 'sidecar') {
-    const row = b.source >= 0 ? cur.rows[b.source] : undefined;
-    return typeof row?.api_content === 'string' && row.api_content !== '' ? 'sidecar-not-replayed' : 'sidecar-dropped';
+  const was = a.source >= 0 ? prev.rows[a.source] : undefined;
+  const row = b.source >= 0 ? cur.rows[b.source] : undefined;
+  // The sidecar causes say one stored message went out with its sidecar, then without. A different
+  // message in its place (after /undo, the re-ask of a turn that injected nothing where the undone
+  // ask went out composed) is the history changing there, however its words begin.
+  if (a.substituted === 'sidecar' && b.substituted !== 'sidecar' && was && row && oneStoredMessage(was, row)) {
+    return typeof row.api_content === 'string' && row.api_content !== '' ? 'sidecar-not-replayed' : 'sidecar-dropped';
   }
   return 'history-rewritten';
+}
+
+/**
+ * Whether two rows at one wire index are the same stored message: the same state.db row id where
+ * both have one (a re-ask may repeat the undone words exactly), else the same stored content
+ * (session JSON and traces keep no row ids; a turn's row composed live keeps the stored copy's words).
+ */
+function oneStoredMessage(x: Row, y: Row): boolean {
+  if (x._row_id !== undefined && y._row_id !== undefined) return x._row_id === y._row_id;
+  return contentRelation(x.content, y.content) === 'equal';
 }
 
 /** wireKey(x) === wireKey(y), without serialising the common case: same strings, same tool calls. */

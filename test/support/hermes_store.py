@@ -89,7 +89,7 @@ Upstream facts this module relies on (file :: function):
 
 Scenarios (each deterministic; `SCENARIOS` below; test/support/README.md says what each proves):
   plain, counter-mismatch, rotation, in-place, mid-turn, todo, todo-loop, multimodal, undo,
-  undo-compact, branch, branch-older, delegate, older, wal, dumps, rotation-in-place, uid, home.
+  undo-compact, undo-bare, branch, branch-older, delegate, older, wal, dumps, rotation-in-place, uid, home.
 
 Where upstream's code left a choice open, this module takes the literal reading and says so:
   - v31: the rotation's copy of the current user row is made before that row is flushed to the
@@ -1758,6 +1758,36 @@ def sc_undo_compact(sim: Sim) -> None:
     undo_turns(Agent(sim), compact=True)
 
 
+def sc_undo_bare(sim: Sim) -> None:
+    """/undo of asks that went out composed (their turns injected context), each re-asked in a turn
+    that injected none: first in words that begin with the undone ones, then in the same words. The
+    re-ask is a new row in the undone row's place (upstream's rewind_user_turn installs the history
+    before the target; the next turn appends its own user dict), so its first request breaks there
+    as a history rewrite; the previous request's composed bytes only fix where the break falls."""
+    a = Agent(sim)
+    a.turn("Where is the retry count configured?", [
+        call("Searching.", "terminal", {"command": "grep -rn retry config/"}, "config/app.toml:4: retry = 3"),
+        say("In config/app.toml, line 4: retry = 3.")], memory="- The app reads config/app.toml.")
+    a.turn("Rename the key to retries.", [
+        call("Renaming.", "terminal", {"command": "sed -i s/^retry/retries/ config/app.toml"}, ""),
+        say("Renamed retry to retries.")], plugin="[Repo] branch main")
+    a.undo()
+    for words, plugin in (("Rename the key to retries. Actually, keep it simpler.", "[Repo] branch main"),
+                          ("Bump the timeout to 60.", None)):
+        reask = a.turn(words, [say("Done.")], reask=True)
+        a.sim.allowed.append({"code": "prefix-break", "turn": reask,
+                              "why": "the re-ask really breaks the cached prefix at the undone row"})
+        if plugin is None:
+            break
+        a.turn("Bump the timeout to 60.", [
+            call("Editing.", "terminal", {"command": "sed -i s/timeout = 30/timeout = 60/ config/app.toml"}, ""),
+            say("timeout is now 60.")], plugin=plugin)
+        a.undo()
+    a.turn("Show me the file.", [
+        call("Reading it.", "read_file", {"path": "config/app.toml"}, '{"content": "retries = 3\\ntimeout = 60"}'),
+        say("retries = 3 and timeout = 60.")])
+
+
 def branch_turns(sim: Sim, older_cli: bool) -> None:
     a = Agent(sim)
     inject = (lambda **kw: {}) if older_cli else (lambda **kw: kw)
@@ -1889,6 +1919,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "multimodal": (sc_multimodal, "v30", False),
     "undo": (sc_undo, "v30", False),
     "undo-compact": (sc_undo_compact, "v30", False),
+    "undo-bare": (sc_undo_bare, "v30", False),
     "branch": (sc_branch, "v30", False),
     "branch-older": (sc_branch_older, "v30", False),
     "delegate": (sc_delegate, "v30", False),
