@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildSync } from 'esbuild';
+import { childBundle } from './childBundle';
 
 const ROOT = join(__dirname, '..');
 const HOME_PY = join(ROOT, 'test/support/hermes_home.py');
@@ -65,22 +65,6 @@ function describe(h: Home, what: string): string {
   );
 }
 
-/** bench/homeChild.ts bundled like the shipped engine; sql.js stays external (its wasm sits beside it). */
-function childBundle(dir: string): string {
-  const outfile = join(dir, 'homeChild.js');
-  buildSync({
-    entryPoints: [join(__dirname, 'homeChild.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['sql.js'],
-    logLevel: 'silent',
-  });
-  return outfile;
-}
-
 interface ChildResult {
   ms: number;
   loadedMs: number;
@@ -118,7 +102,7 @@ export async function benchHome(): Promise<string[]> {
   const lines: string[] = ['Hermes homes (issue 10), written by test/support/hermes_home.py on real SQLite, upstream full schema:'];
   const dir = mkdtempSync(join(tmpdir(), 'bench-home-'));
   try {
-    const bundle = childBundle(dir);
+    const bundle = childBundle(dir, 'homeChild');
 
     // (a) + (b): a 2,000-session ~300 MB home with one 500-turn compression chain
     const big = home(2000, 1, 300, 500);

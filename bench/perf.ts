@@ -3,11 +3,11 @@
 // Run alone with `npx tsx bench/perf.ts`; also part of `npm run bench`.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildSync } from 'esbuild';
+import { childBundle } from './childBundle';
 import { Tiktoken } from 'js-tiktoken/lite';
 import type { SqlJsStatic } from 'sql.js';
 import { synthesizeLongSession, toSessionJson, toStateDb } from '../test/support/synthesize';
@@ -194,7 +194,7 @@ function naive(m: Measured, analysis: Analysis): string[] {
  * The peak depends on when the collector runs, so the child runs three times and the worst counts. */
 function memory(input: Input, dir: string): string {
   const runs = [0, 1, 2].map(() => {
-    const out = execFileSync(process.execPath, [childBundle(dir), input.path], {
+    const out = execFileSync(process.execPath, [childBundle(dir, 'memoryChild'), input.path], {
       encoding: 'utf8',
       env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
     });
@@ -208,24 +208,6 @@ function memory(input: Input, dir: string): string {
     `  peak RSS analysing the ${input.turns}-turn ${input.format === 'json' ? 'session JSON' : 'state.db'} (${mb(input.bytes)}) in a child (VmHWM), worst of 3: `
     + `${mb(peak)} (best ${mb(low)}; ${mb(base)} before reading: node, code, encoding) [target <= 3 x file + 200 MB = ${mb(limit)}: ${verdict(peak <= limit)}]`
   );
-}
-
-/** bench/memoryChild.ts bundled like the shipped engine; sql.js stays external (its wasm sits beside it). */
-function childBundle(dir: string): string {
-  const outfile = join(dir, 'memoryChild.js');
-  if (!existsSync(outfile)) {
-    buildSync({
-      entryPoints: [join(__dirname, 'memoryChild.ts')],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      external: ['sql.js'],
-      logLevel: 'silent',
-    });
-  }
-  return outfile;
 }
 
 function stalls(): string[] {

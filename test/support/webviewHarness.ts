@@ -437,3 +437,17 @@ export class View {
     await this.page.context().close();
   }
 }
+
+/** Retries `check` (50 ms apart, 10 s in all) until it stops throwing; its last error otherwise. */
+export async function eventually<T>(check: () => Promise<T> | T, what = 'condition'): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < 200; i++) {
+    try {
+      return await check();
+    } catch (e) {
+      last = e;
+      await new Promise((ok) => setTimeout(ok, 50));
+    }
+  }
+  throw new Error(`${what} never held: ${(last as Error)?.message ?? last}`);
+}

@@ -12,20 +12,7 @@ import type { OverviewLineage, SessionOverview } from '../../src/analysis/overvi
 import type { Inspection } from '../../src/protocol/inspection';
 import type { ViewState } from '../../src/protocol/messages';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
-import { Harness, inspectLineages, SHOTS, type HostScopes, type View } from '../support/webviewHarness';
-
-async function eventually<T>(check: () => Promise<T> | T, what = 'condition'): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 200; i++) {
-    try {
-      return await check();
-    } catch (e) {
-      last = e;
-      await new Promise((ok) => setTimeout(ok, 50));
-    }
-  }
-  throw new Error(`${what} never held: ${(last as Error)?.message ?? last}`);
-}
+import { eventually, Harness, inspectLineages, SHOTS, type HostScopes, type View } from '../support/webviewHarness';
 
 /** A chain (a1 → a2, the second with another system prompt: a cache break), a plain session, one with an unmarked child, and another. */
 const SESSIONS: SessionSpec[] = [

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildIndex, type Inspection } from '../../src/protocol/inspection';
 import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState, type ViewState } from '../../src/protocol/messages';
 import { buildStore } from '../support/upstreamStores';
-import { example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
+import { eventually, example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');
 const ROTATION = example('rotation/state.db');
@@ -18,20 +18,6 @@ const TRACE = example('trace/agent.trace.jsonl');
 
 /** A selection in a file of one lineage, as the host hands it back. */
 const at = (ui: UiState): ViewState => ({ lineage: null, ui, overview: null });
-
-/** Polls until `check` stops throwing (the page renders asynchronously), then returns its value. */
-async function eventually<T>(check: () => Promise<T> | T, what = 'condition'): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < 200; i++) {
-    try {
-      return await check();
-    } catch (e) {
-      last = e;
-      await new Promise((ok) => setTimeout(ok, 50));
-    }
-  }
-  throw new Error(`${what} never held: ${(last as Error)?.message ?? last}`);
-}
 
 const selectedTurn = (v: View): Promise<string | null> => v.page.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id', { timeout: 500 });
 const selectedRequest = (v: View): Promise<string | null> =>
