@@ -9,21 +9,6 @@ export interface ReprSink {
   bytes(b: Uint8Array): void;
 }
 
-/** str() of value with its bytes values measured rather than written: text + bytesLength chars. */
-export function pythonReprMeasured(value: unknown): { text: string; bytesLength: number } {
-  const out: string[] = [];
-  let bytesLength = 0;
-  writeRepr(value, {
-    text: (s) => {
-      out.push(s);
-    },
-    bytes: (b) => {
-      bytesLength += pythonBytesLength(b);
-    },
-  });
-  return { text: out.join(''), bytesLength };
-}
-
 export function writeRepr(value: unknown, sink: ReprSink): void {
   if (value === null || value === undefined) sink.text('None');
   else if (value === true) sink.text('True');

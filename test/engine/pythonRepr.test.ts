@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES } from '../../src/engine/profile';
-import { pythonBytesLength, pythonReprMeasured, writeRepr } from '../../src/engine/pythonRepr';
+import { pythonBytesLength, writeRepr } from '../../src/engine/pythonRepr';
+import { pythonReprMeasured } from '../support/pythonReprText';
 import type { Row } from '../../src/model/rows';
 import { createRng } from '../support/synthesize';
 

@@ -16,7 +16,7 @@ import type { Row } from '../../src/model/rows';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes } from '../../src/engine/notes';
 import { PROFILES } from '../../src/engine/profile';
 import { compactionMadeProgress } from '../../src/engine/progress';
-import { pythonReprMeasured } from '../../src/engine/pythonRepr';
+import { pythonReprMeasured } from '../support/pythonReprText';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { composeMultimodalContextPart, composeUserApiContent, effectiveSidecar } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
