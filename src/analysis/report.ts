@@ -5,7 +5,7 @@ import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
 import { compactionMadeProgress } from '../engine/progress';
-import { replayTranscript, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
+import { replayTranscript, resumeReplay, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
 import { comparePrefix } from './prefix';
@@ -40,10 +40,20 @@ export interface Analysis {
   wire: RequestWire;
 }
 
+/** What a report is built from, kept so a resumed replay's new turns and requests extend it. */
+interface ReportParts {
+  opts: AnalyzeOptions;
+  sha: (s: string) => string;
+  turns: Report['turns'];
+  requests: Report['requests'];
+  /** Each turn's and request's findings, in the order they are reported. */
+  turnDiagnostics: Diagnostic[][];
+  requestDiagnostics: Diagnostic[][];
+}
+
+const parts = new WeakMap<Analysis, ReportParts>();
+
 export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis {
-  const { profile, counter } = opts;
-  const replay = replayTranscript(transcript, profile);
-  const wire = new RequestWire(profile, counter);
   const shaCache = new Map<string, string>();
   const sha = (s: string): string => {
     let h = shaCache.get(s);
@@ -53,6 +63,32 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     }
     return h;
   };
+  const built: ReportParts = { opts, sha, turns: [], requests: [], turnDiagnostics: [], requestDiagnostics: [] };
+  return assemble(transcript, replayTranscript(transcript, opts.profile), new RequestWire(opts.profile, opts.counter), built);
+}
+
+/**
+ * The analysis of `transcript`: the lists `previous` analysed, with rows appended to them since
+ * (graftGrowth), in the same or another transcript object: the replay resumed where it stopped and only the new turns and requests
+ * reported, equal to analysing it whole. Null where the replay cannot resume; `previous` is then
+ * not to be used again.
+ */
+export function extendAnalysis(previous: Analysis, transcript: Transcript): Analysis | null {
+  const built = parts.get(previous);
+  if (!built) return null;
+  const resumed = resumeReplay(previous.replay, transcript);
+  if (!resumed) return null;
+  built.turns.length = resumed.firstTurn;
+  built.turnDiagnostics.length = resumed.firstTurn;
+  built.requests.length = resumed.firstRequest;
+  built.requestDiagnostics.length = resumed.firstRequest;
+  return assemble(transcript, previous.replay, previous.wire, built);
+}
+
+/** The report of the replay's turns and requests that `built` does not hold yet, and of the rest. */
+function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, built: ReportParts): Analysis {
+  const { opts, sha } = built;
+  const { profile, counter } = opts;
   const diagnostics: Diagnostic[] = transcript.findings.map((f) => ({
     severity: f.severity,
     code: f.code,
@@ -62,7 +98,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     ...at(f.pos),
     ...(f.atEnd ? { atEnd: true } : {}),
   }));
-
+  let found: Diagnostic[] = [];
   const reportCompaction = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompaction => {
     const tokensOf = (rows: Row[], current: number): number =>
       rows.reduce(
@@ -73,7 +109,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     const afterRough = estimateMessagesTokensRough(c.after, profile);
     const madeProgress = compactionMadeProgress(c.before.length, c.after.length, beforeRough, afterRough);
     if (!madeProgress) {
-      diagnostics.push({
+      found.push({
         severity: 'warning',
         code: 'compression-no-progress',
         turn,
@@ -99,10 +135,11 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     };
   };
 
-  const turns = replay.turns.map((t) => {
+  for (const t of replay.turns.slice(built.turns.length)) {
+    found = [];
     const pos = t.pos;
     if (t.anchor.rule === 'none') {
-      diagnostics.push({
+      found.push({
         severity: 'error',
         code: 'reanchor-none',
         turn: t.index,
@@ -111,7 +148,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
         message: `no user-originated row drives turn ${t.index}: re-anchoring returned -1`,
       });
     } else if (t.anchor.rule === 'fallback' && !t.anchor.confirmed) {
-      diagnostics.push({
+      found.push({
         severity: 'warning',
         code: 'reanchor-fallback',
         turn: t.index,
@@ -121,7 +158,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
       });
     }
     if (t.lost.length) {
-      diagnostics.push({
+      found.push({
         severity: 'warning',
         code: 'notes-lost',
         turn: t.index,
@@ -134,7 +171,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
       const a = wireCopy(t.recordedMismatch.recorded, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
       const b = wireCopy(t.recordedMismatch.replayed, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
       const byte = typeof a.content === 'string' && typeof b.content === 'string' ? firstDifferingByte(a.content, b.content) : null;
-      diagnostics.push({
+      found.push({
         severity: 'warning',
         code: 'replay-mismatch',
         turn: t.index,
@@ -143,25 +180,29 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
         message: `the recorded user row of turn ${t.index} differs on the wire from its ${profile.name} replay${byte === null ? '' : ` at byte ${byte}`}`,
       });
     }
-    return {
+    const compression = t.compaction ? reportCompaction(t.compaction, t.index, pos) : null;
+    const laterCompressions = t.laterCompactions.map((c) => reportCompaction(c, t.index, pos));
+    built.turnDiagnostics.push(found);
+    built.turns.push({
       index: t.index,
       sessionId: t.session.id,
       userMessageIndex: t.userRow,
       requests: t.requests,
       injected: t.injected.map((s) => ({ kind: s.kind, text: s.text, start: s.start, end: s.end, ...(s.part === undefined ? {} : { part: s.part }) })),
-      compression: t.compaction ? reportCompaction(t.compaction, t.index, pos) : null,
-      laterCompressions: t.laterCompactions.map((c) => reportCompaction(c, t.index, pos)),
+      compression,
+      laterCompressions,
       ...(pos.line === undefined ? {} : { line: pos.line }),
-    };
-  });
+    });
+  }
 
-  const requests = replay.requests.map((r) => {
+  for (const r of replay.requests.slice(built.requests.length)) {
+    found = [];
     const prefix = comparePrefix(r.previous === null ? null : replay.requests[r.previous], r, wire);
     if (prefix.breakAt) {
       const b = prefix.breakAt;
       const where = `wire message ${b.messageIndex}${b.byteOffset === null ? '' : `, byte ${b.byteOffset}`}`;
       if (b.cause === 'system-changed') {
-        diagnostics.push({
+        found.push({
           severity: 'error',
           code: 'system-prompt-changed',
           turn: r.turn,
@@ -170,7 +211,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
           message: `system prompt differs from request ${prefix.previousRequest}'s at byte ${b.byteOffset}`,
         });
       }
-      diagnostics.push({
+      found.push({
         severity: b.cause === 'compression' ? 'info' : 'error',
         code: 'prefix-break',
         turn: r.turn,
@@ -197,8 +238,13 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
         substitution: m.substituted,
       }));
     }
-    return out;
-  });
+    built.requestDiagnostics.push(found);
+    built.requests.push(out);
+  }
+  for (const list of built.turnDiagnostics) diagnostics.push(...list);
+  for (const list of built.requestDiagnostics) diagnostics.push(...list);
+  const turns = built.turns.slice();
+  const requests = built.requests.slice();
 
   const captures = transcript.captured.map((captured) => compareCaptured(captured, replay.requests, wire, diagnostics));
 
@@ -222,7 +268,9 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     ...(captures.length ? { captures } : {}),
   };
   diagnostics.push(...compareCallCounts(transcript, report.sessions));
-  return { transcript, report, replay, wire };
+  const analysis = { transcript, report, replay, wire };
+  parts.set(analysis, built);
+  return analysis;
 }
 
 /**

@@ -101,9 +101,9 @@ export class RequestWire {
 class GenerationWire {
   private readonly copies: (WireMessage | undefined)[] = [];
   /** Token counts per row and mode, -1 until counted. */
-  private readonly tokenCounts: Int32Array;
+  private tokenCounts: Int32Array;
   /** prefix[n]: tokens of rows [0, n) sent as historical copies; valid up to `summed`. */
-  private readonly prefix: Float64Array;
+  private prefix: Float64Array;
   private summed = 0;
 
   constructor(
@@ -113,6 +113,18 @@ class GenerationWire {
   ) {
     this.tokenCounts = new Int32Array(rows.length * MODES).fill(-1);
     this.prefix = new Float64Array(rows.length + 1);
+  }
+
+  /** A list the replay resumed has grown since: room for its new rows, what was counted kept. */
+  private fit(): void {
+    if (this.prefix.length > this.rows.length) return;
+    const capacity = Math.max(this.rows.length, 2 * (this.prefix.length - 1));
+    const counts = new Int32Array(capacity * MODES).fill(-1);
+    counts.set(this.tokenCounts);
+    this.tokenCounts = counts;
+    const prefix = new Float64Array(capacity + 1);
+    prefix.set(this.prefix);
+    this.prefix = prefix;
   }
 
   /** Whether the row's wire copy can differ from its historical one in this mode (conservative):
@@ -142,6 +154,7 @@ class GenerationWire {
   }
 
   tokens(row: number, isCurrent: boolean, isFinal: boolean): number {
+    if (row >= this.prefix.length - 1) this.fit();
     const slot = this.slotOf(row, isCurrent, isFinal);
     let n = this.tokenCounts[slot];
     if (n < 0) {
@@ -153,6 +166,7 @@ class GenerationWire {
 
   /** Tokens of rows [0, n) all sent as historical, non-final copies. */
   historicalPrefix(n: number): number {
+    if (n >= this.prefix.length) this.fit();
     for (; this.summed < n; this.summed++) this.prefix[this.summed + 1] = this.prefix[this.summed] + this.tokens(this.summed, false, false);
     return this.prefix[n];
   }

@@ -91,8 +91,42 @@ interface GenerationStart {
   turnRows?: Row[];
 }
 
+/**
+ * Where the replay of a session's last generation stopped, kept so rows appended to that list later
+ * are replayed from there (resumeReplay) instead of from the first row.
+ */
+interface GenerationLoop {
+  session: TranscriptSession;
+  lineage: string;
+  state: LineageState;
+  /** The replay's copy of the list (rows a later profile rebuilt replaced in it). */
+  rows: Row[];
+  start: number;
+  turn: ReplayTurn | null;
+  pending: ReplayCompaction | null;
+  turnRows?: Row[];
+  crossedBoundary: boolean;
+  /** The copies the generation began with, for a compacted list. */
+  copies?: CopyMatch;
+  handedOver: boolean;
+  /** The last row sent a request with no stored answer (a dump's): more rows would unsend it. */
+  tentative: boolean;
+  /** The lineage's last turn and request when this list's replay ended. */
+  endTurn: ReplayTurn | null;
+  endRequest: number | null;
+}
+
+interface ReplayProgress {
+  loops: Map<Generation, GenerationLoop>;
+  /** inTimeOrder moved turns of one lineage behind another's. */
+  reordered: boolean;
+}
+
+const progress = new WeakMap<Replay, ReplayProgress>();
+
 export function replayTranscript(transcript: Transcript, profile: Profile): Replay {
   const replay: Replay = { profile, turns: [], requests: [] };
+  const loops = new Map<Generation, GenerationLoop>();
   const lineages = new Lineages(transcript.sessions);
   const states = new Map<string, LineageState>();
   const handovers = findHandovers(transcript, lineages);
@@ -107,11 +141,86 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
       state = { lastRequest: null, lastTurn: null };
       states.set(lineage, state);
     }
-    for (const gen of session.generations)
-      replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
+    for (const gen of session.generations) {
+      const loop = replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
+      if (gen === lastGeneration(session)) loops.set(gen, loop);
+    }
   }
-  inTimeOrder(replay);
+  progress.set(replay, { loops, reordered: inTimeOrder(replay) });
   return replay;
+}
+
+/** What resumeReplay added: the replay's turns and requests from these indices on are new. */
+export interface ReplayResumed {
+  firstTurn: number;
+  firstRequest: number;
+}
+
+/**
+ * Rows appended to lists already replayed (the transcript's own lists, grown in place: see
+ * graftGrowth) replayed from where the replay stopped: the replay is extended in place and equals
+ * a replay of the whole transcript. Null, and the replay no longer to be used, where it would not:
+ * the list is not the last of its lineage, something was copied from it, its compaction or turn
+ * order would be judged differently with the new rows.
+ */
+export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResumed | null {
+  const known = progress.get(replay);
+  if (!known) return null;
+  const resumed = { firstTurn: replay.turns.length, firstRequest: replay.requests.length };
+  const parents = new Set(transcript.sessions.map((s) => s.parentId));
+  const lists = new Set(transcript.sessions.flatMap((s) => s.generations));
+  for (const [gen, loop] of known.loops) {
+    const before = loop.rows.length;
+    if (!lists.has(gen) || gen.rows.length === before) continue;
+    if (gen.rows.length < before || !resumable(loop, gen, before, parents)) return null;
+    for (let i = before; i < gen.rows.length; i++) {
+      loop.rows.push(gen.rows[i]);
+      // A turn that goes on in its live copy of the list (see liveTurnRows) sends the new rows too.
+      if (loop.turn && loop.turn.rows !== loop.rows && loop.turn.rows.length === i) loop.turn.rows.push(gen.rows[i]);
+    }
+    // Rows a fork or a rewind carried over are not replayed, however many of them the last read saw.
+    runGeneration(replay, replay.profile, loop, gen, Math.max(before, loop.start), -1);
+  }
+  return inOrderStill(replay, transcript, resumed, known) ? resumed : null;
+}
+
+function resumable(loop: GenerationLoop, gen: Generation, before: number, parents: Set<string | null>): boolean {
+  // Another list copied from this one (a compaction's, a fork's) was replayed from it as it was.
+  if (parents.has(loop.session.id) || loop.handedOver || loop.tentative) return false;
+  if (loop.state.lastTurn !== loop.endTurn || loop.state.lastRequest !== loop.endRequest) return false;
+  if (!gen.compaction) return true;
+  // The compaction's report reads the compacted list up to its first answer, and which rows are copies.
+  if (findFirstAnswer(loop.rows, loop.start) >= before) return false;
+  const was = loop.copies;
+  const now = compactionCopies(gen);
+  if (!was || now.source.length !== gen.rows.length) return false;
+  for (let i = 0; i < now.source.length; i++) {
+    if (i < before ? now.source[i] !== was.source[i] || now.relation[i] !== was.relation[i] : now.source[i] >= 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether the new turns and requests sit where a whole replay puts them: after every other
+ * lineage's turns in time, or (without a time on every turn) in the last session replayed; and
+ * requests of an old turn only when that turn was the last.
+ */
+function inOrderStill(replay: Replay, transcript: Transcript, { firstTurn, firstRequest }: ReplayResumed, known: ReplayProgress): boolean {
+  for (let r = firstRequest; r < replay.requests.length; r++) if (replay.requests[r].turn < firstTurn - 1) return false;
+  if (firstTurn === replay.turns.length) return true;
+  const times = replay.turns.map((t) => turnTime(replay, t));
+  if (times.some((x) => x === null)) {
+    const last = transcript.sessions[transcript.sessions.length - 1];
+    return !known.reordered && replay.turns.slice(firstTurn).every((t) => t.session === last);
+  }
+  const latest = new Map<string, number>();
+  for (let i = 0; i < replay.turns.length; i++) {
+    const t = replay.turns[i];
+    const time = times[i] as number;
+    if (i >= firstTurn) for (const [lineage, max] of latest) if (lineage !== t.lineage && max >= time) return false;
+    latest.set(t.lineage, Math.max(latest.get(t.lineage) ?? -Infinity, time));
+  }
+  return true;
 }
 
 /**
@@ -120,10 +229,10 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
  * one after another, so this is the only place their turns interleave; without a time on every
  * turn the replay order stands.
  */
-function inTimeOrder(replay: Replay): void {
+function inTimeOrder(replay: Replay): boolean {
   const times = replay.turns.map((t) => turnTime(replay, t));
-  if (times.some((x) => x === null)) return;
-  if (times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return;
+  if (times.some((x) => x === null)) return false;
+  if (times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return false;
   // A merge of each lineage's turns by their first time: a lineage's own order (and so every
   // request's previous one) is never changed.
   const queues = new Map<string, number[]>();
@@ -150,7 +259,7 @@ function inTimeOrder(replay: Replay): void {
       heap.push(q[k + 1]);
     }
   }
-  if (order.every((v, i) => v === i)) return;
+  if (order.every((v, i) => v === i)) return false;
   const turns = order.map((i) => replay.turns[i]);
   const requests: ReplayRequest[] = [];
   const renumbered = new Map<number, number>();
@@ -169,6 +278,7 @@ function inTimeOrder(replay: Replay): void {
   });
   replay.turns = turns;
   replay.requests = requests;
+  return true;
 }
 
 /** A binary min-heap of turn indices. */
@@ -363,19 +473,40 @@ function replayGeneration(
   handover: Handover | undefined,
   handedOn: number,
   sent: Map<Row, Row>,
-): void {
+): GenerationLoop {
   const extra = continuations.get(gen.rows);
   const rows = (extra ? [...gen.rows, ...extra] : gen.rows.slice()).map((r) => sent.get(r) ?? r);
   const begun = beginGeneration(profile, gen, rows, state, handover);
-  const { start, turnRows } = begun;
-  let { turn, pending } = begun;
-  let crossedBoundary = gen.compaction !== undefined || gen.carried !== undefined;
+  const loop: GenerationLoop = {
+    session,
+    lineage,
+    state,
+    rows,
+    start: begun.start,
+    turn: begun.turn,
+    pending: begun.pending,
+    turnRows: begun.turnRows,
+    crossedBoundary: gen.compaction !== undefined || gen.carried !== undefined,
+    copies: gen.compaction ? compactionCopies(gen) : undefined,
+    handedOver: handover !== undefined || extra !== undefined,
+    tentative: false,
+    endTurn: null,
+    endRequest: null,
+  };
+  runGeneration(replay, profile, loop, gen, begun.start, handedOn);
+  return loop;
+}
 
-  for (let i = start; i < rows.length; i++) {
+/** The rows of a list from `from` on: turns opened and requests recorded, the loop's state kept. */
+function runGeneration(replay: Replay, profile: Profile, loop: GenerationLoop, gen: Generation, from: number, handedOn: number): void {
+  const { rows, session, lineage, state } = loop;
+  let { turn } = loop;
+  loop.tentative = false;
+  for (let i = from; i < rows.length; i++) {
     const row = rows[i];
     if (i !== handedOn && userOriginatedTurnView(row) !== null) {
-      turn = openTurn(replay, session, lineage, gen, pending && turnRows ? turnRows : rows, i, profile, pending);
-      pending = null;
+      turn = openTurn(replay, session, lineage, gen, loop.pending && loop.turnRows ? loop.turnRows : rows, i, profile, loop.pending);
+      loop.pending = null;
       state.lastTurn = turn;
     }
     const answered = isAnswer(row);
@@ -384,13 +515,17 @@ function replayGeneration(
     if (!turn) {
       // An answer with no human ask before it in this list: whatever drove the call is
       // what re-anchoring finds, possibly nothing (#80622).
-      turn = openTurn(replay, session, lineage, gen, rows, -1, profile, pending, i);
-      pending = null;
+      turn = openTurn(replay, session, lineage, gen, rows, -1, profile, loop.pending, i);
+      loop.pending = null;
       state.lastTurn = turn;
     }
-    recordRequest(replay, turn, session, lineage, gen, turn.rows, answered ? i : rows.length, crossedBoundary, state);
-    crossedBoundary = false;
+    recordRequest(replay, turn, session, lineage, gen, turn.rows, answered ? i : rows.length, loop.crossedBoundary, state);
+    loop.crossedBoundary = false;
+    loop.tentative = sentUnanswered;
   }
+  loop.turn = turn;
+  loop.endTurn = state.lastTurn;
+  loop.endRequest = state.lastRequest;
 }
 
 /**

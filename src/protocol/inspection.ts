@@ -87,12 +87,16 @@ export class Inspection {
   /** What the view gets first: small at any length; the lists above are paged to it. */
   readonly index: InspectorIndex;
 
+  /** @param earlier the inspection of the analysis this one extends (extendAnalysis): its turns' views are kept. */
   constructor(
     readonly analysis: Analysis,
     title: string,
+    earlier?: Inspection,
   ) {
     const { report, replay } = analysis;
     this.turns = report.turns.map((t) => {
+      const kept = earlier?.turns[t.index];
+      if (kept) return kept;
       const rt = replay.turns[t.index];
       const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;
       return {

@@ -1,0 +1,87 @@
+// A transcript read again while its agent writes: what is new since the last read, when all that
+// changed is rows appended to the end of sessions' lists (and what the sessions record about
+// themselves). Anything else (a row rewritten or removed, a new session or list, another system
+// prompt) is no growth: the transcript is analysed again whole.
+
+import type { Generation, RecordedTurnInputs, Transcript, TranscriptSession } from '../model/transcript';
+
+/** Each session read before beside its fresh read, whose lists hold the same rows and perhaps more. */
+export interface Growth {
+  pairs: { old: TranscriptSession; fresh: TranscriptSession }[];
+}
+
+/** What `fresh` adds to `old`, or null when it is not `old` with rows appended. */
+export function transcriptGrowth(old: Transcript, fresh: Transcript): Growth | null {
+  if (old.format !== fresh.format || old.path !== fresh.path || old.listedOnly || fresh.listedOnly) return null;
+  if (old.sessions.length !== fresh.sessions.length) return null;
+  const growth: Growth = { pairs: [] };
+  for (let s = 0; s < old.sessions.length; s++) {
+    const a = old.sessions[s];
+    const b = fresh.sessions[s];
+    if (a.id !== b.id || a.parentId !== b.parentId || a.systemPrompt !== b.systemPrompt || !sameValue(a.tools, b.tools)) return null;
+    if (a.generations.length !== b.generations.length) return null;
+    for (let g = 0; g < a.generations.length; g++) {
+      const last = g === a.generations.length - 1;
+      if (!listGrew(a.generations[g], b.generations[g], last)) return null;
+    }
+    growth.pairs.push({ old: a, fresh: b });
+  }
+  return growth;
+}
+
+/** Whether `b` is `a` with rows appended (only a session's last list may have any). */
+function listGrew(a: Generation, b: Generation, last: boolean): boolean {
+  const n = a.rows.length;
+  if (b.rows.length < n || (!last && b.rows.length !== n)) return false;
+  if (a.carried !== b.carried || (a.compaction === undefined) !== (b.compaction === undefined)) return false;
+  if (a.compaction && b.compaction && (a.compaction.mode !== b.compaction.mode || a.compaction.before.length !== b.compaction.before.length)) return false;
+  for (let i = 0; i < n; i++) if (a.rows[i] !== b.rows[i] && !sameValue(a.rows[i], b.rows[i])) return false;
+  for (const [i, inputs] of a.turnInputs ?? []) if (!sameInputs(inputs, b.turnInputs?.get(i))) return false;
+  return true;
+}
+
+function sameInputs(a: RecordedTurnInputs, b: RecordedTurnInputs | undefined): boolean {
+  return b !== undefined && sameValue(a, b);
+}
+
+/** Deep equality of JSON-like values (strings compared whole, as the wire sends them). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * Makes `old` what `fresh` read, keeping its objects (the replay's progress refers to them): new
+ * rows pushed onto its lists, everything else taken from the fresh read.
+ */
+export function graftGrowth(old: Transcript, fresh: Transcript, growth: Growth): void {
+  for (const { old: a, fresh: b } of growth.pairs) {
+    const lists = a.generations;
+    Object.assign(a, b, { generations: lists });
+    lists.forEach((gen, g) => {
+      const next = b.generations[g];
+      const grew = next.rows.length > gen.rows.length;
+      for (let i = gen.rows.length; i < next.rows.length; i++) gen.rows.push(next.rows[i]);
+      gen.pos = next.pos;
+      gen.turnInputs = next.turnInputs;
+      gen.trailingRequest = next.trailingRequest;
+      // A new object, so copies recognised on the shorter list are not taken for the longer one's.
+      if (grew && gen.compaction && next.compaction)
+        gen.compaction = { ...gen.compaction, beforePos: next.compaction.beforePos, copies: next.compaction.copies };
+    });
+  }
+  Object.assign(old, fresh, { sessions: old.sessions });
+}

@@ -1,0 +1,182 @@
+// A transcript that grows while it is open: each example and fixture is cut short and grown back
+// in steps, the analysis extended at each step (graftGrowth + extendAnalysis) and checked against
+// a whole analysis of the same rows: the report and what the view gets must be identical.
+
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { analyze, extendAnalysis, type Analysis } from '../../src/analysis/report';
+import { createTokenCounter } from '../../src/analysis/tokenizer';
+import { PROFILES, type ProfileName } from '../../src/engine/profile';
+import { graftGrowth, transcriptGrowth } from '../../src/engine/transcriptGrowth';
+import type { Generation, Transcript } from '../../src/model/transcript';
+import { Inspection } from '../../src/protocol/inspection';
+import { loadTranscript } from '../../src/transcripts/load';
+import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
+import { createRng, synthesizeLongRun, toSessionJson, toTurnTraceJsonl } from '../support/synthesize';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+
+const ROOT = join(__dirname, '..', '..');
+const counter = createTokenCounter('o200k_base');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return filesUnder(path);
+    return /\.(json|jsonl|db)$/.test(name) ? [path] : [];
+  });
+}
+
+/** The transcript with the last list of each chosen session cut to `keep` of its rows. */
+function cut(full: Transcript, keep: (gen: Generation, session: number) => number): Transcript {
+  const t = structuredClone(full);
+  t.sessions.forEach((s, k) => {
+    const gen = s.generations[s.generations.length - 1];
+    if (!gen) return;
+    const n = Math.min(gen.rows.length, keep(gen, k));
+    gen.rows.length = n;
+    gen.pos.length = n;
+    if (gen.turnInputs) for (const key of [...gen.turnInputs.keys()]) if (key >= n) gen.turnInputs.delete(key);
+    if (gen.trailingRequest && n < full.sessions[k].generations[s.generations.length - 1].rows.length) gen.trailingRequest = false;
+    const copies = gen.compaction?.copies;
+    if (copies && gen.compaction) gen.compaction.copies = { source: copies.source.slice(0, n), relation: copies.relation.slice(0, n) };
+  });
+  return t;
+}
+
+function viewOf(a: Analysis, earlier?: Inspection): { inspection: Inspection; json: string } {
+  const inspection = new Inspection(a, 'title', earlier);
+  const json = JSON.stringify({
+    report: a.report,
+    index: inspection.index,
+    turns: inspection.turns,
+    requests: inspection.requests,
+    findings: inspection.findings,
+  });
+  return { inspection, json };
+}
+
+interface Tally {
+  steps: number;
+  extended: number;
+}
+
+/** Grows `full` from `steps[0]` through each later state, checking every step against a whole analysis. */
+function grow(states: Transcript[], profile: ProfileName, tally: Tally, label: string): void {
+  const opts = { profile: PROFILES[profile], counter, messages: false };
+  let held = structuredClone(states[0]);
+  let analysis = analyze(held, opts);
+  let view = viewOf(analysis);
+  for (const state of states.slice(1)) {
+    tally.steps++;
+    const fresh = structuredClone(state);
+    const growth = transcriptGrowth(held, fresh);
+    let next: Analysis | null = null;
+    if (growth) {
+      graftGrowth(held, fresh, growth);
+      next = extendAnalysis(analysis, held);
+    }
+    if (next) tally.extended++;
+    else held = fresh;
+    analysis = next ?? analyze(held, opts);
+    view = viewOf(analysis, next ? view.inspection : undefined);
+    const whole = viewOf(analyze(structuredClone(state), opts));
+    assert.equal(view.json, whole.json, `${label}: the extended analysis differs from the whole one`);
+  }
+}
+
+async function corpus(): Promise<{ label: string; transcript: Transcript }[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'pi-resume-'));
+  const run = synthesizeLongRun(60, 11);
+  const json = join(dir, `session_${run.session.id}.json`);
+  writeFileSync(json, toSessionJson(run.session));
+  const trace = join(dir, 'run.trace.jsonl');
+  writeFileSync(trace, toTurnTraceJsonl(run.trace));
+  const paths = [...filesUnder(join(ROOT, 'examples')), ...filesUnder(join(ROOT, 'test', 'fixtures')), json, trace];
+  const out: { label: string; transcript: Transcript }[] = [];
+  for (const path of paths) {
+    try {
+      out.push({ label: path.slice(ROOT.length + 1), transcript: await loadTranscript(path) });
+    } catch {
+      // A fixture refused whole (not a transcript at all) has nothing to grow.
+    }
+  }
+  return out;
+}
+
+describe('an analysis extended as its transcript grows', () => {
+  it('equals a whole analysis at every step, for every example and fixture, and mostly resumes', async () => {
+    const tally: Tally = { steps: 0, extended: 0 };
+    const rng = createRng(5);
+    for (const { label, transcript } of await corpus()) {
+      const last = transcript.sessions.length - 1;
+      for (const profile of ['hermes-current', 'hermes-v1'] as const) {
+        // The last session growing row by row near its end, as a live agent's does.
+        const lengths = transcript.sessions[last]?.generations.at(-1)?.rows.length ?? 0;
+        const tail = Array.from({ length: Math.min(6, lengths) + 1 }, (_, k) => lengths - Math.min(6, lengths) + k);
+        grow(
+          tail.map((n) => cut(transcript, (_, s) => (s === last ? n : Infinity))),
+          profile,
+          tally,
+          `${label} (${profile}, last session)`,
+        );
+        // Every session growing at once, in random steps.
+        const fractions = [0.3, 0.3 + rng.next() * 0.3, 0.8, 1].sort();
+        grow(
+          fractions.map((f) => cut(transcript, (gen) => Math.ceil(gen.rows.length * f))),
+          profile,
+          tally,
+          `${label} (${profile}, every session)`,
+        );
+      }
+    }
+    console.log(`resume tally ${tally.extended}/${tally.steps}`);
+    assert.ok(tally.steps > 200, `only ${tally.steps} steps`);
+    // Most steps append to a list nothing was copied from: those must resume, not start again.
+    assert.ok(tally.extended > tally.steps / 2, `${tally.extended} of ${tally.steps} steps resumed`);
+  });
+
+  it('extends the lineages opened from a file with the rows grafted into it once, as the worker does', async () => {
+    const home = await loadTranscript(join(ROOT, 'examples', 'home', 'state.db'));
+    const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
+    const roots = [...new Lineages(home.sessions).chains().keys()].slice(0, 12);
+    // Sessions nothing was compacted or forked from: what a running home's agents append to.
+    const parents = new Set(home.sessions.map((s) => s.parentId));
+    const leaf = (k: number): boolean => !parents.has(home.sessions[k].id);
+    const states = [0.5, 0.7, 0.9, 1].map((f) => cut(home, (gen, k) => (leaf(k) ? Math.ceil(gen.rows.length * f) : Infinity)));
+    const held = structuredClone(states[0]);
+    const opened = new Map(roots.map((id) => [id, analyze(narrowToLineage(held, lineageMembers(held, id)), opts)]));
+    let extended = 0;
+    for (const state of states.slice(1)) {
+      const growth = transcriptGrowth(held, structuredClone(state));
+      assert.ok(growth, 'rows appended to every session are a growth');
+      graftGrowth(held, structuredClone(state), growth);
+      for (const [id, before] of opened) {
+        const lineage = narrowToLineage(held, lineageMembers(held, id));
+        const next = extendAnalysis(before, lineage);
+        if (next) extended++;
+        const analysis = next ?? analyze(lineage, opts);
+        const whole = analyze(narrowToLineage(structuredClone(state), lineageMembers(state, id)), opts);
+        assert.equal(JSON.stringify(analysis.report), JSON.stringify(whole.report), `lineage ${id}`);
+        opened.set(id, analysis);
+      }
+    }
+    assert.ok(extended > 0, 'no lineage resumed');
+  });
+
+  it('is no growth when a stored row changed', async () => {
+    const run = synthesizeLongRun(8, 3);
+    const dir = mkdtempSync(join(tmpdir(), 'pi-resume-'));
+    const json = join(dir, `session_${run.session.id}.json`);
+    writeFileSync(json, toSessionJson(run.session));
+    const t = await loadTranscript(json);
+    const changed = structuredClone(t);
+    changed.sessions[0].generations[0].rows[1] = { ...changed.sessions[0].generations[0].rows[1], content: 'edited' };
+    assert.equal(transcriptGrowth(t, changed), null);
+    const shorter = cut(t, (gen) => gen.rows.length - 1);
+    assert.equal(transcriptGrowth(t, shorter), null);
+    assert.ok(transcriptGrowth(shorter, t));
+  });
+});
