@@ -169,6 +169,8 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
   const resumed = { firstTurn: replay.turns.length, firstRequest: replay.requests.length };
   const parents = new Set(transcript.sessions.map((s) => s.parentId));
   const lists = new Set(transcript.sessions.flatMap((s) => s.generations));
+  // A session or list the replay has not seen (a compaction, a rewind since) starts from rows no list held.
+  if (transcript.sessions.some((s) => s.generations.length > 0 && !known.loops.has(lastGeneration(s) as Generation))) return null;
   for (const [gen, loop] of known.loops) {
     const before = loop.rows.length;
     if (!lists.has(gen) || gen.rows.length === before) continue;

@@ -23,6 +23,8 @@ export interface EngineCalls {
       diagnostics: Diagnostic[];
       catalog: SessionSummary[] | null;
       listedOnly: boolean;
+      /** Asked again under the same key: the earlier analysis was resumed with the rows appended since, not made whole. */
+      resumed: boolean;
     };
   };
   /**

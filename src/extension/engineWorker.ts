@@ -4,7 +4,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../protocol/inspection';
-import { analyze } from '../analysis/report';
+import { analyze, extendAnalysis } from '../analysis/report';
+import { graftGrowth, transcriptGrowth } from '../engine/transcriptGrowth';
 import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadTranscript } from '../transcripts/load';
@@ -14,10 +15,18 @@ import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../he
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import type { EngineCalls } from './engineProtocol';
 
-/** A file's analysis and what its lineage scopes are analysed with. */
-interface Analysed {
-  params: EngineCalls['analyze']['params'];
+/** A transcript as last read, and its analysis. */
+interface Read {
   transcript: Transcript;
+  inspection: Inspection;
+  /** The analysis resumed an earlier one's (rows appended), rather than made whole. */
+  resumed: boolean;
+}
+
+/** A file's analysis, and the lineage last opened from it (kept to be extended when the file grows). */
+interface Analysed extends Read {
+  params: EngineCalls['analyze']['params'];
+  opened?: Read & { lineage: string };
 }
 
 /** Whole-file analyses and lineage scopes alike, by the key the host gave them. */
@@ -51,10 +60,29 @@ function inspect(transcript: Transcript, { profile, tokenizer, title }: Analysed
 }
 
 /**
+ * A transcript read again: when the fresh read only appends rows to the earlier one's lists, they
+ * are grafted onto the earlier objects and the analysis resumed where it stopped (every other
+ * lineage's turns, tokens and views kept); otherwise it is analysed whole.
+ */
+function readAgain(earlier: Read | undefined, fresh: Transcript, params: Analysed['params']): Read {
+  const growth = earlier && transcriptGrowth(earlier.transcript, fresh);
+  if (!earlier || !growth) return { transcript: fresh, inspection: inspect(fresh, params), resumed: false };
+  graftGrowth(earlier.transcript, fresh, growth);
+  const extended = extendAnalysis(earlier.inspection.analysis, earlier.transcript);
+  const inspection = extended ? new Inspection(extended, params.title, earlier.inspection) : inspect(earlier.transcript, params);
+  return { transcript: earlier.transcript, inspection, resumed: extended !== null };
+}
+
+/** Whether two analyse calls read the same thing the same way (only the file may have changed). */
+function sameRead(a: Analysed['params'], b: Analysed['params']): boolean {
+  return a.path === b.path && a.profile === b.profile && a.tokenizer === b.tokenizer && a.session === b.session && a.readWholeLimit === b.readWholeLimit;
+}
+
+/**
  * One lineage of an analysed file: narrowed from the file's transcript when every session of it
  * was read, else (a state.db only listed, or read for another session) loaded alone from the file.
  */
-async function lineageTranscript({ params, transcript }: Analysed, lineage: string): Promise<Transcript> {
+async function lineageTranscript({ params, transcript }: Read & Pick<Analysed, 'params'>, lineage: string): Promise<Transcript> {
   const members = lineageMembers(transcript, lineage);
   // A lineage is named by its first session: any other id is no row of the overview.
   if (members[0] !== lineage) throw new Error(`no lineage ${lineage} in ${params.title}`);
@@ -69,23 +97,31 @@ const answer = serve<EngineCalls>({
     // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
     const roots = transcript.listedOnly ? [...new Lineages(listedSessions(transcript)).chains().keys()] : [];
     if (roots.length === 1) transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });
-    const inspection = inspect(transcript, params);
+    // The host asks again under the same key when the file changed.
+    const found = files.get(params.key);
+    const earlier = found && sameRead(found.params, params) ? found : undefined;
+    const read = readAgain(earlier, transcript, params);
+    const { inspection } = read;
+    transcript = read.transcript;
     inspections.set(params.key, inspection);
-    files.set(params.key, { params, transcript });
+    files.set(params.key, { params, ...read, opened: earlier?.opened });
     return {
       index: inspection.index,
       overview: overviewToOpenOn(transcript, inspection.analysis.report),
       diagnostics: inspection.analysis.report.diagnostics,
       catalog: transcript.catalog ?? null,
       listedOnly: transcript.listedOnly === true,
+      resumed: read.resumed,
     };
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);
     if (!file) throw new Error(`no analysis for ${key}`);
-    const inspection = inspect(await lineageTranscript(file, lineage), file.params);
-    inspections.set(scope, inspection);
-    return inspection.index;
+    const earlier = file.opened?.lineage === lineage ? file.opened : undefined;
+    const read = readAgain(earlier, await lineageTranscript(file, lineage), file.params);
+    file.opened = { lineage, ...read };
+    inspections.set(scope, read.inspection);
+    return read.inspection.index;
   },
   messages: ({ key, request, start, count }) => get(key).messages(request, start, count),
   page: ({ key, list, start, count }) => get(key).page(list, start, count),
