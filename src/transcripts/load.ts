@@ -11,7 +11,8 @@ import { readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
 import { lineageMembers, narrowToLineage } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../model/transcript';
-import { readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
+import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
+import { continueTurnTrace } from './turnTrace';
 import type { ByteSource } from '../model/byteSource';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
@@ -34,6 +35,12 @@ export interface LoadOptions {
   lineage?: string;
   /** Overrides READ_WHOLE_LIMIT (tests use a small one). */
   readWholeLimit?: number;
+  /**
+   * What an earlier load of this path returned. A turn trace only grows (docs/turn-trace.md): when
+   * its file still ends as it did then, with whole lines appended, only those are read, into that
+   * same transcript, which is returned.
+   */
+  earlier?: Transcript;
 }
 
 export class UnopenablePath extends Error {}
@@ -72,7 +79,10 @@ async function loadFile(path: string, options: LoadOptions): Promise<Transcript>
   const beside: InputFinding[] = [];
   let result: Transcript;
   try {
+    const appended = options.earlier && options.session === undefined ? readAppended(file, options.earlier) : null;
+    if (appended) return appended;
     result = readOpened(path, file, options, beside);
+    if (result.format === 'turn-trace' && options.session === undefined) rememberTraceEnd(result, file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).syscall === undefined) throw e;
     throw new UnopenablePath(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
@@ -129,6 +139,44 @@ function companionBase(path: string): string {
 interface Opened {
   fd: number;
   size: number;
+  dev: number;
+  ino: number;
+}
+
+/** Where a read of a turn trace stopped, at a line's end: the file, its length, its bytes just before. */
+interface TraceEnd {
+  dev: number;
+  ino: number;
+  end: number;
+  tail: Uint8Array;
+}
+
+const traceEnds = new WeakMap<Transcript, TraceEnd>();
+
+/** Bytes compared where the last read ended, to tell a grown trace from one written anew. */
+const TRACE_END_CHECK = 4096;
+
+function rememberTraceEnd(transcript: Transcript, file: Opened): void {
+  const source = fileSource(file.fd, file.size);
+  // A last line still being written is read again whole next time, with its finding.
+  if (file.size === 0 || source.read(file.size - 1, 1)[0] !== 0x0a) return;
+  const n = Math.min(TRACE_END_CHECK, file.size);
+  traceEnds.set(transcript, { dev: file.dev, ino: file.ino, end: file.size, tail: source.read(file.size - n, n) });
+}
+
+/** The lines appended to a trace since `earlier` was read, read into it; null when the file is not that trace grown. */
+function readAppended(file: Opened, earlier: Transcript): Transcript | null {
+  const at = traceEnds.get(earlier);
+  if (!at || at.dev !== file.dev || at.ino !== file.ino || file.size < at.end) return null;
+  const source = fileSource(file.fd, file.size);
+  if (Buffer.compare(source.read(at.end - at.tail.length, at.tail.length), at.tail) !== 0) return null;
+  const bytes = source.read(at.end, file.size - at.end);
+  // Bytes that are not UTF-8 or an unfinished line get their finding from a whole read.
+  if (bytes.length && (bytes[bytes.length - 1] !== 0x0a || firstInvalidUtf8(bytes) >= 0)) return null;
+  // A byte-order mark after a newline is text of that line, as in the whole file's decoding.
+  if (bytes.length && !continueTurnTrace(earlier, new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes))) return null;
+  rememberTraceEnd(earlier, file);
+  return earlier;
 }
 
 type Unopened = { absent: true } | { absent: false; why: string };
@@ -163,7 +211,7 @@ function openRegular(path: string): Opened | Unopened {
     closeSync(fd);
     return { absent: false, why: 'replaced while it was being opened' };
   }
-  return { fd, size: now.size };
+  return { fd, size: now.size, dev: now.dev, ino: now.ino };
 }
 
 function kindOf(st: Stats): string {

@@ -4,7 +4,7 @@
 import type { Row } from '../model/rows';
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { nonFiniteNote, parseJson } from './jsonText';
-import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 
 interface TraceLine {
@@ -33,127 +33,164 @@ export function isTurnTraceLine(line: string): boolean {
 }
 
 export function readTurnTrace(path: string, text: string): Transcript {
-  const findings: InputFinding[] = [];
-  const sessions: TranscriptSession[] = [];
-  let session: TranscriptSession | null = null;
-  let gen: Generation | null = null;
+  const reader = new TurnTraceReader(path);
+  reader.read(text);
+  readers.set(reader.transcript, reader);
+  return reader.transcript;
+}
+
+const readers = new WeakMap<Transcript, TurnTraceReader>();
+
+/**
+ * Reads lines appended to the trace `transcript` was read from into it (the same object grows);
+ * false for a transcript no trace reader made.
+ */
+export function continueTurnTrace(transcript: Transcript, text: string): boolean {
+  const reader = readers.get(transcript);
+  reader?.read(text);
+  return reader !== undefined;
+}
+
+/**
+ * A trace's lines read in order into one transcript: `read` again with the lines appended since,
+ * and the transcript (the same object) grows as the whole file's read would.
+ */
+class TurnTraceReader {
+  readonly transcript: Transcript;
+  private session: TranscriptSession | null = null;
+  private gen: Generation | null = null;
   // A gateway serving several chats interleaves their turns: a session seen before goes on where it stopped.
-  const known = new Map<string, { session: TranscriptSession; gen: Generation }>();
-  const lines = text.split('\n');
-  const lastLine = text.endsWith('\n') ? lines.length - 1 : lines.length;
+  private readonly known = new Map<string, { session: TranscriptSession; gen: Generation }>();
+  /** Lines read so far. */
+  private lines = 0;
 
-  for (let n = 0; n < lastLine; n++) {
-    const raw = lines[n];
-    if (raw.trim() === '') continue;
-    const line = n + 1;
-    const at: SourcePos = { line };
-    const parsed = parseJson(raw);
-    if (!parsed.ok) {
-      // Only an error where the last line ends can be a writer still writing it.
-      const partial = parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n');
-      findings.push(
-        parseError(
-          `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
-          { line, column: parsed.pos.column },
-          partial,
-        ),
-      );
-      continue;
-    }
-    if (parsed.nonFinite) {
-      const { column } = parsed.nonFinite.pos;
-      findings.push({
-        severity: 'warning',
-        code: 'parse-error',
-        pos: { line, column },
-        message: `${path}:${line}:${column}: the line ${nonFiniteNote(parsed.nonFinite.tokens)}`,
-      });
-    }
-    const t = parsed.value as TraceLine;
-    const problem = validate(t);
-    if (problem) {
-      findings.push(parseError(`${path}:${line}: ${problem}`, at));
-      continue;
-    }
+  constructor(path: string) {
+    this.transcript = { path, format: 'turn-trace', sessions: [], captured: [], findings: [] };
+  }
 
-    const sessionId = t.sessionId as string;
-    const rotation = t.compaction?.mode === 'rotation';
-    const resumed: { session: TranscriptSession; gen: Generation } | undefined =
-      session && session.id !== sessionId && !rotation ? known.get(sessionId) : undefined;
-    if (session && gen) known.set(session.id, { session, gen });
-    if (resumed) {
-      session = resumed.session;
-      gen = resumed.gen;
-    } else if (!session || session.id !== sessionId) {
-      const parentId: string | null = str(t.parentSessionId) ?? (rotation && session ? session.id : null);
-      if (rotation && session && parentId === session.id) session.endReason = 'compression';
-      session = {
-        id: sessionId,
-        parentId,
-        endReason: null,
-        systemPrompt: t.systemPrompt as string,
-        tools: Array.isArray(t.tools) ? t.tools : undefined,
-        generations: [],
-        pos: { line, sessionId },
-      };
-      const before = gen && rotation ? gen : null;
-      gen = { rows: [], pos: [], turnInputs: new Map() };
-      if (before) gen.compaction = { mode: 'rotation', before: before.rows, beforePos: before.pos };
-      session.generations.push(gen);
-      sessions.push(session);
-    }
-    const current = gen as Generation;
-    const currentSession = session;
-    const inputs: RecordedTurnInputs = {
-      userMessage: t.userMessage,
-      memoryPrefetch: str(t.memoryPrefetch),
-      pluginContext: str(t.pluginContext),
-      gatewayNotes: str(t.gatewayNotes),
-      surfaceSwitchNote: str(t.surfaceSwitchNote),
-      systemPrompt: t.systemPrompt as string,
-      tools: Array.isArray(t.tools) ? t.tools : undefined,
-      currentTurnUserIdx: typeof t.currentTurnUserIdx === 'number' ? t.currentTurnUserIdx : undefined,
-    };
-    const rowsOf = (list: unknown[], where: string): Row[] =>
-      list.map((v, i) => acceptRow(v, `${path}:${line}: ${where} ${i}`, at, findings)).filter((r): r is Row => r !== null);
-
-    let target = current;
-    if (t.compaction && !rotation) {
-      target = { rows: [], pos: [], turnInputs: new Map(), compaction: { mode: 'in-place', before: current.rows, beforePos: current.pos } };
-      currentSession.generations.push(target);
-    } else if (!t.compaction && typeof t.historyLength === 'number' && t.historyLength < current.rows.length) {
-      // A rewind: the turn starts from a shorter list than the one the previous turn left.
-      target = { rows: current.rows.slice(0, t.historyLength), pos: current.pos.slice(0, t.historyLength), turnInputs: new Map(), carried: t.historyLength };
-      currentSession.generations.push(target);
-    }
-    gen = target;
-
-    let userIdx: number;
-    if (t.compaction) {
-      const compacted = rowsOf(t.compaction.messages as unknown[], 'compaction.messages');
-      target.rows.push(...compacted);
-      target.pos.push(...compacted.map(() => at));
-      userIdx = inputs.currentTurnUserIdx ?? lastRowHolding(target.rows, t.userMessage);
-      if (userIdx < 0)
+  /** Reads the lines of `text`, which follows what was read before at a line's start. */
+  read(text: string): void {
+    const { path, findings, sessions } = this.transcript;
+    const known = this.known;
+    let { session, gen } = this;
+    const lines = text.split('\n');
+    const lastLine = text.endsWith('\n') ? lines.length - 1 : lines.length;
+    const first = this.lines;
+    this.lines += lastLine;
+    for (let n = 0; n < lastLine; n++) {
+      const raw = lines[n];
+      if (raw.trim() === '') continue;
+      const line = first + n + 1;
+      const at: SourcePos = { line };
+      const parsed = parseJson(raw);
+      if (!parsed.ok) {
+        // Only an error where the last line ends can be a writer still writing it.
+        const partial = parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n');
+        findings.push(
+          parseError(
+            `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
+            { line, column: parsed.pos.column },
+            partial,
+          ),
+        );
+        continue;
+      }
+      if (parsed.nonFinite) {
+        const { column } = parsed.nonFinite.pos;
         findings.push({
           severity: 'warning',
           code: 'parse-error',
-          pos: at,
-          message: `${path}:${line}: compaction.messages holds no user row with this turn's userMessage; its recorded inputs are not replayed`,
+          pos: { line, column },
+          message: `${path}:${line}:${column}: the line ${nonFiniteNote(parsed.nonFinite.tokens)}`,
         });
-    } else {
-      userIdx = target.rows.length;
+      }
+      const t = parsed.value as TraceLine;
+      const problem = validate(t);
+      if (problem) {
+        findings.push(parseError(`${path}:${line}: ${problem}`, at));
+        continue;
+      }
+
+      const sessionId = t.sessionId as string;
+      const rotation = t.compaction?.mode === 'rotation';
+      const resumed: { session: TranscriptSession; gen: Generation } | undefined =
+        session && session.id !== sessionId && !rotation ? known.get(sessionId) : undefined;
+      if (session && gen) known.set(session.id, { session, gen });
+      if (resumed) {
+        session = resumed.session;
+        gen = resumed.gen;
+      } else if (!session || session.id !== sessionId) {
+        const parentId: string | null = str(t.parentSessionId) ?? (rotation && session ? session.id : null);
+        if (rotation && session && parentId === session.id) session.endReason = 'compression';
+        session = {
+          id: sessionId,
+          parentId,
+          endReason: null,
+          systemPrompt: t.systemPrompt as string,
+          tools: Array.isArray(t.tools) ? t.tools : undefined,
+          generations: [],
+          pos: { line, sessionId },
+        };
+        const before = gen && rotation ? gen : null;
+        gen = { rows: [], pos: [], turnInputs: new Map() };
+        if (before) gen.compaction = { mode: 'rotation', before: before.rows, beforePos: before.pos };
+        session.generations.push(gen);
+        sessions.push(session);
+      }
+      const current = gen as Generation;
+      const currentSession = session;
+      const inputs: RecordedTurnInputs = {
+        userMessage: t.userMessage,
+        memoryPrefetch: str(t.memoryPrefetch),
+        pluginContext: str(t.pluginContext),
+        gatewayNotes: str(t.gatewayNotes),
+        surfaceSwitchNote: str(t.surfaceSwitchNote),
+        systemPrompt: t.systemPrompt as string,
+        tools: Array.isArray(t.tools) ? t.tools : undefined,
+        currentTurnUserIdx: typeof t.currentTurnUserIdx === 'number' ? t.currentTurnUserIdx : undefined,
+      };
+      const rowsOf = (list: unknown[], where: string): Row[] =>
+        list.map((v, i) => acceptRow(v, `${path}:${line}: ${where} ${i}`, at, findings)).filter((r): r is Row => r !== null);
+
+      let target = current;
+      if (t.compaction && !rotation) {
+        target = { rows: [], pos: [], turnInputs: new Map(), compaction: { mode: 'in-place', before: current.rows, beforePos: current.pos } };
+        currentSession.generations.push(target);
+      } else if (!t.compaction && typeof t.historyLength === 'number' && t.historyLength < current.rows.length) {
+        // A rewind: the turn starts from a shorter list than the one the previous turn left.
+        target = { rows: current.rows.slice(0, t.historyLength), pos: current.pos.slice(0, t.historyLength), turnInputs: new Map(), carried: t.historyLength };
+        currentSession.generations.push(target);
+      }
+      gen = target;
+
+      let userIdx: number;
+      if (t.compaction) {
+        const compacted = rowsOf(t.compaction.messages as unknown[], 'compaction.messages');
+        target.rows.push(...compacted);
+        target.pos.push(...compacted.map(() => at));
+        userIdx = inputs.currentTurnUserIdx ?? lastRowHolding(target.rows, t.userMessage);
+        if (userIdx < 0)
+          findings.push({
+            severity: 'warning',
+            code: 'parse-error',
+            pos: at,
+            message: `${path}:${line}: compaction.messages holds no user row with this turn's userMessage; its recorded inputs are not replayed`,
+          });
+      } else {
+        userIdx = target.rows.length;
+      }
+      const appended = rowsOf(t.messages as unknown[], 'message');
+      if (!t.compaction && appended[0]?.role !== 'user') {
+        findings.push(parseError(`${path}:${line}: the turn's first message must be its user row`, at));
+        continue;
+      }
+      target.rows.push(...appended);
+      target.pos.push(...appended.map(() => at));
+      if (userIdx >= 0) target.turnInputs?.set(userIdx, inputs);
     }
-    const appended = rowsOf(t.messages as unknown[], 'message');
-    if (!t.compaction && appended[0]?.role !== 'user') {
-      findings.push(parseError(`${path}:${line}: the turn's first message must be its user row`, at));
-      continue;
-    }
-    target.rows.push(...appended);
-    target.pos.push(...appended.map(() => at));
-    if (userIdx >= 0) target.turnInputs?.set(userIdx, inputs);
+    this.session = session;
+    this.gen = gen;
   }
-  return { path, format: 'turn-trace', sessions, captured: [], findings };
 }
 
 /** The last user-originated row whose content is the turn's inbound message (list content may have note parts appended). */

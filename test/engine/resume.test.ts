@@ -15,7 +15,7 @@ import { Inspection } from '../../src/protocol/inspection';
 import { loadTranscript } from '../../src/transcripts/load';
 import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
 import { createRng, synthesizeLongRun, toSessionJson, toTurnTraceJsonl } from '../support/synthesize';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 const ROOT = join(__dirname, '..', '..');
@@ -164,6 +164,37 @@ describe('an analysis extended as its transcript grows', () => {
       }
     }
     assert.ok(extended > 0, 'no lineage resumed');
+  });
+
+  it('reads only the lines appended to a turn trace, into the transcript read before', async () => {
+    const run = synthesizeLongRun(30, 9);
+    const dir = mkdtempSync(join(tmpdir(), 'pi-resume-'));
+    const path = join(dir, 'live.trace.jsonl');
+    const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
+    writeFileSync(path, toTurnTraceJsonl(run.trace.slice(0, 10)));
+    let transcript = await loadTranscript(path);
+    let analysis = analyze(transcript, opts);
+    let resumed = 0;
+    for (let k = 10; k < run.trace.length; k += 4) {
+      appendFileSync(path, toTurnTraceJsonl(run.trace.slice(k, k + 4)));
+      const next = await loadTranscript(path, { earlier: transcript });
+      assert.equal(next, transcript, 'lines appended are read into the earlier transcript');
+      const extended = extendAnalysis(analysis, next);
+      if (extended) resumed++;
+      analysis = extended ?? analyze(next, opts);
+      assert.equal(JSON.stringify(analysis.report), JSON.stringify(analyze(await loadTranscript(path), opts).report));
+      transcript = next;
+    }
+    assert.ok(resumed > 0);
+    // Half a line: read whole, with the finding that says so; then a file written anew is read anew.
+    appendFileSync(path, '{"kind":"turn-trace","vers');
+    const partial = await loadTranscript(path, { earlier: transcript });
+    assert.notEqual(partial, transcript);
+    assert.ok(partial.findings.some((f) => f.atEnd));
+    writeFileSync(path, toTurnTraceJsonl(run.trace.slice(0, 3)));
+    const anew = await loadTranscript(path, { earlier: partial });
+    assert.notEqual(anew, partial);
+    assert.equal(JSON.stringify(anew), JSON.stringify(await loadTranscript(path)));
   });
 
   it('is no growth when a stored row changed', async () => {
