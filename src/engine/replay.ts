@@ -120,6 +120,8 @@ interface ReplayProgress {
   loops: Map<Generation, GenerationLoop>;
   /** inTimeOrder moved turns of one lineage behind another's. */
   reordered: boolean;
+  /** Every turn had a time (so inTimeOrder ordered them). */
+  timed: boolean;
 }
 
 const progress = new WeakMap<Replay, ReplayProgress>();
@@ -146,7 +148,8 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
       if (gen === lastGeneration(session)) loops.set(gen, loop);
     }
   }
-  progress.set(replay, { loops, reordered: inTimeOrder(replay) });
+  const reordered = inTimeOrder(replay);
+  progress.set(replay, { loops, reordered, timed: replay.turns.every((t) => turnTime(replay, t) !== null) });
   return replay;
 }
 
@@ -209,11 +212,17 @@ function resumable(loop: GenerationLoop, gen: Generation, before: number, parent
  */
 function inOrderStill(replay: Replay, transcript: Transcript, { firstTurn, firstRequest }: ReplayResumed, known: ReplayProgress): boolean {
   for (let r = firstRequest; r < replay.requests.length; r++) if (replay.requests[r].turn < firstTurn - 1) return false;
-  if (firstTurn === replay.turns.length) return true;
+  // A turn's time may come from its first request's answer, so even an old turn's may be new.
   const times = replay.turns.map((t) => turnTime(replay, t));
   if (times.some((x) => x === null)) {
     const last = transcript.sessions[transcript.sessions.length - 1];
     return !known.reordered && replay.turns.slice(firstTurn).every((t) => t.session === last);
+  }
+  // The last turn, timeless before, has a time now: a whole replay would order every turn by time.
+  if (!known.timed) {
+    if (!times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return false;
+    known.timed = true;
+    return true;
   }
   const latest = new Map<string, number>();
   for (let i = 0; i < replay.turns.length; i++) {

@@ -11,6 +11,7 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
 import { graftGrowth, transcriptGrowth } from '../../src/engine/transcriptGrowth';
 import type { Generation, Transcript } from '../../src/model/transcript';
+import type { Row } from '../../src/model/rows';
 import { Inspection } from '../../src/protocol/inspection';
 import { loadTranscript } from '../../src/transcripts/load';
 import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
@@ -195,6 +196,49 @@ describe('an analysis extended as its transcript grows', () => {
     const anew = await loadTranscript(path, { earlier: partial });
     assert.notEqual(anew, partial);
     assert.equal(JSON.stringify(anew), JSON.stringify(await loadTranscript(path)));
+  });
+
+  it('is analysed whole when an answer gives an old turn its first time and the turns reorder', () => {
+    const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
+    const session = (id: string, rows: Row[]): Transcript['sessions'][number] => ({
+      id,
+      parentId: null,
+      endReason: null,
+      systemPrompt: 'SYS',
+      generations: [{ rows, pos: rows.map((_, i) => ({ line: i + 1 })) }],
+      pos: { sessionId: id },
+    });
+    const of = (a: Row[]): Transcript => ({
+      path: 'mem',
+      format: 'hermes-session-json',
+      sessions: [
+        session('b', [
+          { role: 'user', content: 'b?', timestamp: 150 },
+          { role: 'assistant', content: 'b.', timestamp: 151 },
+        ]),
+        session('a', a),
+      ],
+      captured: [],
+      findings: [],
+    });
+    const asked: Row[] = [
+      { role: 'user', content: 'a?', timestamp: 100 },
+      { role: 'assistant', content: 'a.', timestamp: 101 },
+      { role: 'user', content: 'again?' },
+    ];
+    const held = of(asked);
+    const first = analyze(held, opts);
+    // Replayed in session order while a's last ask has no time; answered at 200, every turn has
+    // one, and a's first turn (at 100) goes before b's (at 150).
+    const fresh = of([...asked, { role: 'assistant', content: 'again.', timestamp: 200 }]);
+    const growth = transcriptGrowth(held, fresh);
+    assert.ok(growth);
+    graftGrowth(held, fresh, growth);
+    assert.equal(extendAnalysis(first, held), null);
+    assert.deepEqual(
+      analyze(held, opts).report.turns.map((t) => t.sessionId),
+      ['a', 'b', 'a'],
+    );
   });
 
   it('is no growth when a stored row changed', async () => {
