@@ -98,7 +98,7 @@ export async function benchLiveRefresh(): Promise<string[]> {
         const t1 = performance.now();
         const again = await engine.call('analyze', { ...params, key: 'first' });
         const refreshMs = performance.now() - t1;
-        if (!again.resumed) throw new Error(`${g.label}: the refresh analysed the file whole instead of resuming`);
+        if (again.resumed?.turns !== 1) throw new Error(`${g.label}: the refresh did not resume with the one turn appended`);
         if (again.index.turnCount !== first.index.turnCount + 1) {
           throw new Error(`${g.label}: the refresh shows ${again.index.turnCount} turns, not ${first.index.turnCount + 1}`);
         }

@@ -98,6 +98,8 @@ export class AnalysisCache implements vscode.Disposable {
   constructor(
     extensionUri: vscode.Uri,
     private readonly memory: vscode.Memento,
+    /** Where each analysis says how it went: what a live refresh replayed, how long it took. */
+    private readonly log: vscode.LogOutputChannel,
   ) {
     this.engine = new EngineClient(join(extensionUri.fsPath, 'dist', 'engine.js'));
   }
@@ -116,21 +118,27 @@ export class AnalysisCache implements vscode.Disposable {
     const s = readSettings();
     const session = this.session(uri);
     const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}`;
-    return this.analyses.get(uri.toString(), key, () =>
-      this.engine
+    const title = vscode.workspace.asRelativePath(uri);
+    return this.analyses.get(uri.toString(), key, () => {
+      const started = Date.now();
+      return this.engine
         .call('analyze', {
           key,
           path: uri.fsPath,
-          title: vscode.workspace.asRelativePath(uri),
+          title,
           profile: s.profile,
           tokenizer: s.tokenizer,
           session,
           readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         })
-        .then(
-          ({ index, overview, diagnostics, catalog, listedOnly }) => new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, this.engine, key),
-        ),
-    );
+        .then(({ index, overview, diagnostics, catalog, listedOnly, resumed }) => {
+          const how = resumed
+            ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed`
+            : 'analysed whole';
+          this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
+          return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, this.engine, key);
+        });
+    });
   }
 
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */
@@ -146,4 +154,8 @@ export class AnalysisCache implements vscode.Disposable {
     this.changed.dispose();
     void this.engine.dispose();
   }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

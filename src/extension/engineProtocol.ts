@@ -13,6 +13,12 @@ import { RpcClient, type RpcResponse } from '../protocol/rpc';
 import type { SessionSummary } from '../model/transcript';
 import type { SessionOverview } from '../analysis/overviewTypes';
 
+/** The turns and requests added when an analysis resumed with rows appended to its transcript: all that was replayed. */
+export interface Resumed {
+  turns: number;
+  requests: number;
+}
+
 export interface EngineCalls {
   analyze: {
     params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName; session?: string; readWholeLimit?: number };
@@ -23,8 +29,8 @@ export interface EngineCalls {
       diagnostics: Diagnostic[];
       catalog: SessionSummary[] | null;
       listedOnly: boolean;
-      /** Asked again under the same key: the earlier analysis was resumed with the rows appended since, not made whole. */
-      resumed: boolean;
+      /** Asked again under the same key: what the earlier analysis was resumed with, when it was not made whole. */
+      resumed: Resumed | null;
     };
   };
   /**

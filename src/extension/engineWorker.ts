@@ -13,14 +13,14 @@ import { serve, type RpcRequest } from '../protocol/rpc';
 import type { Transcript } from '../model/transcript';
 import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
-import type { EngineCalls } from './engineProtocol';
+import type { EngineCalls, Resumed } from './engineProtocol';
 
 /** A transcript as last read, and its analysis. */
 interface Read {
   transcript: Transcript;
   inspection: Inspection;
-  /** The analysis resumed an earlier one's (rows appended), rather than made whole. */
-  resumed: boolean;
+  /** The turns and requests an earlier analysis was resumed with (rows appended); null when made whole. */
+  resumed: Resumed | null;
 }
 
 /** A file's analysis, and the lineage last opened from it (kept to be extended when the file grows). */
@@ -66,11 +66,14 @@ function inspect(transcript: Transcript, { profile, tokenizer, title }: Analysed
  */
 function readAgain(earlier: Read | undefined, fresh: Transcript, params: Analysed['params']): Read {
   const growth = earlier && transcriptGrowth(earlier.transcript, fresh);
-  if (!earlier || !growth) return { transcript: fresh, inspection: inspect(fresh, params), resumed: false };
+  if (!earlier || !growth) return { transcript: fresh, inspection: inspect(fresh, params), resumed: null };
   graftGrowth(earlier.transcript, fresh, growth);
   const extended = extendAnalysis(earlier.inspection.analysis, earlier.transcript);
   const inspection = extended ? new Inspection(extended, params.title, earlier.inspection) : inspect(earlier.transcript, params);
-  return { transcript: earlier.transcript, inspection, resumed: extended !== null };
+  const before = earlier.inspection.index;
+  const after = inspection.index;
+  const resumed = extended ? { turns: after.turnCount - before.turnCount, requests: after.requestCount - before.requestCount } : null;
+  return { transcript: earlier.transcript, inspection, resumed };
 }
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */

@@ -20,7 +20,8 @@ const REFRESH_INTERVAL_MS = 250;
 const WRITER_QUIET_MS = 2000;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const cache = new AnalysisCache(context.extensionUri, context.workspaceState);
+  const log = vscode.window.createOutputChannel('Prompt Inspector', { log: true });
+  const cache = new AnalysisCache(context.extensionUri, context.workspaceState, log);
   const problems = vscode.languages.createDiagnosticCollection('prompt-inspector');
 
   // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, throttled. Only
@@ -54,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const tree = new TranscriptTree(cache, watchTranscripts);
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = 'promptInspector.nextBreak';
-  context.subscriptions.push(cache, problems, status);
+  context.subscriptions.push(cache, problems, status, log);
 
   // A parse error where the file ends is what a writer mid-append looks like: it is held back
   // while the file keeps changing, and published once the file has been quiet for a while.

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -227,6 +227,20 @@ const overviewCell = (frame: Frame, lineage: string, column: string): Promise<st
 /** The rows the overview should show for a sort and filter: the shared column code over the CLI's overview. */
 function expectedRows(overview: SessionOverview, column: OverviewColumn, descending: boolean, text?: string): string[] {
   return flat(filterLineages(sortLineages(overview.lineages, column, descending), { text }));
+}
+
+/** The lines of the extension's log (its "Prompt Inspector" output channel, kept in code-server's log files). */
+function extensionLog(): string[] {
+  const lines: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.name === 'Prompt Inspector.log') lines.push(...readFileSync(path, 'utf8').split('\n'));
+    }
+  };
+  walk(join((server as CodeServer).userDataDir, 'logs'));
+  return lines;
 }
 
 /**
@@ -524,6 +538,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     // A live writer appends a turn to the chain's last session: the row's figures follow, the filter stays.
     const before = Number(await overviewCell(frame, chain.id, 'turns'));
     assert.equal(before, chain.turns);
+    const logged = extensionLog().length;
     const written = Date.now();
     appendTurn(db, last.id, 'One more thing: tag the release.');
     const after = await eventually(
@@ -533,6 +548,22 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     );
     process.stderr.write(`[e2e] overview live refresh: ${Date.now() - written} ms from the commit to the updated row\n`);
     assert.equal(Number(after), before + 1);
+    // Nothing else was recomputed: the analysis resumed with the one turn and its request (a
+    // follow-up refresh, for the WAL's own change, finds nothing more).
+    const since = (): string[] =>
+      extensionLog()
+        .slice(logged)
+        .filter((l) => l.includes(`${HOME}: `));
+    await eventually(
+      async () => since(),
+      (lines) => lines.some((l) => l.includes('resumed')),
+      10_000,
+    );
+    assert.ok(
+      since().some((l) => l.includes('resumed with the rows appended: 1 turn and 1 request replayed')),
+      since().join('\n'),
+    );
+    assert.ok(!since().some((l) => l.includes('analysed whole')), since().join('\n'));
     assert.equal(Number(await overviewCell(frame, chain.id, 'requests')), (chain.requests ?? 0) + 1);
     assert.equal((await overviewShown(frame)).filter, text, 'the filter is kept through the update');
     await screenshot(p, 'overview-live-light');
