@@ -38,6 +38,8 @@ export interface Analysis {
   report: Report;
   replay: Replay;
   wire: RequestWire;
+  /** For an analysis extended from another (extendAnalysis): its leading turns and requests, unchanged. */
+  kept?: { turns: number; requests: number };
 }
 
 /** What a report is built from, kept so a resumed replay's new turns and requests extend it. */
@@ -78,11 +80,16 @@ export function extendAnalysis(previous: Analysis, transcript: Transcript): Anal
   if (!built) return null;
   const resumed = resumeReplay(previous.replay, transcript);
   if (!resumed) return null;
-  built.turns.length = resumed.firstTurn;
-  built.turnDiagnostics.length = resumed.firstTurn;
+  // A kept turn that went on to new requests is reported again.
+  let turns = resumed.firstTurn;
+  while (turns > 0 && built.turns[turns - 1].requests.join() !== previous.replay.turns[turns - 1].requests.join()) turns--;
+  built.turns.length = turns;
+  built.turnDiagnostics.length = turns;
   built.requests.length = resumed.firstRequest;
   built.requestDiagnostics.length = resumed.firstRequest;
-  return assemble(transcript, previous.replay, previous.wire, built);
+  const analysis = assemble(transcript, previous.replay, previous.wire, built);
+  analysis.kept = { turns, requests: resumed.firstRequest };
+  return analysis;
 }
 
 /** The report of the replay's turns and requests that `built` does not hold yet, and of the rest. */
@@ -268,7 +275,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
     ...(captures.length ? { captures } : {}),
   };
   diagnostics.push(...compareCallCounts(transcript, report.sessions));
-  const analysis = { transcript, report, replay, wire };
+  const analysis: Analysis = { transcript, report, replay, wire };
   parts.set(analysis, built);
   return analysis;
 }

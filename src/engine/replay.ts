@@ -108,7 +108,10 @@ interface GenerationLoop {
   crossedBoundary: boolean;
   /** The copies the generation began with, for a compacted list. */
   copies?: CopyMatch;
-  handedOver: boolean;
+  /** The copy a handover's turn is answered from in this compacted or forked list, or -1. */
+  handover: number;
+  /** The list goes on in rows only its compacted copy stored (see continuesBeforeCompaction). */
+  continued: boolean;
   /** The last row sent a request with no stored answer (a dump's): more rows would unsend it. */
   tentative: boolean;
   /** The lineage's last turn and request when this list's replay ended. */
@@ -186,14 +189,15 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
     // Rows a fork or a rewind carried over are not replayed, however many of them the last read saw.
     runGeneration(replay, replay.profile, loop, gen, Math.max(before, loop.start), -1);
   }
-  return inOrderStill(replay, transcript, resumed, known) ? resumed : null;
+  return placeResumed(replay, transcript, resumed, known);
 }
 
 function resumable(loop: GenerationLoop, gen: Generation, before: number, parents: Set<string | null>): boolean {
   // Another list copied from this one (a compaction's, a fork's) was replayed from it as it was.
-  if (parents.has(loop.session.id) || loop.handedOver || loop.tentative) return false;
+  if (parents.has(loop.session.id) || loop.continued || loop.tentative) return false;
   if (loop.state.lastTurn !== loop.endTurn || loop.state.lastRequest !== loop.endRequest) return false;
-  if (!gen.compaction) return true;
+  // A fork's handover is found by matching its rows to its parent's again: not resumed.
+  if (!gen.compaction) return loop.handover < 0;
   // The compaction's report reads the compacted list up to its first answer, and which rows are copies.
   if (findFirstAnswer(loop.rows, loop.start) >= before) return false;
   const was = loop.copies;
@@ -202,36 +206,42 @@ function resumable(loop: GenerationLoop, gen: Generation, before: number, parent
   for (let i = 0; i < now.source.length; i++) {
     if (i < before ? now.source[i] !== was.source[i] || now.relation[i] !== was.relation[i] : now.source[i] >= 0) return false;
   }
-  return true;
+  // A handover stands while the turn did not go on, in rows older than the compaction, to an answer.
+  return loop.handover < 0 || !rowsContinuingBefore(gen, loop.handover, now).some(isAnswer);
 }
 
 /**
- * Whether the new turns and requests sit where a whole replay puts them: after every other
- * lineage's turns in time, or (without a time on every turn) in the last session replayed; and
- * requests of an old turn only when that turn was the last.
+ * The new turns and requests put where a whole replay puts them; null where that cannot be told
+ * from the turns alone. Without a time on every turn a whole replay keeps the sessions' order, so
+ * only turns of the last session replayed, and requests of the last turn, can be new. With one,
+ * every lineage's turns are merged by time again (as inTimeOrder does; with no two lineages'
+ * turns at one time the merge does not depend on the order it starts from), later turns and
+ * requests renumbered, and what stayed in place kept.
  */
-function inOrderStill(replay: Replay, transcript: Transcript, { firstTurn, firstRequest }: ReplayResumed, known: ReplayProgress): boolean {
-  for (let r = firstRequest; r < replay.requests.length; r++) if (replay.requests[r].turn < firstTurn - 1) return false;
-  // A turn's time may come from its first request's answer, so even an old turn's may be new.
+function placeResumed(replay: Replay, transcript: Transcript, resumed: ReplayResumed, known: ReplayProgress): ReplayResumed | null {
   const times = replay.turns.map((t) => turnTime(replay, t));
   if (times.some((x) => x === null)) {
     const last = transcript.sessions[transcript.sessions.length - 1];
-    return !known.reordered && replay.turns.slice(firstTurn).every((t) => t.session === last);
+    for (let r = resumed.firstRequest; r < replay.requests.length; r++) if (replay.requests[r].turn < resumed.firstTurn - 1) return null;
+    return !known.reordered && replay.turns.slice(resumed.firstTurn).every((t) => t.session === last) ? resumed : null;
   }
-  // The last turn, timeless before, has a time now: a whole replay would order every turn by time.
-  if (!known.timed) {
-    if (!times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return false;
-    known.timed = true;
-    return true;
+  const at = new Map<number, string>();
+  for (let i = 0; i < times.length; i++) {
+    const lineage = at.get(times[i] as number);
+    if (lineage !== undefined && lineage !== replay.turns[i].lineage) return null;
+    at.set(times[i] as number, replay.turns[i].lineage);
   }
-  const latest = new Map<string, number>();
-  for (let i = 0; i < replay.turns.length; i++) {
-    const t = replay.turns[i];
-    const time = times[i] as number;
-    if (i >= firstTurn) for (const [lineage, max] of latest) if (lineage !== t.lineage && max >= time) return false;
-    latest.set(t.lineage, Math.max(latest.get(t.lineage) ?? -Infinity, time));
-  }
-  return true;
+  const turns = replay.turns.slice();
+  const requests = replay.requests.slice();
+  const lists = turns.map((t) => t.requests.join());
+  known.reordered = inTimeOrder(replay, true) || known.reordered;
+  known.timed = true;
+  let firstTurn = 0;
+  while (firstTurn < resumed.firstTurn && replay.turns[firstTurn] === turns[firstTurn] && replay.turns[firstTurn].requests.join() === lists[firstTurn])
+    firstTurn++;
+  let firstRequest = 0;
+  while (firstRequest < resumed.firstRequest && replay.requests[firstRequest] === requests[firstRequest]) firstRequest++;
+  return { firstTurn, firstRequest };
 }
 
 /**
@@ -240,10 +250,10 @@ function inOrderStill(replay: Replay, transcript: Transcript, { firstTurn, first
  * one after another, so this is the only place their turns interleave; without a time on every
  * turn the replay order stands.
  */
-function inTimeOrder(replay: Replay): boolean {
+function inTimeOrder(replay: Replay, relay = false): boolean {
   const times = replay.turns.map((t) => turnTime(replay, t));
   if (times.some((x) => x === null)) return false;
-  if (times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return false;
+  if (!relay && times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return false;
   // A merge of each lineage's turns by their first time: a lineage's own order (and so every
   // request's previous one) is never changed.
   const queues = new Map<string, number[]>();
@@ -270,7 +280,8 @@ function inTimeOrder(replay: Replay): boolean {
       heap.push(q[k + 1]);
     }
   }
-  if (order.every((v, i) => v === i)) return false;
+  const moved = !order.every((v, i) => v === i);
+  if (!moved && !relay) return false;
   const turns = order.map((i) => replay.turns[i]);
   const requests: ReplayRequest[] = [];
   const renumbered = new Map<number, number>();
@@ -289,7 +300,7 @@ function inTimeOrder(replay: Replay): boolean {
   });
   replay.turns = turns;
   replay.requests = requests;
-  return true;
+  return moved;
 }
 
 /** A binary min-heap of turn indices. */
@@ -381,13 +392,12 @@ function findHandovers(transcript: Transcript, lineages: Lineages<TranscriptSess
 const continuations = new WeakMap<Row[], Row[]>();
 const continuedCopies = new WeakMap<StoredCompaction, CopyMatch>();
 
-function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
-  const c = gen.compaction as StoredCompaction;
+/** The new rows after the turn's user copy that are older than the compaction's summary carrier. */
+function rowsContinuingBefore(gen: Generation, userCopy: number, copies: CopyMatch): Row[] {
   const rows = gen.rows;
   const carrier = rows.findIndex((r) => isSummaryCarrier(r));
   const committed = carrier >= 0 ? rows[carrier].timestamp : undefined;
-  if (typeof committed !== 'number') return false;
-  const copies = compactionCopies(gen);
+  if (typeof committed !== 'number') return [];
   let k = userCopy + 1;
   while (
     k < rows.length
@@ -397,7 +407,13 @@ function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
     && (rows[k].timestamp as number) < committed
   )
     k++;
-  const extra = rows.slice(userCopy + 1, k);
+  return rows.slice(userCopy + 1, k);
+}
+
+function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
+  const c = gen.compaction as StoredCompaction;
+  const copies = compactionCopies(gen);
+  const extra = rowsContinuingBefore(gen, userCopy, copies);
   if (!extra.some(isAnswer)) return false;
   continuations.set(c.before, extra);
   const source = Int32Array.from(copies.source);
@@ -499,7 +515,8 @@ function replayGeneration(
     turnRows: begun.turnRows,
     crossedBoundary: gen.compaction !== undefined || gen.carried !== undefined,
     copies: gen.compaction ? compactionCopies(gen) : undefined,
-    handedOver: handover !== undefined || extra !== undefined,
+    handover: handover?.copy ?? -1,
+    continued: extra !== undefined,
     tentative: false,
     endTurn: null,
     endRequest: null,

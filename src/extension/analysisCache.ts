@@ -133,7 +133,7 @@ export class AnalysisCache implements vscode.Disposable {
         })
         .then(({ index, overview, diagnostics, catalog, listedOnly, resumed }) => {
           const how = resumed
-            ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed`
+            ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
             : 'analysed whole';
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
           return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, this.engine, key);

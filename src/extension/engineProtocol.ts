@@ -17,6 +17,8 @@ import type { SessionOverview } from '../analysis/overviewTypes';
 export interface Resumed {
   turns: number;
   requests: number;
+  /** Earlier turns reported again: renumbered (a turn of another lineage came before them) or gone on to new requests. */
+  reported: number;
 }
 
 export interface EngineCalls {

@@ -72,7 +72,13 @@ function readAgain(earlier: Read | undefined, fresh: Transcript, params: Analyse
   const inspection = extended ? new Inspection(extended, params.title, earlier.inspection) : inspect(earlier.transcript, params);
   const before = earlier.inspection.index;
   const after = inspection.index;
-  const resumed = extended ? { turns: after.turnCount - before.turnCount, requests: after.requestCount - before.requestCount } : null;
+  const resumed = extended
+    ? {
+        turns: after.turnCount - before.turnCount,
+        requests: after.requestCount - before.requestCount,
+        reported: before.turnCount - (extended.kept?.turns ?? 0),
+      }
+    : null;
   return { transcript: earlier.transcript, inspection, resumed };
 }
 

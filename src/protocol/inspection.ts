@@ -87,7 +87,7 @@ export class Inspection {
   /** What the view gets first: small at any length; the lists above are paged to it. */
   readonly index: InspectorIndex;
 
-  /** @param earlier the inspection of the analysis this one extends (extendAnalysis): its turns' views are kept. */
+  /** @param earlier the inspection of the analysis this one extends (extendAnalysis): the views of the turns it kept are kept. */
   constructor(
     readonly analysis: Analysis,
     title: string,
@@ -95,7 +95,7 @@ export class Inspection {
   ) {
     const { report, replay } = analysis;
     this.turns = report.turns.map((t) => {
-      const kept = earlier?.turns[t.index];
+      const kept = t.index < (analysis.kept?.turns ?? 0) ? earlier?.turns[t.index] : undefined;
       if (kept) return kept;
       const rt = replay.turns[t.index];
       const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;

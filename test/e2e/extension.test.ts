@@ -236,11 +236,30 @@ function extensionLog(): string[] {
     for (const e of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
       const path = join(dir, e.name);
       if (e.isDirectory()) walk(path);
-      else if (e.name === 'Prompt Inspector.log') lines.push(...readFileSync(path, 'utf8').split('\n'));
+      // Whole lines only: a count of lines taken before a write must not include the one to come.
+      else if (e.name.endsWith('Prompt Inspector.log'))
+        lines.push(
+          ...readFileSync(path, 'utf8')
+            .split('\n')
+            .filter((l) => l !== ''),
+        );
     }
   };
   walk(join((server as CodeServer).userDataDir, 'logs'));
   return lines;
+}
+
+/** Every log file code-server keeps, for a failure's message. */
+function logFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of existsSync(dir) ? readdirSync(dir, { withFileTypes: true }) : []) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else out.push(join(dir, e.name).slice((server as CodeServer).userDataDir.length + 1));
+    }
+  };
+  walk(join((server as CodeServer).userDataDir, 'logs'));
+  return out;
 }
 
 /**
@@ -548,8 +567,9 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     );
     process.stderr.write(`[e2e] overview live refresh: ${Date.now() - written} ms from the commit to the updated row\n`);
     assert.equal(Number(after), before + 1);
-    // Nothing else was recomputed: the analysis resumed with the one turn and its request (a
-    // follow-up refresh, for the WAL's own change, finds nothing more).
+    // Nothing else was replayed: the analysis resumed with the one turn and its request (a
+    // follow-up refresh, for the WAL's own change, finds nothing more); the later turns of other
+    // lineages are only numbered again.
     const since = (): string[] =>
       extensionLog()
         .slice(logged)
@@ -561,7 +581,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     );
     assert.ok(
       since().some((l) => l.includes('resumed with the rows appended: 1 turn and 1 request replayed')),
-      since().join('\n'),
+      `${since().join('\n')}\nthe log ends: ${extensionLog().slice(-6).join('\n')}\nlogs: ${logFiles().join(', ')}`,
     );
     assert.ok(!since().some((l) => l.includes('analysed whole')), since().join('\n'));
     assert.equal(Number(await overviewCell(frame, chain.id, 'requests')), (chain.requests ?? 0) + 1);

@@ -198,7 +198,7 @@ describe('an analysis extended as its transcript grows', () => {
     assert.equal(JSON.stringify(anew), JSON.stringify(await loadTranscript(path)));
   });
 
-  it('is analysed whole when an answer gives an old turn its first time and the turns reorder', () => {
+  it('merges the turns by time again when an answer gives an old turn its first time', () => {
     const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
     const session = (id: string, rows: Row[]): Transcript['sessions'][number] => ({
       id,
@@ -234,11 +234,14 @@ describe('an analysis extended as its transcript grows', () => {
     const growth = transcriptGrowth(held, fresh);
     assert.ok(growth);
     graftGrowth(held, fresh, growth);
-    assert.equal(extendAnalysis(first, held), null);
+    const extended = extendAnalysis(first, held);
+    assert.ok(extended, 'every turn has a time and no two lineages share one: the turns are merged again');
     assert.deepEqual(
-      analyze(held, opts).report.turns.map((t) => t.sessionId),
+      extended.report.turns.map((t) => t.sessionId),
       ['a', 'b', 'a'],
     );
+    assert.equal(JSON.stringify(extended.report), JSON.stringify(analyze(structuredClone(fresh), opts).report));
+    assert.deepEqual(extended.kept, { turns: 0, requests: 0 }, 'every turn moved');
   });
 
   it('is no growth when a stored row changed', async () => {
