@@ -78,7 +78,8 @@ export interface Replay {
 
 /** The turn and request bookkeeping of one lineage while its generations are replayed. */
 interface LineageState {
-  lastRequest: number | null;
+  /** The request itself, not its index: a resumed replay renumbers requests. */
+  lastRequest: ReplayRequest | null;
   lastTurn: ReplayTurn | null;
 }
 
@@ -116,7 +117,7 @@ interface GenerationLoop {
   tentative: boolean;
   /** The lineage's last turn and request when this list's replay ended. */
   endTurn: ReplayTurn | null;
-  endRequest: number | null;
+  endRequest: ReplayRequest | null;
 }
 
 interface ReplayProgress {
@@ -234,13 +235,20 @@ function placeResumed(replay: Replay, transcript: Transcript, resumed: ReplayRes
   const turns = replay.turns.slice();
   const requests = replay.requests.slice();
   const lists = turns.map((t) => t.requests.join());
+  // A request left in place still changes when its turn or its previous request was renumbered.
+  const links = requests.map((r) => `${r.turn} ${r.previous}`);
   known.reordered = inTimeOrder(replay, true) || known.reordered;
   known.timed = true;
   let firstTurn = 0;
   while (firstTurn < resumed.firstTurn && replay.turns[firstTurn] === turns[firstTurn] && replay.turns[firstTurn].requests.join() === lists[firstTurn])
     firstTurn++;
   let firstRequest = 0;
-  while (firstRequest < resumed.firstRequest && replay.requests[firstRequest] === requests[firstRequest]) firstRequest++;
+  while (
+    firstRequest < resumed.firstRequest
+    && replay.requests[firstRequest] === requests[firstRequest]
+    && `${requests[firstRequest].turn} ${requests[firstRequest].previous}` === links[firstRequest]
+  )
+    firstRequest++;
   return { firstTurn, firstRequest };
 }
 
@@ -648,8 +656,8 @@ function recordRequest(
   state: LineageState,
 ): void {
   const index = replay.requests.length;
-  const previous = state.lastRequest;
-  replay.requests.push({
+  const previous = state.lastRequest?.index ?? null;
+  const request: ReplayRequest = {
     index,
     turn: turn.index,
     session,
@@ -662,9 +670,10 @@ function recordRequest(
     previous,
     afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
     pos: gen.pos[Math.min(end, rows.length - 1)] ?? session.pos,
-  });
+  };
+  replay.requests.push(request);
   turn.requests.push(index);
-  state.lastRequest = index;
+  state.lastRequest = request;
 }
 
 /** The first row that answers a request after `from`: the end of a compacted list's input. */
