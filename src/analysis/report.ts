@@ -71,9 +71,9 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
 
 /**
  * The analysis of `transcript`: the lists `previous` analysed, with rows appended to them since
- * (graftGrowth), in the same or another transcript object: the replay resumed where it stopped and only the new turns and requests
- * reported, equal to analysing it whole. Null where the replay cannot resume; `previous` is then
- * not to be used again.
+ * (graftGrowth), in the same or another transcript object. The replay resumes where it stopped and
+ * only new or renumbered turns and requests are reported again, equal to analysing it whole. Null
+ * where the replay cannot resume; `previous` is then not to be used again.
  */
 export function extendAnalysis(previous: Analysis, transcript: Transcript): Analysis | null {
   const built = parts.get(previous);

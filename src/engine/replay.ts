@@ -124,8 +124,6 @@ interface ReplayProgress {
   loops: Map<Generation, GenerationLoop>;
   /** inTimeOrder moved turns of one lineage behind another's. */
   reordered: boolean;
-  /** Every turn had a time (so inTimeOrder ordered them). */
-  timed: boolean;
 }
 
 const progress = new WeakMap<Replay, ReplayProgress>();
@@ -152,12 +150,11 @@ export function replayTranscript(transcript: Transcript, profile: Profile): Repl
       if (gen === lastGeneration(session)) loops.set(gen, loop);
     }
   }
-  const reordered = inTimeOrder(replay);
-  progress.set(replay, { loops, reordered, timed: replay.turns.every((t) => turnTime(replay, t) !== null) });
+  progress.set(replay, { loops, reordered: inTimeOrder(replay) });
   return replay;
 }
 
-/** What resumeReplay added: the replay's turns and requests from these indices on are new. */
+/** Where resumeReplay changed the replay: its turns and requests from these indices on are new or renumbered. */
 export interface ReplayResumed {
   firstTurn: number;
   firstRequest: number;
@@ -238,7 +235,6 @@ function placeResumed(replay: Replay, transcript: Transcript, resumed: ReplayRes
   // A request left in place still changes when its turn or its previous request was renumbered.
   const links = requests.map((r) => `${r.turn} ${r.previous}`);
   known.reordered = inTimeOrder(replay, true) || known.reordered;
-  known.timed = true;
   let firstTurn = 0;
   while (firstTurn < resumed.firstTurn && replay.turns[firstTurn] === turns[firstTurn] && replay.turns[firstTurn].requests.join() === lists[firstTurn])
     firstTurn++;

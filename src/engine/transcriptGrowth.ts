@@ -3,7 +3,7 @@
 // themselves). Anything else (a row rewritten or removed, a new session or list, another system
 // prompt) is no growth: the transcript is analysed again whole.
 
-import type { Generation, RecordedTurnInputs, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, Transcript, TranscriptSession } from '../model/transcript';
 
 /** Each session read before beside its fresh read, whose lists hold the same rows and perhaps more. */
 export interface Growth {
@@ -36,12 +36,8 @@ function listGrew(a: Generation, b: Generation, last: boolean): boolean {
   if (a.carried !== b.carried || (a.compaction === undefined) !== (b.compaction === undefined)) return false;
   if (a.compaction && b.compaction && (a.compaction.mode !== b.compaction.mode || a.compaction.before.length !== b.compaction.before.length)) return false;
   for (let i = 0; i < n; i++) if (a.rows[i] !== b.rows[i] && !sameValue(a.rows[i], b.rows[i])) return false;
-  for (const [i, inputs] of a.turnInputs ?? []) if (!sameInputs(inputs, b.turnInputs?.get(i))) return false;
+  for (const [i, inputs] of a.turnInputs ?? []) if (!sameValue(inputs, b.turnInputs?.get(i))) return false;
   return true;
-}
-
-function sameInputs(a: RecordedTurnInputs, b: RecordedTurnInputs | undefined): boolean {
-  return b !== undefined && sameValue(a, b);
 }
 
 /** Deep equality of JSON-like values (strings compared whole, as the wire sends them). */
