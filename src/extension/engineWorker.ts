@@ -105,7 +105,12 @@ const answer = serve<EngineCalls>({
     // The host asks again under the same key when the file changed.
     const found = files.get(params.key);
     const earlier = found && sameRead(found.params, params) ? found : undefined;
-    let transcript = await loadTranscript(params.path, { session: params.session, readWholeLimit: params.readWholeLimit, earlier: earlier?.transcript });
+    let transcript = await loadTranscript(params.path, {
+      session: params.session,
+      readWholeLimit: params.readWholeLimit,
+      earlier: earlier?.transcript,
+      remember: true,
+    });
     // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
     const roots = transcript.listedOnly ? [...new Lineages(listedSessions(transcript)).chains().keys()] : [];
     if (roots.length === 1) transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });

@@ -3,7 +3,7 @@
 
 import { sessionStartSeconds, snapshotCopies } from '../hermes/snapshot';
 import type { Row } from '../model/rows';
-import { documentFindings, parseSplitDocument, readJsonDocument, type ListEntry } from './jsonText';
+import { documentFindings, parseSplitDocument, readJsonDocument, type ElementsText, type ListEntry } from './jsonText';
 import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
@@ -11,19 +11,18 @@ import type { ByteSource } from '../model/byteSource';
 /**
  * A well-formed snapshot, parsed message by message as it is read; null for anything else, which
  * readHermesSessionJson reads as one text: each message on its own, NaN and Infinity as Python
- * reads them, every error at its character.
+ * reads them, every error at its character. `text` as for parseSplitDocument: the messages' text
+ * kept for a later read of the file rewritten, and an earlier read's reused.
  */
-export function readSplitSessionJson(path: string, source: ByteSource): Transcript | null {
-  const split = parseSplitDocument(source, 'messages');
-  return (
-    split
-    && fromDocument(
-      path,
-      split.value,
-      (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index })),
-      [],
-    )
-  );
+export function readSplitSessionJson(
+  path: string,
+  source: ByteSource,
+  text: { keep?: boolean; earlier?: ElementsText } = {},
+): { transcript: Transcript; elements?: ElementsText } | null {
+  const split = parseSplitDocument(source, 'messages', text);
+  if (!split) return null;
+  const messages = (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index }));
+  return { transcript: fromDocument(path, split.value, messages, []), elements: split.elements };
 }
 
 export function readHermesSessionJson(path: string, text: string): Transcript {

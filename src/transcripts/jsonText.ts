@@ -549,6 +549,17 @@ class Window {
     private readonly chunk: number,
   ) {}
 
+  /** Where `bytes` starts in the source. */
+  get start(): number {
+    return this.next - this.bytes.length;
+  }
+
+  /** Goes on reading at `offset` of the source, nothing kept. */
+  seek(offset: number): void {
+    this.bytes = new Uint8Array(0);
+    this.next = offset;
+  }
+
   /** Drops the bytes before `keep` and reads on, at least as much as is kept so that a value of
    * any size is read in linear time; false at the end of the source. */
   more(keep: number): boolean {
@@ -572,7 +583,29 @@ export interface SplitDocument {
   value: Record<string, unknown>;
   /** The line each element of the array starts on: of the last array of the key, the one JSON.parse keeps. */
   lines: number[];
+  /** The list's text as read, for the next parse of the document rewritten (absent when there is none to keep). */
+  elements?: ElementsText;
 }
+
+/**
+ * The text of a document's one list of the key, from after its `[` to the end of its last element,
+ * with what it parsed to: a later parse of the document rewritten with elements appended (its writer
+ * rewrites the whole file) compares those bytes and parses only what follows them.
+ */
+export interface ElementsText {
+  /** The line of the list's `[`. */
+  openLine: number;
+  /** The text, in pieces as it was read. */
+  pieces: Uint8Array[];
+  length: number;
+  /** The line the last element ends on. */
+  endLine: number;
+  values: unknown[];
+  lines: number[];
+}
+
+/** The largest list text kept for the next parse: that many bytes stay in memory beside what they parsed to. */
+const KEPT_ELEMENTS_LIMIT = 256 * 1024 * 1024;
 
 const headDecoder = new TextDecoder('utf-8', { fatal: true });
 // Every other piece starts mid-document, where a byte-order mark is a character, not a mark to drop.
@@ -586,9 +619,15 @@ const pieceDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * gives the text that decoding whole would. Returns null unless the document is well-formed JSON
  * (strict: no NaN) of that shape, its last member of `key` a list, and valid UTF-8; the caller then
  * reads the whole text, which also positions the error.
- * `chunk` is how much is read at a time (tests cut documents everywhere with tiny ones).
+ * `chunk` is how much is read at a time (tests cut documents everywhere with tiny ones). With
+ * `keep`, the list's text is kept (SplitDocument.elements); given `earlier`, a list whose text
+ * starts with earlier's, on the same line, reuses what that parsed to and parses only the rest.
  */
-export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUNK): SplitDocument | null {
+export function parseSplitDocument(
+  source: ByteSource,
+  key: string,
+  { chunk = CHUNK, keep = false, earlier }: { chunk?: number; keep?: boolean; earlier?: ElementsText } = {},
+): SplitDocument | null {
   // A document cut short (its writer may still be writing it) can only fail, after reading all of
   // it: its last bytes tell.
   const last = source.read(Math.max(0, source.size - 4096), 4096);
@@ -605,9 +644,27 @@ export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUN
   let lines: number[] = [];
   let line = 1;
   let counted = 0;
+  let lists = 0;
+  // The last list's text as read (with `keep`): its pieces, `captured` where those end in `b`, how
+  // much of it lies up to its last element's end, and where that element starts.
+  let capturing = false;
+  let pieces: Uint8Array[] = [];
+  let captured = 0;
+  let piecesLength = 0;
+  let textLength = 0;
+  let lastStart = -1;
+  let openLine = 0;
+  let endLine = 0;
+  const capture = (to: number): void => {
+    pieces.push(b.subarray(captured, to));
+    piecesLength += to - captured;
+    captured = to;
+  };
   const more = (keep: number): boolean => {
     line += newlines(b, counted, keep);
     counted = 0;
+    if (capturing) capture(keep);
+    captured = 0;
     if (!w.more(keep)) return false;
     b = w.bytes;
     return true;
@@ -631,11 +688,32 @@ export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUN
         break;
       }
       kept.push(decode(b.subarray(from, next.open + 1)));
+      lists++;
       depth = 1;
       elements = [];
       lines = [];
       let p = next.open + 1;
       let afterValue = false;
+      line += newlines(b, counted, p);
+      counted = p;
+      openLine = line;
+      pieces = [];
+      captured = p;
+      piecesLength = textLength = 0;
+      lastStart = -1;
+      capturing = keep;
+      if (lists === 1 && earlier && openLine === earlier.openLine && startsWith(source, w.start + p, earlier.pieces)) {
+        // The same elements first: what they parsed to, and their lines, are the earlier parse's.
+        elements = earlier.values.slice();
+        lines = earlier.lines.slice();
+        afterValue = true;
+        if (keep) pieces = earlier.pieces.slice();
+        piecesLength = textLength = earlier.length;
+        w.seek(w.start + p + earlier.length);
+        b = w.bytes;
+        p = counted = captured = 0;
+        line = endLine = earlier.endLine;
+      }
       for (;;) {
         p = skipSpace(b, p);
         if (p === b.length) {
@@ -661,19 +739,65 @@ export function parseSplitDocument(source: ByteSource, key: string, chunk = CHUN
         counted = p;
         lines.push(line);
         elements.push(JSON.parse(pieceDecoder.decode(b.subarray(p, end))));
+        lastStart = piecesLength + p - captured;
+        textLength = piecesLength + end - captured;
         p = end;
         afterValue = true;
       }
+      if (capturing) capture(p);
+      capturing = false;
       kept.push(']');
       from = p + 1;
     }
     const value: unknown = JSON.parse(kept.join(''));
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
     (value as Record<string, unknown>)[key] = elements;
-    return { value: value as Record<string, unknown>, lines };
+    const doc: SplitDocument = { value: value as Record<string, unknown>, lines };
+    if (keep && lists === 1 && elements.length && textLength <= KEPT_ELEMENTS_LIMIT) {
+      const text = truncated(pieces, textLength);
+      if (lastStart >= 0) endLine = lines[lines.length - 1] + newlines(concatenated(truncated(text, textLength - lastStart, true)), 0, textLength - lastStart);
+      doc.elements = { openLine, pieces: text, length: textLength, endLine, values: elements, lines };
+    }
+    return doc;
   } catch {
     return null; // not JSON, or not UTF-8
   }
+}
+
+/** Whether the source's bytes at `offset` are those of `pieces`. */
+function startsWith(source: ByteSource, offset: number, pieces: Uint8Array[]): boolean {
+  for (const piece of pieces) {
+    for (let at = 0; at < piece.length; at += CHUNK) {
+      const part = piece.subarray(at, at + CHUNK);
+      if (Buffer.compare(source.read(offset, part.length), part) !== 0) return false;
+      offset += part.length;
+    }
+  }
+  return true;
+}
+
+/** The first `length` bytes of `pieces` (the last `length` with `fromEnd`), as pieces. */
+function truncated(pieces: Uint8Array[], length: number, fromEnd = false): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const order = fromEnd ? [...pieces].reverse() : pieces;
+  for (const piece of order) {
+    if (length <= 0) break;
+    const take = Math.min(length, piece.length);
+    out.push(fromEnd ? piece.subarray(piece.length - take) : piece.subarray(0, take));
+    length -= take;
+  }
+  return fromEnd ? out.reverse() : out;
+}
+
+function concatenated(pieces: Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0];
+  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }
 
 /** What NaN or Infinity read from a transcript means for the replay, for the readers' warnings. */

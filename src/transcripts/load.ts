@@ -8,6 +8,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson } from './hermesSessionJson';
+import type { ElementsText } from './jsonText';
 import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
 import { lineageMembers, narrowToLineage } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../model/transcript';
@@ -41,6 +42,12 @@ export interface LoadOptions {
    * same transcript, which is returned.
    */
   earlier?: Transcript;
+  /**
+   * Keep what a later load given this one's result as `earlier` reuses: a session snapshot's
+   * messages as read (as many bytes as they take in the file, beside what they parsed to), so that
+   * a snapshot rewritten with messages appended parses only those.
+   */
+  remember?: boolean;
 }
 
 export class UnopenablePath extends Error {}
@@ -240,7 +247,7 @@ function readOpened(path: string, file: Opened, options: LoadOptions, beside: In
       `${path}: ${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole (only a state.db is read page by page)`,
     );
   }
-  return readSessionJson(path, source) ?? readWhole(path, source, options.session, beside);
+  return readSessionJson(path, source, options) ?? readWhole(path, source, options.session, beside);
 }
 
 function readWhole(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
@@ -251,13 +258,23 @@ function readWhole(path: string, source: ByteSource, session: string | undefined
 
 /**
  * A session snapshot parsed as it is read, so that neither its bytes nor its text are ever in
- * memory whole; null for any other file, and for a snapshot that does not parse (read whole, it
- * gets its findings).
+ * memory whole (unless they are to be remembered); null for any other file, and for a snapshot
+ * that does not parse (read whole, it gets its findings).
  */
-function readSessionJson(path: string, source: ByteSource): Transcript | null {
-  if (source.size === 0) return null;
-  return sniffFormat(path, source.read(0, SNIFF_BYTES)) === 'hermes-session-json' ? readSplitSessionJson(path, source) : null;
+function readSessionJson(path: string, source: ByteSource, { earlier, remember, session }: LoadOptions): Transcript | null {
+  if (source.size === 0 || sniffFormat(path, source.read(0, SNIFF_BYTES)) !== 'hermes-session-json') return null;
+  const whole = session === undefined;
+  const read = readSplitSessionJson(path, source, { keep: whole && remember, earlier: whole && earlier ? messagesRead.get(earlier) : undefined });
+  if (read?.elements) {
+    messagesRead.set(read.transcript, read.elements);
+    // The caller keeps whichever of the two the analysis goes on with.
+    if (earlier) messagesRead.set(earlier, read.elements);
+  }
+  return read?.transcript ?? null;
 }
+
+/** A session snapshot's messages as a load with `remember` read them, under what it returned. */
+const messagesRead = new WeakMap<Transcript, ElementsText>();
 
 /** A large state.db, its pages read as the page reader asks for them. */
 function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {

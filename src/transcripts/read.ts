@@ -113,7 +113,7 @@ export function readTranscript(input: ReadInput): Transcript {
     };
   }
   const split = format === 'hermes-session-json' ? readSplitSessionJson(path, bytesSource(bytes)) : null;
-  if (split) return split;
+  if (split) return split.transcript;
   const { text, finding } = decodeText(path, bytes);
   const transcript =
     format === 'turn-trace'

@@ -207,6 +207,42 @@ describe('an analysis extended as its transcript grows', () => {
     assert.equal(JSON.stringify(anew), JSON.stringify(await loadTranscript(path)));
   });
 
+  it('parses only the messages a rewritten session snapshot appends; what it held before stays the objects read then', async () => {
+    const run = synthesizeLongRun(30, 13);
+    const dir = mkdtempSync(join(tmpdir(), 'pi-resume-'));
+    const path = join(dir, `session_${run.session.id}.json`);
+    const asks = run.session.rows.flatMap((r, i) => (r.role === 'user' ? [i] : []));
+    const upTo = (turns: number): string => toSessionJson({ ...run.session, rows: run.session.rows.slice(0, asks[turns] ?? run.session.rows.length) });
+    const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
+    writeFileSync(path, upTo(10));
+    const held = await loadTranscript(path, { remember: true });
+    let analysis = analyze(held, opts);
+    let resumed = 0;
+    for (let turns = 12; turns <= asks.length; turns += 2) {
+      writeFileSync(path, upTo(turns));
+      const fresh = await loadTranscript(path, { earlier: held, remember: true });
+      assert.equal(JSON.stringify(fresh), JSON.stringify(await loadTranscript(path)), `${turns} turns: as a whole read`);
+      const before = held.sessions[0].generations[0].rows;
+      assert.ok(
+        fresh.sessions[0].generations[0].rows.slice(0, before.length).every((row, i) => row === before[i]),
+        `${turns} turns: the earlier messages reused`,
+      );
+      const growth = transcriptGrowth(held, fresh);
+      assert.ok(growth);
+      graftGrowth(held, fresh, growth);
+      const extended = extendAnalysis(analysis, held);
+      if (extended) resumed++;
+      analysis = extended ?? analyze(held, opts);
+      assert.equal(JSON.stringify(analysis.report), JSON.stringify(analyze(await loadTranscript(path), opts).report));
+    }
+    assert.ok(resumed > 0);
+    // An earlier message edited: parsed anew, and no growth.
+    writeFileSync(path, upTo(asks.length).replace('"content": "', '"content": "edited '));
+    const edited = await loadTranscript(path, { earlier: held, remember: true });
+    assert.notEqual(edited.sessions[0].generations[0].rows[0], held.sessions[0].generations[0].rows[0]);
+    assert.equal(transcriptGrowth(held, edited), null);
+  });
+
   it('merges the turns by time again when an answer gives an old turn its first time', () => {
     const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
     const session = (id: string, rows: Row[]): Transcript['sessions'][number] => ({

@@ -26,7 +26,7 @@ function whole(text: string): { value: unknown; lines: number[] } {
 }
 
 function split(bytes: Uint8Array, chunk?: number): ReturnType<typeof parseSplitDocument> {
-  return parseSplitDocument(bytesSource(bytes), 'messages', chunk);
+  return parseSplitDocument(bytesSource(bytes), 'messages', { chunk });
 }
 
 const base = toSessionJson(synthesizeLongSession(3, 7));
@@ -169,6 +169,45 @@ describe('session JSON parsed message by message', () => {
     );
   });
 
+  it('a snapshot rewritten: the messages it starts with, unchanged and on the same line, are what the earlier parse gave; anything else is parsed anew', () => {
+    const more = [
+      { role: 'user', content: 'one more [{"x": "]"}]', timestamp: 2e9 },
+      { role: 'assistant', content: 'é → 😀', timestamp: 2e9 + 1 },
+    ];
+    const write = (head: Record<string, unknown>, list: unknown[]): string => JSON.stringify({ ...head, messages: list }, null, 2);
+    const first = write(header, messages as unknown[]);
+    const rewrites: [string, string, boolean][] = [
+      ['the same file again', first, true],
+      [
+        'messages appended, the header rewritten',
+        write({ ...header, last_updated: '2033-05-18T03:33:20', message_count: 99 }, [...(messages as unknown[]), ...more]),
+        true,
+      ],
+      ['messages appended, compact', JSON.stringify({ ...header, messages: [...(messages as unknown[]), ...more] }), false],
+      ['an earlier message changed', write(header, [{ role: 'user', content: 'changed' }, ...(messages as unknown[]).slice(1), ...more]), false],
+      ['the last message changed', write(header, [...(messages as unknown[]).slice(0, -1), { role: 'assistant', content: 'changed' }]), false],
+      ['a message removed', write(header, (messages as unknown[]).slice(0, -1)), false],
+      ['a header line more (the list opens a line later)', write({ extra: 1, ...header }, [...(messages as unknown[]), ...more]), false],
+      ['appended, then cut short', write(header, [...(messages as unknown[]), ...more]).slice(0, -40), false],
+    ];
+    for (const chunk of CHUNKS) {
+      const earlier = parseSplitDocument(bytesSource(enc(first)), 'messages', { chunk, keep: true })?.elements;
+      assert.ok(earlier, 'the list is kept');
+      for (const [name, text, reused] of rewrites) {
+        const read = parseSplitDocument(bytesSource(enc(text)), 'messages', { chunk, keep: true, earlier });
+        const fresh = parseSplitDocument(bytesSource(enc(text)), 'messages', { chunk });
+        assert.deepEqual(read && { value: read.value, lines: read.lines }, fresh, `${name}, chunk ${chunk}`);
+        if (!read) continue;
+        const values = read.value.messages as unknown[];
+        assert.equal(values[0] === earlier.values[0], reused, `${name}, chunk ${chunk}: reused`);
+        // What this read keeps serves the next one just as well.
+        const again = parseSplitDocument(bytesSource(enc(text)), 'messages', { chunk, earlier: read.elements });
+        assert.deepEqual(again, fresh, `${name}, chunk ${chunk}: read a third time`);
+        assert.equal((again?.value.messages as unknown[])[values.length - 1], values[values.length - 1], `${name}, chunk ${chunk}: all reused the third time`);
+      }
+    }
+  });
+
   it("the transcript equals the whole-text reader's, through readTranscript and through a file", async () => {
     const dir = tempDir();
     // Larger than a chunk, so the file is read in several.
@@ -178,7 +217,7 @@ describe('session JSON parsed message by message', () => {
       const path = join(dir, `session_${i}.json`);
       writeFileSync(path, text);
       const expected = readHermesSessionJson(path, text.replace(/^\uFEFF/, ''));
-      assert.deepEqual(readSplitSessionJson(path, bytesSource(enc(text))), expected);
+      assert.deepEqual(readSplitSessionJson(path, bytesSource(enc(text)))?.transcript, expected);
       assert.deepEqual(readTranscript({ path, bytes: enc(text) }), expected);
       assert.deepEqual(await loadTranscript(path), expected);
     }
