@@ -52,7 +52,7 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   const pos: SourcePos[] = [];
   for (const { value, line, index } of messages) {
     const at: SourcePos = { line };
-    const row = acceptRow(value, `${path}:${line}: message ${index}`, at, findings);
+    const row = accept(value, () => `${path}:${line}: message ${index}`, at, findings);
     if (row) {
       rows.push(row);
       pos.push(at);
@@ -104,6 +104,24 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
     captured: [],
     findings,
   };
+}
+
+/**
+ * What acceptRow says of each message object it was given: a snapshot read again reuses the
+ * messages it starts with (the same objects, at the same lines), which need not be checked again.
+ */
+const accepted = new WeakMap<object, { row: Row | null; findings: InputFinding[] }>();
+
+function accept(value: unknown, where: () => string, pos: SourcePos, findings: InputFinding[]): Row | null {
+  if (typeof value !== 'object' || value === null) return acceptRow(value, where(), pos, findings);
+  let known = accepted.get(value);
+  if (!known) {
+    const own: InputFinding[] = [];
+    known = { row: acceptRow(value, where(), pos, own), findings: own };
+    accepted.set(value, known);
+  }
+  findings.push(...known.findings);
+  return known.row;
 }
 
 function sessionIdFromPath(path: string): string {

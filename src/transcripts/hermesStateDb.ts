@@ -25,7 +25,7 @@ import type {
 } from '../model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
-import { foldName, SqliteFile, type SqlValue } from './sqliteFile';
+import { foldName, SqliteFile, type SqlValue, type WalMark } from './sqliteFile';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const JSON_CONTENT_PREFIX = '\u0000json:';
@@ -44,9 +44,62 @@ export interface StoredRow {
   get(column: string): SqlValue;
 }
 
+/**
+ * A source that reads a file's pages (SqliteFile): its table scans can pass over leaf pages, and it
+ * tells which pages a WAL's later commits wrote, so a read of the file grown reuses the rows of
+ * every leaf page nothing wrote since (StoreMemory).
+ */
+interface PagedRowSource extends RowSource {
+  rows(table: string, kept?: (page: number) => boolean): Iterable<StoredRow & PagedRow>;
+  table(name: string): { rootPage: number } | undefined;
+  readonly walMark: WalMark | null;
+  pagesWrittenSince(mark: WalMark): Set<number> | null;
+}
+
+interface PagedRow {
+  page: number;
+  kept: boolean;
+  recordOverflow(into: number[] | null): void;
+}
+
+const isPaged = (db: RowSource): db is PagedRowSource => 'pagesWrittenSince' in db;
+
+/**
+ * What a read of a store keeps for the next read of it: the messages table's rows, by the leaf page
+ * they were read from, with the overflow pages read for them, and what each row decoded to. Only a
+ * store in WAL mode keeps any: its WAL says which pages later commits wrote; every other page reads
+ * as it did.
+ */
+export interface StoreMemory {
+  wal: WalMark;
+  /** The messages table's root page and the columns read: a read reading others reuses nothing. */
+  signature: string;
+  leaves: Map<number, Leaf>;
+  decoded: WeakMap<SqlRow, DecodedRow>;
+}
+
+/** What a stored row decodes to (null: it cannot be replayed), where it is, and what was found in it. */
+interface DecodedRow {
+  sessionId: string;
+  pos: SourcePos;
+  message: StoredMessage | null;
+  findings: InputFinding[];
+}
+
+/** The rows read from a leaf page, and the overflow pages read for them. */
+interface Leaf {
+  rows: SqlRow[];
+  overflow: number[];
+}
+
 export interface StateDbOptions {
   /** The bytes of `<db>-wal`: its committed frames are read over the file's pages. */
   wal?: Uint8Array;
+  /**
+   * A read that reuses what an earlier read of the file kept (`earlier`), where nothing wrote it
+   * since, and keeps what it read (`kept`, set by the read). Only a whole read of a file's pages.
+   */
+  reuse?: { earlier?: StoreMemory; kept?: StoreMemory };
   /** Read only this session's lineage: its parent chain and its descendants (rotation children). */
   session?: string;
   /** Read the session list only: every session without rows, and the catalogue. */
@@ -119,6 +172,8 @@ interface StoredMessage {
   /** Archived by a compaction in place (`compacted = 1`), as opposed to undone or carried. */
   compacted: boolean;
   evidence: RowEvidence;
+  /** A compaction's summary carrier (isSummaryCarrier), told once per row read. */
+  carrier: boolean;
 }
 
 export function readStateDbRows(path: string, db: RowSource, findings: InputFinding[], options: StateDbOptions = {}): Transcript {
@@ -181,29 +236,70 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     'reasoning_details',
   ].filter((c) => mCols.has(c));
   const stored: SqlRow[] = [];
+  const messages = tables.of('messages');
+  const [idColumn, sessionColumn] = [mCols.of('id'), mCols.has('session_id') ? mCols.of('session_id') : null];
+  const wantedColumns = wanted.map((c) => [c, mCols.of(c)]);
+  const sqlRow = (m: StoredRow, sessionId: Value): SqlRow => {
+    const r: SqlRow = { id: plain(m.get(idColumn)), session_id: sessionId };
+    for (const [c, name] of wantedColumns) r[c] = plain(m.get(name));
+    return r;
+  };
+  const paged = options.reuse && !keep && isPaged(db) ? db : null;
+  let decoded: StoreMemory['decoded'] | undefined;
   try {
-    // One lineage: through the index on session_id when there is one (a few MB of a large home), else a scan.
-    const some = keep && mCols.has('session_id') ? db.rowsWhere?.(tables.of('messages'), mCols.of('session_id'), keep) : undefined;
-    for (const m of some ?? db.rows(tables.of('messages'))) {
-      // The session is tested before the rest is decoded: rows of other sessions cost their header only.
-      const sessionId = mCols.has('session_id') ? plain(m.get(mCols.of('session_id'))) : undefined;
-      if (keep && !keep.has(String(sessionId))) continue;
-      const r: SqlRow = { id: plain(m.get(mCols.of('id'))), session_id: sessionId };
-      for (const c of wanted) r[c] = plain(m.get(mCols.of(c)));
-      stored.push(r);
+    if (paged && options.reuse) {
+      const signature = [paged.table(messages)?.rootPage, idColumn, sessionColumn, ...wantedColumns.map((c) => c[1])].join(' ');
+      const scan = scanKeeping(paged, messages, signature, options.reuse.earlier, (m) =>
+        sqlRow(m, sessionColumn === null ? undefined : plain(m.get(sessionColumn))),
+      );
+      for (const r of scan.rows) stored.push(r);
+      options.reuse.kept = scan.kept ?? undefined;
+      decoded = scan.kept?.decoded;
+    } else {
+      // One lineage: through the index on session_id when there is one (a few MB of a large home), else a scan.
+      const some = keep && sessionColumn !== null ? db.rowsWhere?.(messages, sessionColumn, keep) : undefined;
+      for (const m of some ?? db.rows(messages)) {
+        // The session is tested before the rest is decoded: rows of other sessions cost their header only.
+        const sessionId = sessionColumn === null ? undefined : plain(m.get(sessionColumn));
+        if (keep && !keep.has(String(sessionId))) continue;
+        stored.push(sqlRow(m, sessionId));
+      }
     }
   } catch (e) {
     // What was read before the damage is kept.
     unreadable(e);
   }
-  // The agent reads by id (ORDER BY id); a stable sort keeps storage order among equal ids.
-  stored.sort((a, b) => compareSql(a.id, b.id));
+  // The agent reads by id (ORDER BY id); a stable sort keeps storage order among equal ids. Rows
+  // stored by an integer id (the rowid) are in that order already.
+  if (stored.some((r, i) => i > 0 && compareSql(stored[i - 1].id, r.id) > 0)) stored.sort((a, b) => compareSql(a.id, b.id));
 
+  const flags = { active: mCols.has('active'), compacted: mCols.has('compacted') };
+  const flag = (r: SqlRow, c: keyof typeof flags, absent: boolean): boolean => (!flags[c] || r[c] === null ? absent : Number(r[c]) === 1);
+  const text = (v: Value): string | null => (typeof v === 'string' && v ? v : v instanceof Uint8Array && v.length ? idText(v) : null);
+  // A row read before decodes as it did then, with the same findings.
+  const decode = (r: SqlRow): DecodedRow => {
+    const known = decoded?.get(r);
+    if (known) return known;
+    const sessionId = String(r.session_id);
+    const pos: SourcePos = typeof r.id === 'number' && Number.isSafeInteger(r.id) ? { sessionId, rowId: r.id } : { sessionId };
+    const own: InputFinding[] = [];
+    const row = decodeRow(r, mCols, own, path, pos, idText(r.id));
+    const message = row && {
+      row,
+      pos,
+      active: flag(r, 'active', true),
+      compacted: flag(r, 'compacted', false),
+      evidence: { uid: text(r.message_uid), identity: text(r.display_identity) },
+      carrier: isSummaryCarrier(row),
+    };
+    const fresh = { sessionId, pos, message, findings: own };
+    decoded?.set(r, fresh);
+    return fresh;
+  };
   let previousId: Value;
   for (const r of stored) {
-    const sessionId = String(r.session_id);
+    const { sessionId, pos, message, findings: own } = decode(r);
     const integral = typeof r.id === 'number' ? Number.isInteger(r.id) : typeof r.id === 'bigint';
-    const pos: SourcePos = typeof r.id === 'number' && Number.isSafeInteger(r.id) ? { sessionId, rowId: r.id } : { sessionId };
     if (!integral) {
       findings.push({
         severity: 'warning',
@@ -220,22 +316,14 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
       });
     }
     previousId = r.id;
-    const row = decodeRow(r, mCols, findings, path, pos, idText(r.id));
-    if (!row) continue;
-    const flag = (c: string, absent: boolean): boolean => (!mCols.has(c) || r[c] === null ? absent : Number(r[c]) === 1);
-    const text = (v: Value): string | null => (typeof v === 'string' && v ? v : v instanceof Uint8Array && v.length ? idText(v) : null);
+    for (const f of own) findings.push(f);
+    if (!message) continue;
     let list = bySession.get(sessionId);
     if (!list) {
       list = [];
       bySession.set(sessionId, list);
     }
-    list.push({
-      row,
-      pos,
-      active: flag('active', true),
-      compacted: flag('compacted', false),
-      evidence: { uid: text(r.message_uid), identity: text(r.display_identity) },
-    });
+    list.push(message);
   }
 
   for (const [sessionId, list] of bySession) {
@@ -280,6 +368,51 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   return transcript;
 }
 
+/**
+ * A scan of the messages table that keeps its rows by leaf page (StoreMemory), reusing an earlier
+ * read's for each leaf page the WAL's later commits did not write, nor any overflow page read for
+ * its rows. `kept` is null without a WAL to tell a later read what changed.
+ */
+function scanKeeping(
+  db: PagedRowSource,
+  table: string,
+  signature: string,
+  earlier: StoreMemory | undefined,
+  read: (m: StoredRow) => SqlRow,
+): { rows: SqlRow[]; kept: StoreMemory | null } {
+  const written = earlier && earlier.signature === signature ? db.pagesWrittenSince(earlier.wal) : null;
+  const reusable = written && earlier ? earlier.leaves : new Map<number, Leaf>();
+  const unwritten = (page: number): boolean => {
+    const leaf = reusable.get(page);
+    return !!leaf && !written?.has(page) && leaf.overflow.every((o) => !written?.has(o));
+  };
+  const rows: SqlRow[] = [];
+  const leaves: StoreMemory['leaves'] = new Map();
+  let leaf: Leaf | undefined;
+  let page = 0;
+  for (const m of db.rows(table, unwritten)) {
+    if (m.kept) {
+      const old = reusable.get(m.page);
+      if (!old) throw new Error(`page ${m.page} passed over, but not read before`);
+      leaves.set(m.page, old);
+      for (const r of old.rows) rows.push(r);
+      page = 0;
+      continue;
+    }
+    if (m.page !== page) {
+      page = m.page;
+      leaf = { rows: [], overflow: [] };
+      leaves.set(page, leaf);
+      m.recordOverflow(leaf.overflow);
+    }
+    const r = read(m);
+    leaf?.rows.push(r);
+    rows.push(r);
+  }
+  const wal = db.walMark;
+  return { rows, kept: wal && { wal, signature, leaves, decoded: (written && earlier?.decoded) || new WeakMap() } };
+}
+
 interface Listed {
   /** The sessions to read rows for (every one without a session filter); the first row of a duplicated id. */
   sessions: TranscriptSession[];
@@ -290,8 +423,11 @@ interface Listed {
 }
 
 /** NULL, then numbers, then text, then blobs (SQLite's order; text by UTF-16 unit, which differs from bytes only beyond U+FFFF). */
+const sqlRank = (v: Value): number => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
+
 function compareSql(a: Value, b: Value): number {
-  const rank = (v: Value): number => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const rank = sqlRank;
   const d = rank(a) - rank(b);
   if (d !== 0) return d;
   if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
@@ -663,7 +799,7 @@ function compactionStarts(rows: StoredMessage[], rotationChild: boolean): number
   let head = new HeadCopies(side, 0);
   let skip = rotationChild;
   for (let i = 0; i < rows.length; i++) {
-    if (!isSummaryCarrier(rows[i].row)) continue;
+    if (!rows[i].carrier) continue;
     if (skip) {
       skip = false;
       continue;

@@ -767,11 +767,8 @@ export function parseSplitDocument(
 /** Whether the source's bytes at `offset` are those of `pieces`. */
 function startsWith(source: ByteSource, offset: number, pieces: Uint8Array[]): boolean {
   for (const piece of pieces) {
-    for (let at = 0; at < piece.length; at += CHUNK) {
-      const part = piece.subarray(at, at + CHUNK);
-      if (Buffer.compare(source.read(offset, part.length), part) !== 0) return false;
-      offset += part.length;
-    }
+    if (!source.holds(offset, piece)) return false;
+    offset += piece.length;
   }
   return true;
 }

@@ -9,12 +9,12 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson } from './hermesSessionJson';
 import type { ElementsText } from './jsonText';
-import { isSqliteFile, lineageOf, readHermesStateDb } from './hermesStateDb';
+import { isSqliteFile, lineageOf, readHermesStateDb, type StateDbOptions, type StoreMemory } from './hermesStateDb';
 import { lineageMembers, narrowToLineage } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../model/transcript';
 import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
 import { continueTurnTrace } from './turnTrace';
-import type { ByteSource } from '../model/byteSource';
+import { bytesSource, type ByteSource } from '../model/byteSource';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
 export const READ_WHOLE_LIMIT = 256 * 1024 * 1024;
@@ -45,7 +45,8 @@ export interface LoadOptions {
   /**
    * Keep what a later load given this one's result as `earlier` reuses: a session snapshot's
    * messages as read (as many bytes as they take in the file, beside what they parsed to), so that
-   * a snapshot rewritten with messages appended parses only those.
+   * a snapshot rewritten with messages appended parses only those; a state.db's messages rows by
+   * leaf page, so that a store whose WAL grew reads only the pages its new commits wrote.
    */
   remember?: boolean;
 }
@@ -242,6 +243,7 @@ function readOpened(path: string, file: Opened, options: LoadOptions, beside: In
   const limit = options.readWholeLimit ?? READ_WHOLE_LIMIT;
   const sqlite = isSqliteFile(source.read(0, 16));
   if (sqlite && file.size > limit) return readLarge(path, source, limit, options.session, beside);
+  if (sqlite) return readStore(path, file, source, options, beside);
   if (!sqlite && file.size > WHOLE_FILE_LIMIT) {
     throw new UnopenablePath(
       `${path}: ${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole (only a state.db is read page by page)`,
@@ -255,6 +257,32 @@ function readWhole(path: string, source: ByteSource, session: string | undefined
   const format = sniffFormat(path, bytes);
   return readTranscript({ path, bytes, wal: format === 'hermes-state-db' ? readBeside(`${companionBase(path)}-wal`, beside) : undefined, session });
 }
+
+/**
+ * A state.db read whole. With `remember`, what was read of its messages table is kept; a read given
+ * that as `earlier`, of the same file with the same WAL grown, reads only the pages the WAL's later
+ * commits wrote (and what it must read to find them), as asked for; otherwise the file is read at once.
+ */
+function readStore(path: string, file: Opened, source: ByteSource, options: LoadOptions, beside: InputFinding[]): Transcript {
+  const whole = options.session === undefined;
+  const wal = readBeside(`${companionBase(path)}-wal`, beside);
+  const last = whole && options.earlier ? storesRead.get(options.earlier) : undefined;
+  const reuse: StateDbOptions['reuse'] =
+    whole && options.remember ? { earlier: last?.dev === file.dev && last.ino === file.ino ? last.memory : undefined } : undefined;
+  const grown = reuse?.earlier && wal && Buffer.compare(wal.subarray(0, reuse.earlier.wal.header.length), reuse.earlier.wal.header) === 0;
+  const pages = grown ? source : bytesSource(source.read(0, source.size));
+  const transcript = readHermesStateDb(path, pages, { wal, session: options.session, reuse });
+  if (reuse?.kept) {
+    const read = { dev: file.dev, ino: file.ino, memory: reuse.kept };
+    storesRead.set(transcript, read);
+    // The caller keeps whichever of the two the analysis goes on with.
+    if (options.earlier) storesRead.set(options.earlier, read);
+  }
+  return transcript;
+}
+
+/** What a load with `remember` kept of a state.db's messages table, under what it returned. */
+const storesRead = new WeakMap<Transcript, { dev: number; ino: number; memory: StoreMemory }>();
 
 /**
  * A session snapshot parsed as it is read, so that neither its bytes nor its text are ever in
@@ -299,20 +327,38 @@ function megabytes(bytes: number): string {
 }
 
 function fileSource(fd: number, size: number): ByteSource {
+  const readInto = (buf: Uint8Array, offset: number): number => {
+    let n = 0;
+    while (n < buf.length) {
+      const got = readSync(fd, buf, n, buf.length - n, offset + n);
+      if (got === 0) break;
+      n += got;
+    }
+    return n;
+  };
+  // One buffer for every comparison: a fresh one each time would be as many megabytes allocated as
+  // compared, which sets off the collector in a worker holding a large transcript.
+  let scratch: Buffer | undefined;
   return {
     size,
     read(offset, length) {
       const buf = Buffer.allocUnsafe(Math.max(0, Math.min(length, size - offset)));
-      let n = 0;
-      while (n < buf.length) {
-        const got = readSync(fd, buf, n, buf.length - n, offset + n);
-        if (got === 0) break;
-        n += got;
+      return buf.subarray(0, readInto(buf, offset));
+    },
+    holds(offset, bytes) {
+      scratch ??= Buffer.allocUnsafe(COMPARE_PIECE);
+      for (let at = 0; at < bytes.length; at += COMPARE_PIECE) {
+        const piece = bytes.subarray(at, at + COMPARE_PIECE);
+        const view = scratch.subarray(0, piece.length);
+        if (readInto(view, offset + at) !== piece.length || Buffer.compare(view, piece) !== 0) return false;
       }
-      return buf.subarray(0, n);
+      return true;
     },
   };
 }
+
+/** How much of a file fileSource's `holds` reads at a time. */
+const COMPARE_PIECE = 1 << 20;
 
 /**
  * A file read beside the transcript (its WAL, a request dump): undefined when there is none, and

@@ -16,11 +16,12 @@ import { indexRowids, tableCell, usableIndexColumn } from './sqlite/lookup';
 import { SqliteFormatError } from './sqlite/errors';
 import { Pager, type PagerOptions, type TextEncoding } from './sqlite/pager';
 import type { SqlValue } from './sqlite/record';
+import { pagesWrittenSince, type WalMark } from './sqliteWal';
 import { TableRow } from './sqlite/row';
 import { foldName, parseCreateTable, type SqliteTable } from './sqlite/schema';
 
 export { foldName, SqliteFormatError, TableRow };
-export type { SqlValue, SqliteTable, TextEncoding };
+export type { SqlValue, SqliteTable, TextEncoding, WalMark };
 export type SqliteFileOptions = PagerOptions;
 
 export class SqliteFile {
@@ -107,9 +108,24 @@ export class SqliteFile {
   /**
    * Every row of a table in rowid order (a WITHOUT ROWID table: primary-key order). The same
    * TableRow object is reused for every row: read what you need from it before taking the next one.
+   * A rowid table's leaf page for which `kept` holds (one whose rows the caller read before and
+   * still has) is not read: it comes as one TableRow with `kept` set and no values.
    */
-  rows(name: string): Generator<TableRow> {
-    return this.scan(this.requireTable(name));
+  rows(name: string, kept?: (page: number) => boolean): Generator<TableRow> {
+    return this.scan(this.requireTable(name), kept);
+  }
+
+  /** The WAL as read, for telling a later read of it grown; null without a WAL read. */
+  get walMark(): WalMark | null {
+    return this.pager.wal?.mark ?? null;
+  }
+
+  /**
+   * The pages written since an earlier read of this file saw its WAL at `mark`, when this read's WAL
+   * is that log with commits appended; null when it is not (then any page may differ).
+   */
+  pagesWrittenSince(mark: WalMark): Set<number> | null {
+    return this.pager.wal ? pagesWrittenSince(this.pager.wal, mark) : null;
   }
 
   /**
@@ -167,9 +183,9 @@ export class SqliteFile {
     return t;
   }
 
-  private *scan(table: SqliteTable): Generator<TableRow> {
+  private *scan(table: SqliteTable, kept?: (page: number) => boolean): Generator<TableRow> {
     const row = new TableRow(this.pager, table);
-    const walk = new TreeWalk(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid);
+    const walk = new TreeWalk(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid, kept);
     for (let cell = walk.next(); cell; cell = walk.next()) {
       row.load(cell);
       yield row;

@@ -53,6 +53,38 @@ export interface WalIndex {
   warnings: string[];
   /** What a live WAL normally holds and SQLite ignores too: frames left from before the log restarted. */
   notes: string[];
+  /** The log as read, to tell a later read of it grown (pagesWrittenSince); null when the WAL is ignored. */
+  mark: WalMark | null;
+  /** The page of each committed frame, in log order. */
+  framePages: number[];
+  /** The running checksum after each committed frame: two words a frame. */
+  checksums: number[];
+}
+
+/**
+ * Where a read of a WAL stopped: its header (a restarted log has new salts) and its last commit,
+ * with the running checksum there, which covers every frame before it.
+ */
+export interface WalMark {
+  header: Uint8Array;
+  frames: number;
+  checksum: Checksum;
+}
+
+/**
+ * The pages the commits after `mark` wrote, when `index` reads the same log as `mark` with those
+ * commits appended; null otherwise (the log restarted, or holds fewer commits or other frames).
+ * Every other page reads as it did then: a checkpoint only copies committed pages back.
+ */
+export function pagesWrittenSince(index: WalIndex, mark: WalMark): Set<number> | null {
+  const now = index.mark;
+  if (!now || now.frames < mark.frames || !sameBytes(now.header, mark.header)) return null;
+  if (index.checksums[2 * mark.frames - 2] !== mark.checksum[0] || index.checksums[2 * mark.frames - 1] !== mark.checksum[1]) return null;
+  return new Set(index.framePages.slice(mark.frames));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Reads the frames of a WAL; `dbPageSize` is the database header's page size, when there is a header. */
@@ -61,7 +93,18 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
   const notes: string[] = [];
   const walIgnored = (reason: string, framesIgnored = 0): WalIndex => {
     warnings.push(`${reason}: WAL ignored`);
-    return { pageSize: dbPageSize ?? 0, pages: new Map(), dbPages: 0, framesApplied: 0, framesIgnored, warnings, notes };
+    return {
+      pageSize: dbPageSize ?? 0,
+      pages: new Map(),
+      dbPages: 0,
+      framesApplied: 0,
+      framesIgnored,
+      warnings,
+      notes,
+      mark: null,
+      framePages: [],
+      checksums: [],
+    };
   };
 
   if (wal.length === 0) return walIgnored('WAL is empty');
@@ -103,6 +146,7 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
   // and counts the restart in the checkpoint sequence number, so a frame k restarts old
   // carries salt-1 minus k, k at most that number. Such a tail is normal, not damage.
   const validFramePages: number[] = [];
+  const checksums: number[] = [];
   let committedFrames = 0;
   let committedDbPages = 0;
   for (let index = 0; index < completeFrames; index++) {
@@ -136,6 +180,7 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
     }
     checksum = frameChecksum;
     validFramePages.push(pageNumber);
+    checksums.push(checksum[0], checksum[1]);
     if (dbPagesAfterCommit !== 0) {
       committedFrames = validFramePages.length;
       committedDbPages = dbPagesAfterCommit;
@@ -153,5 +198,20 @@ export function readWalIndex(wal: Uint8Array, dbPageSize?: number): WalIndex {
     const pageNumber = validFramePages[index];
     if (pageNumber <= committedDbPages) pages.set(pageNumber, WAL_HEADER_BYTES + index * frameBytes + FRAME_HEADER_BYTES);
   }
-  return { pageSize, pages, dbPages: committedDbPages, framesApplied: committedFrames, framesIgnored: framesInFile - committedFrames, warnings, notes };
+  return {
+    pageSize,
+    pages,
+    dbPages: committedDbPages,
+    framesApplied: committedFrames,
+    framesIgnored: framesInFile - committedFrames,
+    warnings,
+    notes,
+    mark: {
+      header: wal.slice(0, WAL_HEADER_BYTES),
+      frames: committedFrames,
+      checksum: [checksums[2 * committedFrames - 2], checksums[2 * committedFrames - 1]],
+    },
+    framePages: validFramePages.slice(0, committedFrames),
+    checksums: checksums.slice(0, 2 * committedFrames),
+  };
 }

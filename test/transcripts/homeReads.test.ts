@@ -29,6 +29,11 @@ function counting(inner: ByteSource): ByteSource & { bytes: number; reads: numbe
       source.reads++;
       return out;
     },
+    holds: (offset: number, bytes: Uint8Array): boolean => {
+      source.bytes += bytes.length;
+      source.reads++;
+      return inner.holds(offset, bytes);
+    },
   };
   return source;
 }

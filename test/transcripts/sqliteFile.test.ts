@@ -399,6 +399,10 @@ describe('reading large tables without holding them', () => {
         reads.push(offset);
         return inner.read(offset, length);
       },
+      holds: (offset, bytes) => {
+        reads.push(offset);
+        return inner.holds(offset, bytes);
+      },
     };
   };
 

@@ -15,6 +15,8 @@ export interface CellRef {
   pageNumber: number;
   /** An index b-tree's interior cell: a 4-byte child pointer comes before the payload. */
   interior: boolean;
+  /** A leaf the walk was told to pass over (TreeWalk's `kept`): page `pageNumber`, not read, no cell. */
+  kept: boolean;
 }
 
 interface Frame {
@@ -31,27 +33,42 @@ interface Frame {
  * A walk over every row cell of the b-tree rooted at `root`, in key order; `what` names the tree
  * in errors. A table b-tree (`index` false) keeps its rows in leaf cells; an index b-tree (a
  * WITHOUT ROWID table) in every cell, an interior one coming after the subtree to its left.
- * A class, not a generator: a scan resumes one generator per row, not two.
+ * A class, not a generator: a scan resumes one generator per row, not two. A table b-tree's page
+ * for which `kept` holds (a leaf whose rows the caller still has) is not read: the walk comes to it
+ * once, as a cell with `kept` set.
  */
 export class TreeWalk {
-  private readonly cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false };
+  private readonly cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false, kept: false };
   private readonly interiorType: number;
   private readonly leafType: number;
   private readonly visited = new Set<number>();
   private readonly stack: Frame[] = [];
+  /** A kept root, not yet come to. */
+  private keptRoot = 0;
 
   constructor(
     private readonly pager: Pager,
     root: number,
     private readonly what: string,
     private readonly index: boolean,
+    private readonly kept?: (page: number) => boolean,
   ) {
     [this.interiorType, this.leafType] = index ? [0x02, 0x0a] : [0x05, 0x0d];
-    this.push(root, null);
+    if (!index && kept?.(root)) {
+      this.visit(root);
+      this.keptRoot = root;
+    } else {
+      this.push(root, null);
+    }
   }
 
   /** The next row cell (the same object each time), or null after the last. */
   next(): CellRef | null {
+    if (this.keptRoot) {
+      const root = this.keptRoot;
+      this.keptRoot = 0;
+      return this.keptLeaf(root);
+    }
     const stack = this.stack;
     while (stack.length) {
       const f = stack[stack.length - 1];
@@ -62,9 +79,15 @@ export class TreeWalk {
       }
       if (!this.index) {
         // Table interior: each cell's left child, then the right-most child.
-        if (f.next < f.cells) this.push(u32(f.page, this.cellAt(f, f.next++)), f.n);
-        else if (f.next++ === f.cells) this.push(f.right, f.n);
-        else stack.pop();
+        const child = f.next < f.cells ? u32(f.page, this.cellAt(f, f.next++)) : f.next++ === f.cells ? f.right : -1;
+        if (child < 0) {
+          stack.pop();
+        } else if (this.kept?.(child)) {
+          this.visit(child);
+          return this.keptLeaf(child);
+        } else {
+          this.push(child, f.n);
+        }
         continue;
       }
       // Index interior: each cell's left child, then the cell itself; then the right-most child.
@@ -82,11 +105,16 @@ export class TreeWalk {
     return null;
   }
 
+  private visit(n: number): void {
+    if (this.visited.has(n)) throw new SqliteFormatError(`database disk image is malformed: ${this.what}: page ${n} is reached twice (a cycle in the b-tree)`);
+    if (this.stack.length >= MAX_DEPTH)
+      throw new SqliteFormatError(`database disk image is malformed: ${this.what}: the b-tree is deeper than ${MAX_DEPTH} levels`);
+    this.visited.add(n);
+  }
+
   private push(n: number, parent: number | null): void {
     const what = this.what;
-    if (this.visited.has(n)) throw new SqliteFormatError(`database disk image is malformed: ${what}: page ${n} is reached twice (a cycle in the b-tree)`);
-    if (this.stack.length >= MAX_DEPTH) throw new SqliteFormatError(`database disk image is malformed: ${what}: the b-tree is deeper than ${MAX_DEPTH} levels`);
-    this.visited.add(n);
+    this.visit(n);
     const page = this.pager.page(n);
     const hdr = n === 1 ? 100 : 0;
     const type = page[hdr];
@@ -116,6 +144,17 @@ export class TreeWalk {
     cell.offset = offset;
     cell.pageNumber = f.n;
     cell.interior = !f.leaf;
+    cell.kept = false;
+    return cell;
+  }
+
+  private keptLeaf(n: number): CellRef {
+    const cell = this.cell;
+    cell.page = new Uint8Array(0);
+    cell.offset = -1;
+    cell.pageNumber = n;
+    cell.interior = false;
+    cell.kept = true;
     return cell;
   }
 }
@@ -136,6 +175,8 @@ export class Payload implements RecordBytes {
   private chunks: Uint8Array[] = [];
   private loaded = 0;
   private nextOverflow = 0;
+  /** When set, each overflow page read is added to it. */
+  overflowRead: number[] | null = null;
 
   constructor(
     private readonly pager: Pager,
@@ -202,6 +243,7 @@ export class Payload implements RecordBytes {
     const room = this.pager.usableSize - 4;
     while (this.loaded < end) {
       if (this.nextOverflow === 0) throw this.corrupt(`an overflow chain that ends after ${this.loaded} of ${this.size} bytes`);
+      this.overflowRead?.push(this.nextOverflow);
       const page = this.pager.page(this.nextOverflow);
       const take = Math.min(room, this.size - this.loaded);
       this.chunks.push(page.subarray(4, 4 + take));

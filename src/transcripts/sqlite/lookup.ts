@@ -38,7 +38,7 @@ export function indexRowids(pager: Pager, root: number, value: string, what: str
   const payload = new Payload(pager, what);
   const out: (number | bigint)[] = [];
   const visited = new Set<number>();
-  const cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false };
+  const cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false, kept: false };
   const entry = (): { cmp: number; rowid: SqlValue } => {
     payload.loadIndexCell(cell);
     const types: number[] = [];
@@ -108,7 +108,7 @@ export function tableCell(pager: Pager, root: number, rowid: number | bigint, wh
         const p = at(i);
         varint(page, p, usable); // payload size
         const key = varint(page, p + varintLength, usable);
-        if (BigInt(key) === BigInt(rowid)) return { page, offset: p, pageNumber: n, interior: false };
+        if (BigInt(key) === BigInt(rowid)) return { page, offset: p, pageNumber: n, interior: false, kept: false };
       }
       return null;
     }

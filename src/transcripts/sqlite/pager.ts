@@ -51,7 +51,8 @@ export class Pager {
   /** Damage that SQLite itself would refuse to open; what can still be read is read. */
   readonly problems: string[] = [];
 
-  private readonly wal: WalIndex | null;
+  /** The WAL's committed frames laid over the file; null without a WAL, or when it is ignored. */
+  readonly wal: WalIndex | null;
   private readonly walBytes: Uint8Array | undefined;
   private readonly blockSize: number;
   /** The cache's unit: what a jump reads; a forward scan reads blockSize / chunkSize of them at once. */

@@ -10,6 +10,10 @@ import { defaultValue, foldName, type SqliteTable } from './schema';
 export class TableRow {
   /** The row's rowid; null in a WITHOUT ROWID table. */
   rowid: number | bigint | null = 0;
+  /** The page of the cell. */
+  page = 0;
+  /** The walk passed over the leaf `page` (SqliteFile.rows' `kept`): no row, nothing to read. */
+  kept = false;
   private readonly index = new Map<string, number>();
   private readonly payload: Payload;
   private readonly columns: SqliteTable['columns'];
@@ -33,6 +37,9 @@ export class TableRow {
 
   /** Points the row at the cell holding it: a table leaf cell, or any cell of a WITHOUT ROWID table's index b-tree. */
   load(cell: CellRef): void {
+    this.page = cell.pageNumber;
+    this.kept = cell.kept;
+    if (cell.kept) return;
     if (this.withoutRowid) {
       this.payload.loadIndexCell(cell);
       this.rowid = null;
@@ -48,9 +55,15 @@ export class TableRow {
    * column's default. A VIRTUAL generated column (which columns() leaves out) reads as null.
    */
   get(column: string): SqlValue {
+    if (this.kept) throw new Error(`page ${this.page} was passed over: it has no row to read`);
     const i = this.index.get(column) ?? this.index.get(foldName(column));
     if (i === undefined) throw new SqliteFormatError(`no such column: ${column} (table ${this.table.name})`);
     return this.value(i);
+  }
+
+  /** Adds each overflow page the next values read lie on to `into` (null: no longer). */
+  recordOverflow(into: number[] | null): void {
+    this.payload.overflowRead = into;
   }
 
   private value(i: number): SqlValue {

@@ -1,0 +1,117 @@
+// A state.db read again while its agent writes (LoadOptions.remember / earlier): the rows of every
+// leaf page the WAL's later commits did not write are reused, and the result must be exactly what
+// a whole read of the file gives, whatever real SQLite wrote in between: rows appended, rows
+// flagged or deleted, a value changed only on its overflow page, checkpoints, a restarted or
+// truncated log, a column added, a VACUUM, a log damaged before the last read's end.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import initSqlJs from 'sql.js';
+import type { Transcript } from '../../src/model/transcript';
+import { loadTranscript } from '../../src/transcripts/load';
+import { sqliteExec } from '../support/sqliteExec';
+import { synthesizeLongRun, toStateDb, type SynthSession } from '../support/synthesize';
+
+const firstTurns = (session: SynthSession, turns: number): SynthSession => {
+  const asks = session.rows.flatMap((r, i) => (r.role === 'user' ? [i] : []));
+  return { ...session, rows: session.rows.slice(0, asks[turns] ?? session.rows.length) };
+};
+
+/** Fails with where the two texts first differ, rather than with both whole. */
+function sameText(actual: string, expected: string, what: string): void {
+  if (actual === expected) return;
+  let k = 0;
+  while (actual[k] === expected[k]) k++;
+  assert.fail(`${what}: differs at ${k}: …${actual.slice(Math.max(0, k - 80), k + 80)}… / …${expected.slice(Math.max(0, k - 80), k + 80)}…`);
+}
+
+const rows = (t: Transcript): unknown[] => t.sessions.flatMap((s) => s.generations.flatMap((g) => g.rows));
+
+describe('a state.db read again', () => {
+  it('equals a whole read after every kind of write, and reuses the rows of pages nothing wrote', async () => {
+    const SQL = await initSqlJs();
+    const dir = mkdtempSync(join(tmpdir(), 'pi-reread-'));
+    const run = synthesizeLongRun(60, 17).session;
+    const db = join(dir, 'state.db');
+    const full = join(dir, 'full.db');
+    writeFileSync(db, toStateDb(SQL, firstTurns(run, 20)));
+    writeFileSync(full, toStateDb(SQL, run));
+    // The agent's connection: WAL mode, no automatic checkpoint, ended without closing (a closing
+    // connection checkpoints the log and removes it), so each write appends to the same log.
+    const write = (...scripts: string[]): void => sqliteExec(db, [`ATTACH DATABASE '${full}' AS full;`, ...scripts], { wal: true, exitOpen: true });
+    const turnsUpTo = (turns: number): string =>
+      `BEGIN; INSERT INTO messages SELECT * FROM full.messages WHERE id > (SELECT max(id) FROM main.messages) AND id <= ${firstTurns(run, turns).rows.length};`
+      + ' UPDATE sessions SET message_count = (SELECT count(*) FROM messages WHERE session_id = sessions.id); COMMIT;';
+    const appendTurns = (turns: number): void => write(turnsUpTo(turns));
+    const longest = '(SELECT id FROM messages ORDER BY length(content) DESC LIMIT 1)';
+    let turns = 20;
+    const steps: [string, () => void, boolean][] = [
+      ['the first commit to a log (nothing was kept of the store without one)', () => appendTurns(++turns), false],
+      ['a turn appended', () => appendTurns(++turns), true],
+      ['three turns appended in three commits', () => [1, 2, 3].forEach(() => appendTurns(++turns)), true],
+      ['an old row rewound (active = 0)', () => write('UPDATE messages SET active = 0 WHERE id = 7;'), true],
+      [
+        'the longest content changed in its last byte only (its overflow page)',
+        () => write(`UPDATE messages SET content = substr(content, 1, length(content) - 1) || 'Z' WHERE id = ${longest};`),
+        true,
+      ],
+      ['a row deleted', () => write('DELETE FROM messages WHERE id = 11;'), true],
+      ['a column added', () => write('ALTER TABLE messages ADD COLUMN note TEXT; ALTER TABLE full.messages ADD COLUMN note TEXT;'), true],
+      // A writer that opens the log again recovers it without knowing it was copied back: it goes on.
+      ['a passive checkpoint by another connection, then a turn', () => (write('PRAGMA wal_checkpoint(PASSIVE);'), appendTurns(++turns)), true],
+      [
+        'a passive checkpoint, then a turn by the same connection (the log restarts)',
+        () => write('PRAGMA wal_checkpoint(PASSIVE);', turnsUpTo(++turns)),
+        false,
+      ],
+      ['a turn appended after the restart', () => appendTurns(++turns), true],
+      ['the log truncated by a checkpoint', () => write('PRAGMA wal_checkpoint(TRUNCATE);'), false],
+      ['ten turns appended', () => [...Array(10)].forEach(() => appendTurns(++turns)), false],
+      ['a turn appended', () => appendTurns(++turns), true],
+      ['VACUUM (every page written again)', () => write('VACUUM;'), false],
+      ['the rest appended', () => appendTurns(60), true],
+    ];
+    let held = await loadTranscript(db, { remember: true });
+    for (const [name, step, reuses] of steps) {
+      step();
+      const fresh = await loadTranscript(db, { earlier: held, remember: true });
+      sameText(JSON.stringify(fresh), JSON.stringify(await loadTranscript(db)), `${name}: as a whole read`);
+      const before = new Set(rows(held));
+      const reused = rows(fresh).filter((r) => before.has(r)).length;
+      assert.equal(reused > 0, reuses, `${name}: ${reused} rows reused`);
+      held = fresh;
+    }
+  });
+
+  it('reads anew when the log before the last read ended was changed under the same header', async () => {
+    const SQL = await initSqlJs();
+    const dir = mkdtempSync(join(tmpdir(), 'pi-reread-'));
+    const run = synthesizeLongRun(20, 5).session;
+    const db = join(dir, 'state.db');
+    writeFileSync(db, toStateDb(SQL, run));
+    const edit = (sql: string): void => sqliteExec(db, [sql], { wal: true, exitOpen: true });
+    const files = [db, `${db}-wal`, `${db}-shm`];
+    edit("UPDATE messages SET content = 'both' WHERE id = 3;");
+    const backup = files.map((f) => readFileSync(f));
+    edit("UPDATE messages SET content = 'first history' WHERE id = 1;");
+    const held = await loadTranscript(db, { remember: true });
+    // The files put back as they were before that commit (the same files, rewritten), and another
+    // history written from there: the same log header, as many commits, other frames; and not one
+    // of them writes the page the first history changed.
+    files.forEach((f, i) => writeFileSync(f, backup[i]));
+    edit('UPDATE messages SET timestamp = timestamp + 1 WHERE id = (SELECT max(id) FROM messages);');
+    edit('UPDATE messages SET timestamp = timestamp + 1 WHERE id = (SELECT max(id) FROM messages);');
+    const fresh = await loadTranscript(db, { earlier: held, remember: true });
+    sameText(JSON.stringify(fresh), JSON.stringify(await loadTranscript(db)), 'the other history, read again');
+    assert.ok(!JSON.stringify(fresh).includes('first history'));
+    // Damage within what was read: the log counts only up to it, and the read is whole.
+    const wal = readFileSync(`${db}-wal`);
+    wal[32 + 24 + 100] ^= 0xff;
+    writeFileSync(`${db}-wal`, wal);
+    const damaged = await loadTranscript(db, { earlier: fresh, remember: true });
+    sameText(JSON.stringify(damaged), JSON.stringify(await loadTranscript(db)), 'the damaged log, read again');
+  });
+});
