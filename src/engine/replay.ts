@@ -214,9 +214,12 @@ function resumable(loop: GenerationLoop, gen: Generation, before: number, parent
  * only turns of the last session replayed, and requests of the last turn, can be new. With one,
  * every lineage's turns are merged by time again (as inTimeOrder does; with no two lineages'
  * turns at one time the merge does not depend on the order it starts from), later turns and
- * requests renumbered, and what stayed in place kept.
+ * requests renumbered, and what stayed in place kept. One lineage's turns are never merged: its
+ * own order stands, and only its last session can grow (every other one is a parent).
  */
 function placeResumed(replay: Replay, transcript: Transcript, resumed: ReplayResumed, known: ReplayProgress): ReplayResumed | null {
+  const lineage = replay.turns[0]?.lineage;
+  if (!known.reordered && replay.turns.every((t) => t.lineage === lineage)) return resumed;
   const times = replay.turns.map((t) => turnTime(replay, t));
   if (times.some((x) => x === null)) {
     const last = transcript.sessions[transcript.sessions.length - 1];

@@ -31,7 +31,7 @@ import {
   type TurnView,
 } from './messages';
 import type { Analysis } from '../analysis/report';
-import type { ReportCompaction } from '../analysis/reportTypes';
+import type { Report, ReportCompaction } from '../analysis/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 
@@ -114,7 +114,7 @@ export class Inspection {
         .filter((c) => c.request !== null)
         .map((c) => [c.request as number, { path: c.path, apiMode: c.apiMode, breakpoints: c.breakpoints }]),
     );
-    this.requests = report.requests.map((r) => ({
+    const requestView = (r: Report['requests'][number]): RequestView => ({
       index: r.index,
       turn: r.turn,
       sessionId: r.sessionId,
@@ -127,7 +127,12 @@ export class Inspection {
       breakAt: r.prefix.breakAt,
       userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
       captured: captured.get(r.index) ?? null,
-    }));
+    });
+    this.requests = report.requests.map((r) => {
+      const kept = r.index < (analysis.kept?.requests ?? 0) ? earlier?.requests[r.index] : undefined;
+      // Unless a dump read since matched it.
+      return kept && kept.captured === null && !captured.has(r.index) ? kept : requestView(r);
+    });
     this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
     this.index = buildIndex(
       {

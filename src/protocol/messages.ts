@@ -117,7 +117,9 @@ export interface InspectorIndex {
 export type PackedInts = string;
 
 export function packInts(values: ArrayLike<number>): PackedInts {
-  const bytes: number[] = [];
+  // Seven bits a byte: ten bytes hold any safe integer's zigzag.
+  const bytes = new Uint8Array(values.length * 10);
+  let n = 0;
   let previous = 0;
   for (let i = 0; i < values.length; i++) {
     const d = values[i] - previous;
@@ -125,13 +127,13 @@ export function packInts(values: ArrayLike<number>): PackedInts {
     // Arithmetic, not bit operations: token totals can pass 2^31.
     let z = d >= 0 ? d * 2 : -d * 2 - 1;
     while (z >= 128) {
-      bytes.push((z % 128) + 128);
+      bytes[n++] = (z % 128) + 128;
       z = Math.floor(z / 128);
     }
-    bytes.push(z);
+    bytes[n++] = z;
   }
   let binary = '';
-  for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode(...bytes.slice(i, i + 8192));
+  for (let i = 0; i < n; i += 8192) binary += String.fromCharCode(...bytes.subarray(i, Math.min(n, i + 8192)));
   return btoa(binary);
 }
 
