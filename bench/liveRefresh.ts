@@ -1,11 +1,13 @@
 // A transcript growing while it is open (issue 10, part 3): a 4,000-turn session gets one more
-// turn the way each format grows (state.db: rows committed to the WAL by real SQLite; session JSON:
-// the file rewritten; turn trace: one more line), and the shipped worker (dist/engine.js) is
-// asked again, as the extension asks it when the file changes. Printed: the first analysis, the
-// refresh, their ratio (target ≤ 5 %) and the refresh's latency (target ≤ 250 ms for the view).
+// turn, five times, the way each format grows (state.db: rows committed to the WAL by real SQLite,
+// through a connection open all along, as the agent's is; session JSON: the file rewritten; turn
+// trace: one more line), and the shipped worker (dist/engine.js) is asked again each time, as the
+// extension asks it when the file changes. Printed: the first analysis, each refresh, the median
+// refresh's share of the analysis (target ≤ 5 %) and the slowest refresh (target ≤ 250 ms).
 // Run alone with `npx tsx bench/liveRefresh.ts` (after `npm run build`); also part of `npm run bench`.
 
-import { execFileSync } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +18,8 @@ import { synthesizeLongRun, toSessionJson, toStateDb, toTurnTraceJsonl, type Syn
 
 const ROOT = join(__dirname, '..');
 const TURNS = 4000;
+/** Turns appended one at a time, each refresh measured. */
+const REFRESHES = 5;
 const RATIO_TARGET = 0.05;
 const LATENCY_TARGET_MS = 250;
 
@@ -23,96 +27,138 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(0)} ms`;
 const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 
-/** The session without its last turn: rows up to (not including) the last user row. */
-function withoutLastTurn(session: SynthSession): SynthSession {
-  let cut = session.rows.length - 1;
-  while (cut > 0 && session.rows[cut].role !== 'user') cut--;
-  return { ...session, rows: session.rows.slice(0, cut) };
+/** The session's first `turns` turns: rows up to (not including) the next user row. */
+function firstTurns(session: SynthSession, turns: number): SynthSession {
+  const asks = session.rows.flatMap((r, i) => (r.role === 'user' ? [i] : []));
+  return { ...session, rows: session.rows.slice(0, asks[turns] ?? session.rows.length) };
 }
 
-/** Commits the rows the full store has beyond the open one's, in WAL mode, as the agent's SQLite does. */
-const APPEND_PY = `
+/**
+ * The agent's connection to its store, open while it runs (so its WAL stays, as a running agent's
+ * does; a connection closing checkpoints the log and removes it): each line read commits, as one
+ * transaction, the full store's messages up to the id it names.
+ */
+const WRITER_PY = `
 import sqlite3, sys
 live, full = sys.argv[1], sys.argv[2]
 c = sqlite3.connect(live, isolation_level=None)
 c.execute('PRAGMA journal_mode=WAL')
-c.execute('PRAGMA wal_autocheckpoint=0')
 c.execute("ATTACH DATABASE ? AS full", (full,))
-c.execute('BEGIN')
-c.execute('INSERT INTO messages SELECT * FROM full.messages WHERE id > (SELECT max(id) FROM main.messages)')
-c.execute('UPDATE sessions SET message_count = (SELECT count(*) FROM messages WHERE session_id = sessions.id)')
-c.execute('COMMIT')
-c.execute('DETACH DATABASE full')
-c.close()
+for line in sys.stdin:
+    c.execute('BEGIN')
+    c.execute('INSERT INTO messages SELECT * FROM full.messages WHERE id > (SELECT max(id) FROM main.messages) AND id <= ?', (int(line),))
+    c.execute('UPDATE sessions SET message_count = (SELECT count(*) FROM messages WHERE session_id = sessions.id)')
+    c.execute('COMMIT')
+    print('committed', flush=True)
 `;
+
+class LiveWriter {
+  private readonly process: ChildProcessWithoutNullStreams;
+  private readonly answers: AsyncIterator<string>;
+
+  constructor(db: string, full: string) {
+    this.process = spawn('python3', ['-c', WRITER_PY, db, full]);
+    this.answers = createInterface({ input: this.process.stdout })[Symbol.asyncIterator]();
+  }
+
+  /** Commits the messages up to id `last` (the synthetic store numbers them from 1, in order). */
+  async commit(last: number): Promise<void> {
+    this.process.stdin.write(`${last}\n`);
+    const answer = await this.answers.next();
+    if (answer.done || answer.value !== 'committed') throw new Error(`the writer did not commit: ${String(answer.value)}`);
+  }
+
+  close(): void {
+    this.process.stdin.end();
+  }
+}
 
 interface Grown {
   label: string;
   path: string;
   /** Makes the file one turn longer, as the format's writer does. */
-  grow(): void;
+  grow(): void | Promise<void>;
+  close?(): void;
 }
 
-async function inputs(dir: string): Promise<Grown[]> {
-  const run = synthesizeLongRun(TURNS + 1, 42);
+/**
+ * A session of `turns` turns in each format, each growing a turn at a time up to `turns + more`:
+ * the state.db through a connection that committed its last turn to the WAL before the first read.
+ */
+async function inputs(dir: string, turns: number, more: number, seed: number): Promise<Grown[]> {
+  const run = synthesizeLongRun(turns + more, seed);
   const full = run.session;
-  const open = withoutLastTurn(full);
+  const at = (n: number): SynthSession => firstTurns(full, n);
   const SQL = await initSqlJs();
-  const db = join(dir, 'state.db');
-  const fullDb = join(dir, 'full.db');
-  writeFileSync(db, toStateDb(SQL, open));
+  const db = join(dir, `state_${seed}.db`);
+  const fullDb = join(dir, `full_${seed}.db`);
+  writeFileSync(db, toStateDb(SQL, at(turns - 1)));
   writeFileSync(fullDb, toStateDb(SQL, full));
-  // The open store is in WAL mode before the first read, as a running agent's is.
-  execFileSync('python3', ['-c', "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA journal_mode=WAL'); c.close()", db]);
-  const json = join(dir, `session_${open.id}.json`);
-  writeFileSync(json, toSessionJson(open));
-  const trace = join(dir, 'agent.trace.jsonl');
-  writeFileSync(trace, toTurnTraceJsonl(run.trace.slice(0, -1)));
+  const writer = new LiveWriter(db, fullDb);
+  await writer.commit(at(turns).rows.length);
+  const json = join(dir, `session_${full.id}.json`);
+  writeFileSync(json, toSessionJson(at(turns)));
+  const trace = join(dir, `agent_${seed}.trace.jsonl`);
+  writeFileSync(trace, toTurnTraceJsonl(run.trace.slice(0, turns)));
+  let [inDb, inJson, inTrace] = [turns, turns, turns];
   return [
-    { label: 'state.db (WAL)', path: db, grow: () => execFileSync('python3', ['-c', APPEND_PY, db, fullDb]) },
-    { label: 'session JSON', path: json, grow: () => writeFileSync(json, toSessionJson(full)) },
-    { label: 'turn trace', path: trace, grow: () => appendFileSync(trace, toTurnTraceJsonl(run.trace.slice(-1))) },
+    { label: 'state.db (WAL)', path: db, grow: () => writer.commit(at(++inDb).rows.length), close: () => writer.close() },
+    { label: 'session JSON', path: json, grow: () => writeFileSync(json, toSessionJson(at(++inJson))) },
+    { label: 'turn trace', path: trace, grow: () => appendFileSync(trace, toTurnTraceJsonl(run.trace.slice(inTrace, ++inTrace))) },
   ];
 }
 
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 export async function benchLiveRefresh(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'pi-live-'));
-  const lines = [`a turn appended to an open ${TURNS}-turn session, through the shipped worker (its first analysis vs the refresh, in one worker per format):`];
+  const lines = [
+    `a turn appended to an open ${TURNS}-turn session, ${REFRESHES} times, through the shipped worker (its first analysis vs each refresh; one worker per format, warmed by analysing and refreshing a 2-turn session of that format):`,
+  ];
+  const grown: Grown[] = [];
   try {
-    const grown = await inputs(dir);
-    // Another, small session: it loads the worker and the tokenizer's tables, and shares no text with the measured one.
-    const warm = join(dir, 'session_warm.json');
-    writeFileSync(warm, toSessionJson(synthesizeLongRun(2, 7).session));
-    for (const g of grown) {
+    const measured = await inputs(dir, TURNS, REFRESHES, 42);
+    // Small sessions of another seed: they load the worker, the tokenizer's tables and the refresh's code, and share no text with the measured one.
+    const warm = await inputs(dir, 2, 1, 7);
+    grown.push(...measured, ...warm);
+    for (const [f, g] of measured.entries()) {
       const engine = new EngineClient(join(ROOT, 'dist', 'engine.js'));
       try {
         const params = { path: g.path, title: g.label, profile: 'hermes-current', tokenizer: 'o200k_base' } as const;
-        await engine.call('analyze', { ...params, path: warm, key: 'warm' });
+        await engine.call('analyze', { ...params, path: warm[f].path, key: 'warm' });
+        await warm[f].grow();
+        await engine.call('analyze', { ...params, path: warm[f].path, key: 'warm' });
         await engine.call('drop', { key: 'warm' });
         const t0 = performance.now();
         const first = await engine.call('analyze', { ...params, key: 'first' });
         const fullMs = performance.now() - t0;
         const bytes = statSync(g.path).size;
-        g.grow();
-        // What the extension does on a change: the same file analysed again under the same key.
-        const t1 = performance.now();
-        const again = await engine.call('analyze', { ...params, key: 'first' });
-        const refreshMs = performance.now() - t1;
-        if (again.resumed?.turns !== 1) throw new Error(`${g.label}: the refresh did not resume with the one turn appended`);
-        if (again.index.turnCount !== first.index.turnCount + 1) {
-          throw new Error(`${g.label}: the refresh shows ${again.index.turnCount} turns, not ${first.index.turnCount + 1}`);
+        const refreshes: number[] = [];
+        for (let k = 1; k <= REFRESHES; k++) {
+          await g.grow();
+          // What the extension does on a change: the same file analysed again under the same key.
+          const t1 = performance.now();
+          const again = await engine.call('analyze', { ...params, key: 'first' });
+          refreshes.push(performance.now() - t1);
+          if (again.resumed?.turns !== 1) throw new Error(`${g.label}: refresh ${k} did not resume with the one turn appended`);
+          if (again.index.turnCount !== first.index.turnCount + k) {
+            throw new Error(`${g.label}: refresh ${k} shows ${again.index.turnCount} turns, not ${first.index.turnCount + k}`);
+          }
         }
-        const ratio = refreshMs / fullMs;
+        const typical = median(refreshes);
+        const slowest = Math.max(...refreshes);
+        const ratio = typical / fullMs;
         lines.push(
-          `  ${g.label} ${mb(bytes)}, ${first.index.turnCount} → ${again.index.turnCount} turns: first analysis ${ms(fullMs)}, refresh ${ms(refreshMs)} = `
-            + `${(ratio * 100).toFixed(0)} % of it (target ≤ ${RATIO_TARGET * 100} %: ${verdict(ratio <= RATIO_TARGET)}); `
-            + `the view has the new turn ${ms(refreshMs)} after the write (target ≤ ${LATENCY_TARGET_MS} ms: ${verdict(refreshMs <= LATENCY_TARGET_MS)})`,
+          `  ${g.label} ${mb(bytes)}, ${first.index.turnCount} turns: first analysis ${ms(fullMs)}; refreshes ${refreshes.map(ms).join(', ')}: median ${ms(typical)} = `
+            + `${(ratio * 100).toFixed(1)} % of the analysis (target ≤ ${RATIO_TARGET * 100} %: ${verdict(ratio <= RATIO_TARGET)}); `
+            + `the view has each new turn at most ${ms(slowest)} after the write (target ≤ ${LATENCY_TARGET_MS} ms: ${verdict(slowest <= LATENCY_TARGET_MS)})`,
         );
       } finally {
         await engine.dispose();
       }
     }
   } finally {
+    for (const g of grown) g.close?.();
     rmSync(dir, { recursive: true, force: true });
   }
   return lines;
