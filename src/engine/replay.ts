@@ -214,18 +214,19 @@ function resumable(loop: GenerationLoop, gen: Generation, before: number, parent
  * only turns of the last session replayed, and requests of the last turn, can be new. With one,
  * every lineage's turns are merged by time again (as inTimeOrder does; with no two lineages'
  * turns at one time the merge does not depend on the order it starts from), later turns and
- * requests renumbered, and what stayed in place kept. One lineage's turns are never merged: its
- * own order stands, and only its last session can grow (every other one is a parent).
+ * requests renumbered, and what stayed in place kept. One lineage's turns are never merged (its
+ * own order stands): they too are placed as in session order.
  */
 function placeResumed(replay: Replay, transcript: Transcript, resumed: ReplayResumed, known: ReplayProgress): ReplayResumed | null {
-  const lineage = replay.turns[0]?.lineage;
-  if (!known.reordered && replay.turns.every((t) => t.lineage === lineage)) return resumed;
-  const times = replay.turns.map((t) => turnTime(replay, t));
-  if (times.some((x) => x === null)) {
+  const inSessionOrder = (): ReplayResumed | null => {
     const last = transcript.sessions[transcript.sessions.length - 1];
     for (let r = resumed.firstRequest; r < replay.requests.length; r++) if (replay.requests[r].turn < resumed.firstTurn - 1) return null;
     return !known.reordered && replay.turns.slice(resumed.firstTurn).every((t) => t.session === last) ? resumed : null;
-  }
+  };
+  const lineage = replay.turns[0]?.lineage;
+  if (replay.turns.every((t) => t.lineage === lineage)) return inSessionOrder();
+  const times = replay.turns.map((t) => turnTime(replay, t));
+  if (times.some((x) => x === null)) return inSessionOrder();
   const at = new Map<number, string>();
   for (let i = 0; i < times.length; i++) {
     const lineage = at.get(times[i] as number);

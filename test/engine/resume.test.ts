@@ -243,6 +243,41 @@ describe('an analysis extended as its transcript grows', () => {
     assert.equal(transcriptGrowth(held, edited), null);
   });
 
+  it('places a turn appended to a chain session before the last one where a whole replay does', () => {
+    // One lineage whose parent has two compaction children, and the earlier child grows: a whole
+    // replay puts its new turn before the later child's, and links its request to the child's
+    // last. Its list does not end the lineage: it is analysed whole (timed turns or not).
+    for (const timed of [true, false]) {
+      const rows = (name: string, t: number): Row[] => [
+        { role: 'user', content: `${name}?`, ...(timed ? { timestamp: t } : {}) },
+        { role: 'assistant', content: `${name}.`, ...(timed ? { timestamp: t + 1 } : {}) },
+      ];
+      const session = (id: string, parentId: string | null, list: Row[]): Transcript['sessions'][number] => ({
+        id,
+        parentId,
+        endReason: parentId === null ? 'compression' : null,
+        systemPrompt: 'SYS',
+        generations: [{ rows: list, pos: list.map((_, i) => ({ line: i + 1 })) }],
+        pos: { sessionId: id },
+      });
+      const of = (first: Row[]): Transcript => ({
+        path: 'mem',
+        format: 'hermes-session-json',
+        sessions: [session('p', null, rows('p', 100)), session('c1', 'p', first), session('c2', 'p', rows('c2', 300))],
+        captured: [],
+        findings: [],
+      });
+      const tally: Tally = { steps: 0, extended: 0 };
+      grow(
+        [of(rows('c1', 200)), of([...rows('c1', 200), ...rows('again', timed ? 400 : 0)])],
+        'hermes-current',
+        tally,
+        `two children (${timed ? 'timed' : 'untimed'})`,
+      );
+      assert.deepEqual(tally, { steps: 1, extended: 0 });
+    }
+  });
+
   it('merges the turns by time again when an answer gives an old turn its first time', () => {
     const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
     const session = (id: string, rows: Row[]): Transcript['sessions'][number] => ({
