@@ -249,12 +249,11 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   try {
     if (paged && options.reuse) {
       const signature = [paged.table(messages)?.rootPage, idColumn, sessionColumn, ...wantedColumns.map((c) => c[1])].join(' ');
-      const scan = scanKeeping(paged, messages, signature, options.reuse.earlier, (m) =>
+      const kept = scanKeeping(paged, messages, signature, options.reuse.earlier, stored, (m) =>
         sqlRow(m, sessionColumn === null ? undefined : plain(m.get(sessionColumn))),
       );
-      for (const r of scan.rows) stored.push(r);
-      options.reuse.kept = scan.kept ?? undefined;
-      decoded = scan.kept?.decoded;
+      options.reuse.kept = kept ?? undefined;
+      decoded = kept?.decoded;
     } else {
       // One lineage: through the index on session_id when there is one (a few MB of a large home), else a scan.
       const some = keep && sessionColumn !== null ? db.rowsWhere?.(messages, sessionColumn, keep) : undefined;
@@ -369,24 +368,25 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
 }
 
 /**
- * A scan of the messages table that keeps its rows by leaf page (StoreMemory), reusing an earlier
- * read's for each leaf page the WAL's later commits did not write, nor any overflow page read for
- * its rows. `kept` is null without a WAL to tell a later read what changed.
+ * A scan of the messages table into `rows` that keeps them by leaf page (StoreMemory), reusing an
+ * earlier read's for each leaf page the WAL's later commits did not write, nor any overflow page
+ * read for its rows. Null without a WAL to tell a later read what changed. Damage throws, the rows
+ * before it already in `rows`, as a plain scan leaves them.
  */
 function scanKeeping(
   db: PagedRowSource,
   table: string,
   signature: string,
   earlier: StoreMemory | undefined,
+  rows: SqlRow[],
   read: (m: StoredRow) => SqlRow,
-): { rows: SqlRow[]; kept: StoreMemory | null } {
+): StoreMemory | null {
   const written = earlier && earlier.signature === signature ? db.pagesWrittenSince(earlier.wal) : null;
   const reusable = written && earlier ? earlier.leaves : new Map<number, Leaf>();
   const unwritten = (page: number): boolean => {
     const leaf = reusable.get(page);
     return !!leaf && !written?.has(page) && leaf.overflow.every((o) => !written?.has(o));
   };
-  const rows: SqlRow[] = [];
   const leaves: StoreMemory['leaves'] = new Map();
   let leaf: Leaf | undefined;
   let page = 0;
@@ -410,7 +410,7 @@ function scanKeeping(
     rows.push(r);
   }
   const wal = db.walMark;
-  return { rows, kept: wal && { wal, signature, leaves, decoded: (written && earlier?.decoded) || new WeakMap() } };
+  return wal && { wal, signature, leaves, decoded: (written && earlier?.decoded) || new WeakMap() };
 }
 
 interface Listed {
@@ -422,13 +422,12 @@ interface Listed {
   keep: Set<string> | null;
 }
 
-/** NULL, then numbers, then text, then blobs (SQLite's order; text by UTF-16 unit, which differs from bytes only beyond U+FFFF). */
 const sqlRank = (v: Value): number => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
 
+/** NULL, then numbers, then text, then blobs (SQLite's order; text by UTF-16 unit, which differs from bytes only beyond U+FFFF). */
 function compareSql(a: Value, b: Value): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const rank = sqlRank;
-  const d = rank(a) - rank(b);
+  const d = sqlRank(a) - sqlRank(b);
   if (d !== 0) return d;
   if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
     if (typeof a === 'number' && typeof b === 'number') return a - b;

@@ -755,7 +755,8 @@ export function parseSplitDocument(
     const doc: SplitDocument = { value: value as Record<string, unknown>, lines };
     if (keep && lists === 1 && elements.length && textLength <= KEPT_ELEMENTS_LIMIT) {
       const text = truncated(pieces, textLength);
-      if (lastStart >= 0) endLine = lines[lines.length - 1] + newlines(concatenated(truncated(text, textLength - lastStart, true)), 0, textLength - lastStart);
+      if (lastStart >= 0)
+        endLine = lines[lines.length - 1] + truncated(text, textLength - lastStart, true).reduce((n, piece) => n + newlines(piece, 0, piece.length), 0);
       doc.elements = { openLine, pieces: text, length: textLength, endLine, values: elements, lines };
     }
     return doc;
@@ -784,17 +785,6 @@ function truncated(pieces: Uint8Array[], length: number, fromEnd = false): Uint8
     length -= take;
   }
   return fromEnd ? out.reverse() : out;
-}
-
-function concatenated(pieces: Uint8Array[]): Uint8Array {
-  if (pieces.length === 1) return pieces[0];
-  const out = new Uint8Array(pieces.reduce((n, piece) => n + piece.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
 }
 
 /** What NaN or Infinity read from a transcript means for the replay, for the readers' warnings. */

@@ -808,6 +808,10 @@ async function examine(path: string, e: Expect, t: TestContext): Promise<Report>
     assertReportInvariants(r, `${name} under ${profile}`);
   }
   assert.equal(snapshot(transcript), before, 'the analysis never changes the transcript it reads');
+  // As the extension's worker reads it: remembering what it read, then reading the file again.
+  const remembered = await loadTranscript(path, { remember: true });
+  assert.equal(snapshot(remembered), before, 'a load that remembers reads what one that does not reads');
+  assert.equal(snapshot(await loadTranscript(path, { earlier: remembered, remember: true })), before, 'the file read again reads as it did');
   t.diagnostic(`${name}: ${report.turns.length} turns, ${report.requests.length} requests, ${report.diagnostics.length} findings`);
   return report;
 }

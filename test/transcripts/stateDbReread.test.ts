@@ -114,4 +114,19 @@ describe('a state.db read again', () => {
     const damaged = await loadTranscript(db, { earlier: fresh, remember: true });
     sameText(JSON.stringify(damaged), JSON.stringify(await loadTranscript(db)), 'the damaged log, read again');
   });
+  it('keeps the rows read before damage, remembering or not, and read again', async () => {
+    const SQL = await initSqlJs();
+    const dir = mkdtempSync(join(tmpdir(), 'pi-reread-'));
+    const bytes = toStateDb(SQL, synthesizeLongRun(30, 3).session);
+    for (const share of [0.5, 0.7, 0.9]) {
+      // Cut at a page boundary within the messages table: the rows on the pages before it read.
+      const db = join(dir, `cut_${share}.db`);
+      writeFileSync(db, bytes.subarray(0, Math.floor((bytes.length * share) / 4096) * 4096));
+      const plain = JSON.stringify(await loadTranscript(db));
+      assert.ok(rows(await loadTranscript(db)).length > 0, `${share}: rows before the damage`);
+      const remembered = await loadTranscript(db, { remember: true });
+      sameText(JSON.stringify(remembered), plain, `cut at ${share}, remembering`);
+      sameText(JSON.stringify(await loadTranscript(db, { earlier: remembered, remember: true })), plain, `cut at ${share}, read again`);
+    }
+  });
 });
