@@ -5,9 +5,9 @@ import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
 import { compactionMadeProgress } from '../engine/progress';
-import { replayTranscript, resumeReplay, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
+import { replayAgain, replayTranscript, resumeReplay, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
-import type { CapturedRequest, SourcePos, Transcript } from '../model/transcript';
+import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
 import type { Diagnostic, Report, ReportCapture, ReportCompaction, SessionCounts } from './reportTypes';
@@ -90,6 +90,26 @@ export function extendAnalysis(previous: Analysis, transcript: Transcript): Anal
   const analysis = assemble(transcript, previous.replay, previous.wire, built);
   analysis.kept = { turns, requests: resumed.firstRequest };
   return analysis;
+}
+
+/**
+ * The analysis of `transcript`, whose sessions in `kept` (whole families) are those `previous`
+ * analysed, unchanged: only the other sessions are replayed (replayAgain), their rows' token counts
+ * kept where the lists are the same; the report is assembled anew. Equal to analysing it whole.
+ * Null where `previous` is not this module's; `previous` is not to be used again.
+ */
+export function reanalyzeChanged(previous: Analysis, transcript: Transcript, kept: ReadonlySet<TranscriptSession>): Analysis | null {
+  const built = parts.get(previous);
+  const replay = built && replayAgain(previous.replay, transcript, kept);
+  if (!built || !replay) return null;
+  return assemble(transcript, replay, previous.wire, {
+    opts: built.opts,
+    sha: built.sha,
+    turns: [],
+    requests: [],
+    turnDiagnostics: [],
+    requestDiagnostics: [],
+  });
 }
 
 /** The report of the replay's turns and requests that `built` does not hold yet, and of the rest. */

@@ -120,8 +120,16 @@ interface GenerationLoop {
   endRequest: ReplayRequest | null;
 }
 
+/** The turns and requests a session's replay added, in the order it added them. */
+interface SessionReplayed {
+  turns: ReplayTurn[];
+  requests: ReplayRequest[];
+}
+
 interface ReplayProgress {
   loops: Map<Generation, GenerationLoop>;
+  /** By session, for replayAgain to take them over. */
+  replayed: Map<TranscriptSession, SessionReplayed>;
   /** inTimeOrder moved turns of one lineage behind another's. */
   reordered: boolean;
 }
@@ -129,28 +137,74 @@ interface ReplayProgress {
 const progress = new WeakMap<Replay, ReplayProgress>();
 
 export function replayTranscript(transcript: Transcript, profile: Profile): Replay {
+  return replaySessions(transcript, profile, null);
+}
+
+/**
+ * The replay of `transcript` where the sessions of `kept` are those `previous` replayed, unchanged
+ * (the same objects): their turns and requests are taken over from it, renumbered, and only the
+ * other sessions are replayed. A session replays from its own rows and its parent's alone, so
+ * `kept` must hold whole families (a session with its parent and its forks and children); the
+ * result equals a replay of the whole transcript. `previous` is not to be used again. Null when
+ * `previous` is no replay of this module's.
+ */
+export function replayAgain(previous: Replay, transcript: Transcript, kept: ReadonlySet<TranscriptSession>): Replay | null {
+  const known = progress.get(previous);
+  return known ? replaySessions(transcript, previous.profile, { known, kept }) : null;
+}
+
+function replaySessions(transcript: Transcript, profile: Profile, earlier: { known: ReplayProgress; kept: ReadonlySet<TranscriptSession> } | null): Replay {
   const replay: Replay = { profile, turns: [], requests: [] };
   const loops = new Map<Generation, GenerationLoop>();
+  const replayed = new Map<TranscriptSession, SessionReplayed>();
   const lineages = new Lineages(transcript.sessions);
   const states = new Map<string, LineageState>();
   const handovers = findHandovers(transcript, lineages);
   const sent = partListsSent(transcript);
   // The old list's row each handover takes away, by the list it sits in.
   const handedOn = new Map([...handovers.values()].map((h) => [h.before, h.original]));
+  // Where each taken-over turn and request was, and where it is now.
+  const turnMoves = new Map<number, number>();
+  const requestMoves = new Map<number, number>();
 
   for (const session of transcript.sessions) {
+    const taken = earlier?.kept.has(session) ? earlier.known.replayed.get(session) : undefined;
+    if (earlier && taken) {
+      for (const t of taken.turns) turnMoves.set(t.index, replay.turns.push(t) - 1);
+      for (const r of taken.requests) requestMoves.set(r.index, replay.requests.push(r) - 1);
+      replayed.set(session, taken);
+      const last = lastGeneration(session);
+      const loop = last && earlier.known.loops.get(last);
+      if (last && loop) loops.set(last, loop);
+      continue;
+    }
     const lineage = lineages.root(session).id;
     let state = states.get(lineage);
     if (!state) {
       state = { lastRequest: null, lastTurn: null };
       states.set(lineage, state);
     }
+    const [turns, requests] = [replay.turns.length, replay.requests.length];
     for (const gen of session.generations) {
       const loop = replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
       if (gen === lastGeneration(session)) loops.set(gen, loop);
     }
+    replayed.set(session, { turns: replay.turns.slice(turns), requests: replay.requests.slice(requests) });
   }
-  progress.set(replay, { loops, reordered: inTimeOrder(replay) });
+  // A family is taken over whole, so every index a taken-over turn or request holds moved with it.
+  const moved = (moves: Map<number, number>, i: number): number => moves.get(i) as number;
+  for (const [, to] of turnMoves) {
+    const t = replay.turns[to];
+    t.requests = t.requests.map((r) => moved(requestMoves, r));
+  }
+  for (const [, to] of requestMoves) {
+    const r = replay.requests[to];
+    r.turn = moved(turnMoves, r.turn);
+    if (r.previous !== null) r.previous = moved(requestMoves, r.previous);
+  }
+  for (const [, to] of turnMoves) replay.turns[to].index = to;
+  for (const [, to] of requestMoves) replay.requests[to].index = to;
+  progress.set(replay, { loops, replayed, reordered: inTimeOrder(replay) });
   return replay;
 }
 
@@ -185,7 +239,11 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
       if (loop.turn && loop.turn.rows !== loop.rows && loop.turn.rows.length === i) loop.turn.rows.push(gen.rows[i]);
     }
     // Rows a fork or a rewind carried over are not replayed, however many of them the last read saw.
+    const [turns, requests] = [replay.turns.length, replay.requests.length];
     runGeneration(replay, replay.profile, loop, gen, Math.max(before, loop.start), -1);
+    const record = known.replayed.get(loop.session);
+    record?.turns.push(...replay.turns.slice(turns));
+    record?.requests.push(...replay.requests.slice(requests));
   }
   return placeResumed(replay, transcript, resumed, known);
 }

@@ -1,7 +1,8 @@
 // A transcript read again while its agent writes: what is new since the last read, when all that
 // changed is rows appended to the end of sessions' lists (and what the sessions record about
 // themselves). Anything else (a row rewritten or removed, a new session or list, another system
-// prompt) is no growth: the transcript is analysed again whole.
+// prompt) is no growth. Then the families of sessions that did not change at all are kept
+// (keepUnchanged), and only the others are replayed (replayAgain).
 
 import type { Generation, Transcript, TranscriptSession } from '../model/transcript';
 
@@ -80,4 +81,57 @@ export function graftGrowth(old: Transcript, fresh: Transcript, growth: Growth):
     });
   }
   Object.assign(old, fresh, { sessions: old.sessions });
+}
+
+/**
+ * The sessions of `old` that `fresh` holds unchanged, whole families at a time (a session, its
+ * parent and every session descending from either: what one session's replay reads), put into
+ * `fresh` in place of its equal copies, so that the replay of `old` can be taken over for them.
+ */
+export function keepUnchanged(old: Transcript, fresh: Transcript): Set<TranscriptSession> {
+  const kept = new Set<TranscriptSession>();
+  if (old.format !== fresh.format || old.path !== fresh.path || old.listedOnly || fresh.listedOnly) return kept;
+  const oldById = new Map(old.sessions.map((s) => [s.id, s]));
+  const freshIds = new Set(fresh.sessions.map((s) => s.id));
+  if (oldById.size !== old.sessions.length || freshIds.size !== fresh.sessions.length) return kept;
+  const oldFamily = familyOf(old.sessions);
+  const freshFamily = familyOf(fresh.sessions);
+  const members = new Map<string, TranscriptSession[]>();
+  for (const s of fresh.sessions) {
+    const f = freshFamily.get(s.id) as string;
+    const list = members.get(f);
+    if (list) list.push(s);
+    else members.set(f, [s]);
+  }
+  const oldSizes = new Map<string, number>();
+  for (const f of oldFamily.values()) oldSizes.set(f, (oldSizes.get(f) ?? 0) + 1);
+  for (const family of members.values()) {
+    const was = family.map((s) => oldById.get(s.id));
+    const f = oldFamily.get(family[0].id);
+    if (f === undefined || oldSizes.get(f) !== family.length || !was.every((o) => o && oldFamily.get(o.id) === f)) continue;
+    if (!family.every((s, i) => sameValue(was[i], s))) continue;
+    for (const o of was) kept.add(o as TranscriptSession);
+  }
+  fresh.sessions = fresh.sessions.map((s) => {
+    const o = oldById.get(s.id);
+    return o && kept.has(o) ? o : s;
+  });
+  return kept;
+}
+
+/** Each session's family, named by one of its members: sessions joined by their parent links. */
+function familyOf(sessions: readonly TranscriptSession[]): Map<string, string> {
+  const up = new Map(sessions.map((s) => [s.id, s.id]));
+  const find = (id: string): string => {
+    let root = id;
+    while (up.get(root) !== root) root = up.get(root) as string;
+    for (let at = id; at !== root;) {
+      const next = up.get(at) as string;
+      up.set(at, root);
+      at = next;
+    }
+    return root;
+  };
+  for (const s of sessions) if (s.parentId !== null && up.has(s.parentId)) up.set(find(s.id), find(s.parentId));
+  return new Map(sessions.map((s) => [s.id, find(s.id)]));
 }

@@ -131,10 +131,12 @@ export class AnalysisCache implements vscode.Disposable {
           session,
           readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         })
-        .then(({ index, overview, diagnostics, catalog, listedOnly, resumed }) => {
+        .then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed }) => {
           const how = resumed
             ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
-            : 'analysed whole';
+            : recomputed
+              ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
+              : 'analysed whole';
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
           return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, this.engine, key);
         });

@@ -21,6 +21,12 @@ export interface Resumed {
   reported: number;
 }
 
+/** A transcript read again that was rewritten (not only grown): the sessions replayed, of all; the rest were taken over unchanged. */
+export interface Recomputed {
+  sessions: number;
+  of: number;
+}
+
 export interface EngineCalls {
   analyze: {
     params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName; session?: string; readWholeLimit?: number };
@@ -33,6 +39,8 @@ export interface EngineCalls {
       listedOnly: boolean;
       /** Asked again under the same key: what the earlier analysis was resumed with, when it was not made whole. */
       resumed: Resumed | null;
+      /** Asked again after a rewrite: how many sessions were replayed, the families that did not change kept; null when analysed whole. */
+      recomputed: Recomputed | null;
     };
   };
   /**

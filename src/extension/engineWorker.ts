@@ -4,8 +4,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../protocol/inspection';
-import { analyze, extendAnalysis } from '../analysis/report';
-import { graftGrowth, transcriptGrowth } from '../engine/transcriptGrowth';
+import { analyze, extendAnalysis, reanalyzeChanged } from '../analysis/report';
+import { graftGrowth, keepUnchanged, transcriptGrowth } from '../engine/transcriptGrowth';
 import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadTranscript } from '../transcripts/load';
@@ -13,7 +13,7 @@ import { serve, type RpcRequest } from '../protocol/rpc';
 import type { Transcript } from '../model/transcript';
 import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
-import type { EngineCalls, Resumed } from './engineProtocol';
+import type { EngineCalls, Recomputed, Resumed } from './engineProtocol';
 
 /** A transcript as last read, and its analysis. */
 interface Read {
@@ -21,6 +21,8 @@ interface Read {
   inspection: Inspection;
   /** The turns and requests an earlier analysis was resumed with (rows appended); null when made whole. */
   resumed: Resumed | null;
+  /** After a rewrite, the sessions replayed (the unchanged families kept); null when made whole. */
+  recomputed: Recomputed | null;
 }
 
 /** A file's analysis, and the lineage last opened from it (kept to be extended when the file grows). */
@@ -62,11 +64,18 @@ function inspect(transcript: Transcript, { profile, tokenizer, title }: Analysed
 /**
  * A transcript read again: when the fresh read only appends rows to the earlier one's lists, they
  * are grafted onto the earlier objects and the analysis resumed where it stopped (every other
- * lineage's turns, tokens and views kept); otherwise it is analysed whole.
+ * lineage's turns, tokens and views kept); otherwise only the families of sessions that changed
+ * are replayed (a compaction or an /undo in one lineage), or, with none unchanged, all.
  */
 function readAgain(earlier: Read | undefined, fresh: Transcript, params: Analysed['params']): Read {
   const growth = earlier && transcriptGrowth(earlier.transcript, fresh);
-  if (!earlier || !growth) return { transcript: fresh, inspection: inspect(fresh, params), resumed: null };
+  if (!earlier || !growth) {
+    const kept = earlier && keepUnchanged(earlier.transcript, fresh);
+    const again = earlier && kept?.size ? reanalyzeChanged(earlier.inspection.analysis, fresh, kept) : null;
+    if (!again) return { transcript: fresh, inspection: inspect(fresh, params), resumed: null, recomputed: null };
+    const recomputed = { sessions: fresh.sessions.length - (kept?.size ?? 0), of: fresh.sessions.length };
+    return { transcript: fresh, inspection: new Inspection(again, params.title), resumed: null, recomputed };
+  }
   graftGrowth(earlier.transcript, fresh, growth);
   const extended = extendAnalysis(earlier.inspection.analysis, earlier.transcript);
   const inspection = extended ? new Inspection(extended, params.title, earlier.inspection) : inspect(earlier.transcript, params);
@@ -79,7 +88,7 @@ function readAgain(earlier: Read | undefined, fresh: Transcript, params: Analyse
         reported: before.turnCount - (extended.kept?.turns ?? 0),
       }
     : null;
-  return { transcript: earlier.transcript, inspection, resumed };
+  return { transcript: earlier.transcript, inspection, resumed, recomputed: null };
 }
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */
@@ -126,6 +135,7 @@ const answer = serve<EngineCalls>({
       catalog: transcript.catalog ?? null,
       listedOnly: transcript.listedOnly === true,
       resumed: read.resumed,
+      recomputed: read.recomputed,
     };
   },
   openLineage: async ({ key, lineage, scope }) => {

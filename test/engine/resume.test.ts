@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyze, extendAnalysis, type Analysis } from '../../src/analysis/report';
+import { analyze, extendAnalysis, reanalyzeChanged, type Analysis } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import { graftGrowth, transcriptGrowth } from '../../src/engine/transcriptGrowth';
+import { graftGrowth, keepUnchanged, transcriptGrowth } from '../../src/engine/transcriptGrowth';
 import type { Generation, Transcript } from '../../src/model/transcript';
 import type { Row } from '../../src/model/rows';
 import { Inspection } from '../../src/protocol/inspection';
@@ -174,6 +174,63 @@ describe('an analysis extended as its transcript grows', () => {
       }
     }
     assert.ok(extended > 0, 'no lineage resumed');
+  });
+
+  it('after a rewrite, replays only the families that changed, equal to a whole analysis, and resumes from there', async () => {
+    const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
+    let steps = 0;
+    let keptSessions = 0;
+    for (const { label, transcript } of await corpus()) {
+      const n = transcript.sessions.length;
+      if (n < 2) continue;
+      for (const k of [...new Set([0, Math.floor(n / 2), n - 1])]) {
+        const rows = transcript.sessions[k].generations.at(-1)?.rows.length ?? 0;
+        if (rows < 3) continue;
+        // Session k's last list loses its last two rows (an /undo), then gets them back, then
+        // another session's list loses one.
+        const rewound = cut(transcript, (_, s) => (s === k ? rows - 2 : Infinity));
+        const other = (k + 1) % n;
+        const again = cut(transcript, (gen, s) => (s === other ? gen.rows.length - 1 : Infinity));
+        // A child gone (its parent's replay reads what it took over), when there is one.
+        const ids = new Set(transcript.sessions.map((s) => s.id));
+        const child = [...transcript.sessions].reverse().find((s) => s.parentId !== null && ids.has(s.parentId));
+        const orphaned = structuredClone(transcript);
+        orphaned.sessions = orphaned.sessions.filter((s) => s.id !== child?.id);
+        let held = structuredClone(transcript);
+        let analysis = analyze(held, opts);
+        for (const [step, state] of [
+          ['rewound', rewound],
+          ['grown back', transcript],
+          ['another rewound', again],
+          ...(child ? [['a child removed', orphaned] as const] : []),
+        ] as const) {
+          steps++;
+          const fresh = structuredClone(state);
+          const growth = transcriptGrowth(held, fresh);
+          let next: Analysis | null;
+          if (growth) {
+            graftGrowth(held, fresh, growth);
+            next = extendAnalysis(analysis, held);
+          } else {
+            const kept = keepUnchanged(held, fresh);
+            keptSessions += kept.size;
+            next = reanalyzeChanged(analysis, fresh, kept);
+            assert.ok(next, `${label}, session ${k}, ${step}: reanalysed`);
+            held = fresh;
+          }
+          analysis = next ?? analyze(held, opts);
+          const whole = viewOf(analyze(structuredClone(state), opts)).json;
+          const view = viewOf(analysis).json;
+          if (view !== whole) {
+            let at = 0;
+            while (view[at] === whole[at]) at++;
+            assert.fail(`${label}, session ${k}, ${step}: differs at ${at}: ${view.slice(at - 150, at + 100)} / ${whole.slice(at - 150, at + 100)}`);
+          }
+        }
+      }
+    }
+    console.log(`reanalysed ${steps} steps, ${keptSessions} sessions taken over`);
+    assert.ok(steps > 50 && keptSessions > steps, `${steps} steps, ${keptSessions} sessions kept`);
   });
 
   it('reads only the lines appended to a turn trace, into the transcript read before', async () => {

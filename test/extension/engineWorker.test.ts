@@ -3,10 +3,13 @@
 // answers as `--lineage` replays it (narrowed from the rows read, or loaded alone from a state.db
 // only listed), and what cannot be answered rejects.
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EngineClient } from '../../src/extension/engineProtocol';
 import { everyLineage } from '../../src/analysis/overviewColumns';
+import { sqliteExec } from '../support/sqliteExec';
 import { buildStore } from '../support/upstreamStores';
 import { analyzeJson, example, ROOT } from '../cli/support';
 
@@ -79,6 +82,32 @@ describe('the analysis worker: lineage scopes', () => {
     await engine.call('openLineage', { key: 'home', lineage: l[0].id, scope: 'home#y' });
     await engine.call('drop', { key: 'home#y' });
     await assert.rejects(engine.call('page', { key: 'home#y', list: 'turns', start: 0, count: 1 }), /no analysis for home#y/);
+  });
+
+  it("a home rewritten in one lineage replays only that lineage's family, and answers as a fresh analysis", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-worker-'));
+    const db = join(dir, 'state.db');
+    copyFileSync(home.stateDb, db);
+    const first = await engine.call('analyze', params('rw', db));
+    assert.equal(first.recomputed, null);
+    // An /undo in the session that started first: its last rows set inactive.
+    sqliteExec(db, [
+      'WITH first AS (SELECT id FROM sessions ORDER BY started_at, id LIMIT 1) '
+        + 'UPDATE messages SET active = 0 WHERE session_id = (SELECT id FROM first) AND id >= (SELECT max(id) - 1 FROM messages WHERE session_id = (SELECT id FROM first));',
+    ]);
+    const again = await engine.call('analyze', params('rw', db));
+    const fresh = await engine.call('analyze', params('rw-fresh', db));
+    assert.ok(again.recomputed && again.recomputed.sessions > 0 && again.recomputed.sessions < again.recomputed.of, JSON.stringify(again.recomputed));
+    assert.equal(again.resumed, null);
+    assert.deepEqual(again.index, fresh.index);
+    assert.deepEqual(again.overview, fresh.overview);
+    for (const list of ['turns', 'requests', 'findings'] as const) {
+      assert.deepEqual(
+        await engine.call('page', { key: 'rw', list, start: 0, count: 10_000 }),
+        await engine.call('page', { key: 'rw-fresh', list, start: 0, count: 10_000 }),
+        list,
+      );
+    }
   });
 
   it('a file of one lineage has no overview; only listed, that lineage loads without being chosen', async () => {
