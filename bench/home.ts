@@ -40,7 +40,7 @@ interface Home {
 }
 
 /** A generated home, reused from os.tmpdir() when these parameters and the generator are unchanged. */
-function home(sessions: number, seed: number, targetMb: number, longLineage: number): Home {
+export function home(sessions: number, seed: number, targetMb: number, longLineage: number): Home {
   const hash = createHash('sha256').update(readFileSync(HOME_PY)).update(readFileSync(STORE_PY)).digest('hex').slice(0, 12);
   const dir = join(tmpdir(), `prompt-inspector-bench-home-${sessions}-${seed}-${targetMb}-${longLineage}-${hash}`);
   const truthPath = join(dir, 'truth.json');

@@ -3,17 +3,20 @@
 // through a connection open all along, as the agent's is; session JSON: the file rewritten; turn
 // trace: one more line), and the shipped worker (dist/engine.js) is asked again each time, as the
 // extension asks it when the file changes. Printed: the first analysis, each refresh, the median
-// refresh's share of the analysis (target ≤ 5 %) and the slowest refresh (target ≤ 250 ms).
+// refresh's share of the analysis (target ≤ 5 %) and the slowest refresh (target ≤ 250 ms). Then
+// an /undo in one lineage of a 300-session home: what replaying only that lineage costs.
 // Run alone with `npx tsx bench/liveRefresh.ts` (after `npm run build`); also part of `npm run bench`.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import initSqlJs from 'sql.js';
 import { EngineClient } from '../src/extension/engineProtocol';
+import { sqliteExec } from '../test/support/sqliteExec';
+import { home } from './home';
 import { synthesizeLongRun, toSessionJson, toStateDb, toTurnTraceJsonl, type SynthSession } from '../test/support/synthesize';
 
 const ROOT = join(__dirname, '..');
@@ -157,11 +160,47 @@ export async function benchLiveRefresh(): Promise<string[]> {
         await engine.dispose();
       }
     }
+    lines.push(...(await rewoundHome(dir)));
   } finally {
     for (const g of grown) g.close?.();
     rmSync(dir, { recursive: true, force: true });
   }
   return lines;
+}
+
+/**
+ * An /undo in one lineage of a 300-session home (bench/home.ts's home B): the file is rewritten,
+ * not grown, and only the family of sessions it changed is replayed again. Reported, no target.
+ */
+async function rewoundHome(dir: string): Promise<string[]> {
+  const db = join(dir, 'home-b.db');
+  copyFileSync(home(300, 2, 12, 0).path, db);
+  // The agent's connection: WAL mode, left open (so its log stays), and a commit in it before the
+  // first read (a table: setting a value to itself writes no page).
+  const commit = (sql: string): void => sqliteExec(db, [sql], { wal: true, exitOpen: true });
+  commit('CREATE TABLE bench_marker (x);');
+  const engine = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+  try {
+    const params = { key: 'home', path: db, title: 'home B', profile: 'hermes-current', tokenizer: 'o200k_base' } as const;
+    const t0 = performance.now();
+    const first = await engine.call('analyze', params);
+    const fullMs = performance.now() - t0;
+    // The last two rows of the session with the most messages set inactive, as /undo does.
+    commit(
+      'WITH big AS (SELECT session_id AS id FROM messages GROUP BY session_id ORDER BY count(*) DESC LIMIT 1) '
+        + 'UPDATE messages SET active = 0 WHERE session_id = (SELECT id FROM big) AND id >= (SELECT max(id) - 1 FROM messages WHERE session_id = (SELECT id FROM big));',
+    );
+    const t1 = performance.now();
+    const again = await engine.call('analyze', params);
+    const refreshMs = performance.now() - t1;
+    if (!again.recomputed) throw new Error('the rewound home was analysed whole');
+    return [
+      `an /undo in one lineage of a ${mb(statSync(db).size)} home of ${again.recomputed.of} sessions (${first.index.turnCount} turns): first analysis ${ms(fullMs)}; `
+        + `refresh ${ms(refreshMs)} = ${((refreshMs / fullMs) * 100).toFixed(0)} %, ${again.recomputed.sessions} of ${again.recomputed.of} sessions replayed, the report assembled anew (reported, no target)`,
+    ];
+  } finally {
+    await engine.dispose();
+  }
 }
 
 if (require.main === module) {
