@@ -159,8 +159,10 @@ function replaySessions(transcript: Transcript, profile: Profile, earlier: { kno
   const replayed = new Map<TranscriptSession, SessionReplayed>();
   const lineages = new Lineages(transcript.sessions);
   const states = new Map<string, LineageState>();
-  const handovers = findHandovers(transcript, lineages);
-  const sent = partListsSent(transcript);
+  // Handovers and part lists lie within a family, so only the families replayed are searched.
+  const replaying = transcript.sessions.filter((s) => !earlier?.kept.has(s));
+  const handovers = findHandovers(replaying, lineages);
+  const sent = partListsSent(replaying);
   // The old list's row each handover takes away, by the list it sits in.
   const handedOn = new Map([...handovers.values()].map((h) => [h.before, h.original]));
   // Where each taken-over turn and request was, and where it is now.
@@ -427,9 +429,9 @@ interface Handover {
   before: Row[];
 }
 
-function findHandovers(transcript: Transcript, lineages: Lineages<TranscriptSession>): Map<Generation, Handover> {
+function findHandovers(sessions: readonly TranscriptSession[], lineages: Lineages<TranscriptSession>): Map<Generation, Handover> {
   const out = new Map<Generation, Handover>();
-  for (const session of transcript.sessions) {
+  for (const session of sessions) {
     session.generations.forEach((gen, g) => {
       // A compacted list, or a fork's copy of its parent's list (whose turn, too, is answered where it was copied).
       const fork = g === 0 && !gen.compaction && gen.carried !== undefined ? lastGeneration(lineages.parentOf(session)) : undefined;
@@ -497,9 +499,9 @@ function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
  * placeholders) whose compacted copy keeps the list: the agent held, and sent, the list. The
  * replay sends the copy's parts for the original's requests too.
  */
-function partListsSent(transcript: Transcript): Map<Row, Row> {
+function partListsSent(sessions: readonly TranscriptSession[]): Map<Row, Row> {
   const out = new Map<Row, Row>();
-  for (const session of transcript.sessions) {
+  for (const session of sessions) {
     for (const gen of session.generations) {
       if (!gen.compaction) continue;
       const copies = compactionCopies(gen);
