@@ -15,15 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { childBundle } from './childBundle';
+import { mb, median, verdict } from './figures';
 
 const ROOT = join(__dirname, '..');
 const HOME_PY = join(ROOT, 'test/support/hermes_home.py');
 const STORE_PY = join(ROOT, 'test/support/hermes_store.py');
 
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(0)} ms`;
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface HomeTruth {
   bytes: number;

@@ -18,6 +18,7 @@ import { EngineClient, type EngineCalls } from '../src/extension/engineProtocol'
 import { PROTOCOL_VERSION } from '../src/protocol/messages';
 import type { RpcRequest } from '../src/protocol/rpc';
 import { E2E_ACTIVATION_RECORD, readActivation, type Activation } from '../test/support/vscodeActivation';
+import { mb, median, verdict } from './figures';
 
 const ROOT = join(__dirname, '..');
 const ENGINE = join(ROOT, 'dist', 'engine.js');
@@ -31,10 +32,7 @@ const STEP_MS = 120_000;
 const READ_DEADLINE_MS = 6 * 60_000;
 const HOST_CHILD = '--host-child';
 
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(t < 10 ? 1 : 0)} ms`;
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The main thread's responsiveness from enable() to stop(): libuv's own delay histogram, and a timer's lateness. */
 function watchEventLoop(): { stop(): { max: number; p99: number; lateMax: number; busyMs: number } } {

@@ -26,9 +26,7 @@ const REFRESHES = 5;
 const RATIO_TARGET = 0.05;
 const LATENCY_TARGET_MS = 250;
 
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(0)} ms`;
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 
 /** The session's first `turns` turns: rows up to (not including) the next user row. */
 function firstTurns(session: SynthSession, turns: number): SynthSession {
@@ -54,6 +52,7 @@ for line in sys.stdin:
     c.execute('COMMIT')
     print('committed', flush=True)
 `;
+import { mb, median, verdict } from './figures';
 
 class LiveWriter {
   private readonly process: ChildProcessWithoutNullStreams;
@@ -110,8 +109,6 @@ async function inputs(dir: string, turns: number, more: number, seed: number): P
     { label: 'turn trace', path: trace, grow: () => appendFileSync(trace, toTurnTraceJsonl(run.trace.slice(inTrace, ++inTrace))) },
   ];
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function benchLiveRefresh(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'pi-live-'));

@@ -18,6 +18,7 @@ import type { WireMessage } from '../src/engine/apiMessages';
 import type { Row } from '../src/model/rows';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
+import { mb, median, verdict } from './figures';
 
 const ROOT = join(__dirname, '..');
 const SIZES = [250, 1000, 4000];
@@ -35,10 +36,7 @@ interface Input {
 
 const initSql = require('sql.js') as () => Promise<SqlJsStatic>;
 
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 const ms = (t: number): string => `${t.toFixed(t < 10 ? 1 : 0)} ms`;
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Counters keep their caches to themselves, so a fresh counter per run keeps one run from warming the next. */
 function time(fn: () => unknown): number {

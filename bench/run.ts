@@ -7,16 +7,13 @@ import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
+import { mb } from './figures';
 import { benchHome } from './home';
 import { benchHostResponsiveness } from './hostResponsiveness';
 import { benchLiveRefresh } from './liveRefresh';
 import { benchPerformance } from './perf';
 import { benchTokenizers } from './tokenizers';
 import { benchWebview } from './webview';
-
-function mb(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
-}
 
 function benchAnalysis(turns: number): string[] {
   const text = toSessionJson(synthesizeLongSession(turns, 42));

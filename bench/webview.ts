@@ -14,6 +14,7 @@ import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } f
 import { loadTranscript } from '../src/transcripts/load';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
 import { Harness, type View } from '../test/support/webviewHarness';
+import { verdict } from './figures';
 
 const TURNS = 4000;
 const JUMPS = 25;
@@ -22,7 +23,6 @@ const SETTLED_MS = 300;
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`;
 const ms = (t: number): string => `${t.toFixed(0)} ms`;
-const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 
 function percentile(xs: number[], p: number): number {
   const sorted = [...xs].sort((a, b) => a - b);
