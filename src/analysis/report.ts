@@ -1,6 +1,6 @@
 // The analysis report (docs/report.md): the CLI's public JSON contract, and the model the views read.
 
-import { wireCopy, wireKey } from '../engine/apiMessages';
+import { wireCopy } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
@@ -14,6 +14,7 @@ import type { Diagnostic, Report, ReportCapture, ReportCompaction, SessionCounts
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
+import { sentKey } from '../transcripts/requestBody';
 
 export interface AnalyzeOptions {
   profile: Profile;
@@ -337,10 +338,12 @@ function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], w
   }
   if (requests.includes(match)) out.request = match.index;
   const replayed = wire.messages(match);
+  // Both sides as the dump's API mode carries them: its adapter's conversion loses what it cannot send.
+  const mode = captured.apiMode ?? 'chat-completions';
   for (let i = 0; i < Math.max(replayed.length, captured.messages.length); i++) {
     const real = captured.messages[i];
     const ours = replayed[i]?.message;
-    if (!real || !ours || dumpKey(real) !== dumpKey(ours)) {
+    if (!real || !ours || sentKey(real, mode) !== sentKey(ours, mode)) {
       const byte = typeof real?.content === 'string' && typeof ours?.content === 'string' ? firstDifferingByte(ours.content, real.content) : null;
       diagnostics.push({
         severity: 'warning',
@@ -354,33 +357,4 @@ function compareCaptured(captured: CapturedRequest, requests: ReplayRequest[], w
     }
   }
   return out;
-}
-
-/**
- * A wire message as a dump comparison sees it: tool-call arguments by their JSON value, since an
- * API mode that sends them as an object (Anthropic `input`) has no argument string to keep.
- */
-function dumpKey(message: Row): string {
-  if (!Array.isArray(message.tool_calls)) return wireKey(message);
-  const calls = message.tool_calls.map((c: unknown) => {
-    if (!c || typeof c !== 'object') return c;
-    const fn = (c as { function?: { arguments?: unknown } }).function;
-    if (!fn || typeof fn.arguments !== 'string') return c;
-    try {
-      return { ...c, function: { ...fn, arguments: canonicalJson(JSON.parse(fn.arguments)) } };
-    } catch {
-      return c;
-    }
-  });
-  return wireKey({ ...message, tool_calls: calls });
-}
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
 }

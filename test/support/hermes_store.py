@@ -957,32 +957,84 @@ def wire_copy(msg: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def anthropic_body(model: str, system: str, wire: List[Dict[str, Any]], tools: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The Anthropic messages transport: top-level system, content blocks, tool_result turns,
-    cache_control on the system block and on the last block of the last three messages."""
+    """The Anthropic messages transport (convert_messages_to_anthropic, agent/anthropic_message_convert.py)
+    on the chat messages the loop marked first: system as a marked block list; a user string stays a
+    string; an assistant turn is its non-blank text then one tool_use per call, a top-level marker
+    going on its last block; tool results are tool_result blocks of a user turn, consecutive ones
+    sharing it; an empty result reads "(no output)"; a user turn right after tool results joins their
+    turn (consecutive roles are merged)."""
+
+    def mark(msgs: List[Dict[str, Any]]) -> None:
+        """apply_anthropic_cache_control(native_anthropic=True) (agent/prompt_caching.py): the system
+        message and the last 3 others. A string becomes one marked text part, a part list marks its last
+        part, and empty content or a tool message takes the marker at the top level (the adapter moves
+        it onto a block)."""
+        for m in [msgs[0]] + msgs[1:][-3:]:
+            content = m.get("content")
+            if m["role"] == "tool" or content is None or content == "":
+                m["cache_control"] = {"type": "ephemeral"}
+            elif isinstance(content, str):
+                m["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+            elif isinstance(content, list) and content and isinstance(content[-1], dict):
+                content[-1]["cache_control"] = {"type": "ephemeral"}
+
+    def block_of(part: Dict[str, Any]) -> Dict[str, Any]:
+        """A chat content part as a block: an image URL an image block, inline data as a base64 source;
+        a part's marker rides along."""
+        if part.get("type") == "image_url":
+            url = part["image_url"]["url"] if isinstance(part.get("image_url"), dict) else str(part.get("image_url"))
+            if url.startswith("data:"):
+                header, _, data = url.partition(",")
+                media = header[len("data:"):].split(";", 1)[0]
+                block: Dict[str, Any] = {"type": "image", "source": {"type": "base64", "media_type": media, "data": data}}
+            else:
+                block = {"type": "image", "source": {"type": "url", "url": url}}
+        else:
+            block = {"type": "text", "text": part.get("text", "")}
+        if "cache_control" in part:
+            block["cache_control"] = part["cache_control"]
+        return block
+
+    marked = [{"role": "system", "content": system}] + copy.deepcopy(wire)
+    mark(marked)
     messages: List[Dict[str, Any]] = []
-    for m in wire:
-        if m["role"] == "tool":
-            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}
-            if messages and messages[-1]["role"] == "user" and messages[-1]["content"] and \
-                    messages[-1]["content"][-1].get("type") == "tool_result":
-                messages[-1]["content"].append(block)
+    for m in marked[1:]:
+        role, content = m["role"], m.get("content")
+        if role == "tool":
+            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"],
+                     "content": content if isinstance(content, str) and content else "(no output)"}
+            if "cache_control" in m:
+                block["cache_control"] = m["cache_control"]
+            last = messages[-1] if messages else None
+            if last and last["role"] == "user" and isinstance(last["content"], list) and \
+                    last["content"][0].get("type") == "tool_result":
+                last["content"].append(block)
             else:
                 messages.append({"role": "user", "content": [block]})
             continue
-        blocks: List[Dict[str, Any]] = []
-        if isinstance(m["content"], list):
-            blocks.extend(copy.deepcopy(m["content"]))
-        elif m["content"]:
-            blocks.append({"type": "text", "text": m["content"]})
-        for tc in m.get("tool_calls") or []:
-            blocks.append({"type": "tool_use", "id": tc["id"], "name": tc["function"]["name"],
-                           "input": json.loads(tc["function"]["arguments"] or "{}")})
-        messages.append({"role": m["role"], "content": blocks})
-    for m in messages[-3:]:
-        m["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        if role == "assistant":
+            blocks: List[Dict[str, Any]] = []
+            if isinstance(content, list):
+                blocks.extend(b for b in map(block_of, content) if b.get("type") != "text" or b["text"].strip())
+            elif isinstance(content, str) and content.strip():
+                blocks.append({"type": "text", "text": content})
+            for tc in m.get("tool_calls") or []:
+                blocks.append({"type": "tool_use", "id": tc["id"], "name": tc["function"]["name"],
+                               "input": json.loads(tc["function"]["arguments"] or "{}")})
+            blocks = blocks or [{"type": "text", "text": "(empty)"}]
+            if "cache_control" in m:
+                blocks[-1].setdefault("cache_control", m["cache_control"])
+            converted: Dict[str, Any] = {"role": "assistant", "content": blocks}
+        else:
+            converted = {"role": "user", "content": [block_of(p) for p in content] if isinstance(content, list) else content}
+        if messages and messages[-1]["role"] == converted["role"]:
+            as_blocks = lambda c: [{"type": "text", "text": c}] if isinstance(c, str) else list(c)  # noqa: E731
+            messages[-1]["content"] = as_blocks(messages[-1]["content"]) + as_blocks(converted["content"])
+        else:
+            messages.append(converted)
     return {
         "model": model, "max_tokens": 32000,
-        "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+        "system": marked[0]["content"],
         "messages": messages,
         "tools": [{"name": t["function"]["name"], "description": t["function"]["description"],
                    "input_schema": t["function"]["parameters"]} for t in tools],
@@ -991,22 +1043,36 @@ def anthropic_body(model: str, system: str, wire: List[Dict[str, Any]], tools: L
 
 
 def responses_body(model: str, system: str, wire: List[Dict[str, Any]], tools: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The codex responses transport: instructions + input items."""
+    """The codex responses transport (_chat_messages_to_responses_input, agent/codex_responses_adapter.py):
+    instructions are the stripped system prompt; a user or assistant turn is a role item whose content
+    is its string, or its parts as input_text/output_text and input_image; an assistant with blank text
+    gets no message item, each tool call is a function_call item of its own; tool results are
+    function_call_output items."""
     items: List[Dict[str, Any]] = []
     for m in wire:
-        if m["role"] == "tool":
-            items.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": m["content"]})
+        role, content = m["role"], m.get("content")
+        if role == "tool":
+            items.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": str(content or "")})
             continue
-        kind = "input_text" if m["role"] == "user" else "output_text"
-        if m["content"]:
-            items.append({"type": "message", "role": m["role"], "content": [{"type": kind, "text": content_text(m["content"])}]})
+        text_type = "output_text" if role == "assistant" else "input_text"
+        parts: List[Dict[str, Any]] = []
+        for p in content if isinstance(content, list) else []:
+            if p.get("type") == "text" and p.get("text"):
+                parts.append({"type": text_type, "text": p["text"]})
+            elif p.get("type") == "image_url":
+                parts.append({"type": "input_image", "image_url": p["image_url"]["url"]})
+        text = "" if isinstance(content, list) or content is None else str(content)
+        if parts:
+            items.append({"role": role, "content": parts})
+        elif role != "assistant" or text.strip():
+            items.append({"role": role, "content": text})
         for tc in m.get("tool_calls") or []:
             items.append({"type": "function_call", "call_id": tc["id"], "name": tc["function"]["name"],
-                          "arguments": tc["function"]["arguments"]})
+                          "arguments": tc["function"]["arguments"].strip() or "{}"})
     return {
-        "model": model, "instructions": system, "input": items,
+        "model": model, "instructions": system.strip(), "input": items,
         "tools": [{"type": "function", "name": t["function"]["name"], "description": t["function"]["description"],
-                   "parameters": t["function"]["parameters"], "strict": False} for t in tools],
+                   "strict": False, "parameters": t["function"]["parameters"]} for t in tools],
         "store": False, "stream": True,
     }
 
