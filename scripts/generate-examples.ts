@@ -1232,7 +1232,7 @@ function homeReadme(truth: HomeTruth): string {
 - **Compactions**: ${rotations} by rotation, ${inPlace} in place. **Rows**: ${Object.entries(truth.rowCounts)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ')}.
-- **Real cache breaks** (not caused by a compaction): ${broken.length ? broken.map((s) => `\`${s.id}\` (${s.cacheBreaks.join(', ')})`).join('; ') : 'none'}; the inspector should flag these and nothing else.
+- **Real cache breaks** (not caused by a compaction or a rewind): ${broken.length ? broken.map((s) => `\`${s.id}\` (${s.cacheBreaks.join(', ')})`).join('; ') : 'none'}; the inspector should flag these and nothing else.
 
 Try \`prompt-inspector sessions examples/home/state.db\` (the overview), then
 \`prompt-inspector analyze examples/home/state.db --lineage ID\` for one row.

@@ -19,6 +19,7 @@ const CAUSE: Record<string, string> = {
   'sidecar-not-replayed': 'the previous request sent this row\u2019s api_content sidecar (with its injected notes); this one sent the stored content instead',
   'sidecar-dropped': 'the row\u2019s sidecar was dropped as stale, so the row went back to its stored content',
   'history-rewritten': 'an earlier message was rewritten between the two requests',
+  rewind: 'the user took turns back (/undo, /retry): the list went on from before the undone messages',
   compression: 'a compaction replaced the history: everything from this message on is re-billed',
   'system-changed': 'the system prompt changed',
   'tools-changed': 'the tool definitions changed',
@@ -73,7 +74,7 @@ export class CachePanel extends LitElement {
     .sw { display: inline-block; width: 9px; height: 9px; margin-right: 4px; vertical-align: -1px; border-radius: 1px; }
     .sw.stable, .cell.stable { background: var(--pi-ok); fill: var(--pi-ok); }
     .sw.break, .cell.break { background: var(--pi-error); fill: var(--pi-error); }
-    .sw.compaction, .cell.compaction { background: var(--pi-info); fill: var(--pi-info); }
+    .sw.compaction, .cell.compaction, .sw.rewind, .cell.rewind { background: var(--pi-info); fill: var(--pi-info); }
     .sw.first { background: var(--pi-muted); }
     h3 { margin: 0; font-size: 12px; font-weight: 600; }
     .sw.hash { background: var(--vscode-charts-purple, #652d90); }
@@ -131,7 +132,7 @@ export class CachePanel extends LitElement {
   /** The strip's cells as one path per status: a long session has tens of thousands of them. */
   private stripPaths(x: IndexModel, perRow: number) {
     if (this.strips?.model === x && this.strips.perRow === perRow) return this.strips;
-    const paths = { first: '', stable: '', break: '', compaction: '', hashmark: '' };
+    const paths = { first: '', stable: '', break: '', compaction: '', rewind: '', hashmark: '' };
     const cell = (at: number, w: number): string => `M${(at % perRow) * CELL + 1} ${Math.floor(at / perRow) * CELL + 1}h${w}v${CELL - 2}h${-w}z`;
     for (let i = 0; i < x.requestCount; i++) {
       const r = x.request(i) as RequestSummary;
@@ -167,7 +168,7 @@ export class CachePanel extends LitElement {
         <div class="legend" aria-hidden="true">
           <span><span class="sw stable"></span>stable</span>
           <span><span class="sw break"></span>break</span>
-          <span><span class="sw compaction"></span>compaction</span>
+          <span><span class="sw compaction"></span>compaction or rewind</span>
           <span><span class="sw hash"></span>system prompt changed</span>
           <span><span class="sw first"></span>first</span>
         </div>
@@ -184,7 +185,7 @@ export class CachePanel extends LitElement {
         @mouseleave=${() => {
           this.hovered = -1;
         }}>
-        ${(['first', 'stable', 'break', 'compaction'] as const).map((k) => (paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing))}
+        ${(['first', 'stable', 'break', 'compaction', 'rewind'] as const).map((k) => (paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing))}
         ${paths.hashmark ? svg`<path class="hashmark" d=${paths.hashmark}></path>` : nothing}
         ${sel >= 0 ? svg`<rect class="sel" x=${(sel % perRow) * CELL + 0.75} y=${Math.floor(sel / perRow) * CELL + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
       </svg>
@@ -209,7 +210,9 @@ export class CachePanel extends LitElement {
                   ? html`<span class="chip solid ok">stable</span><span>${r.previousRequest >= 0 ? `extends request #${r.previousRequest} byte for byte` : 'first request: nothing to reuse yet'}</span>`
                   : r.compaction
                     ? html`<span class="chip solid compaction">compaction</span><span>${CAUSE.compression} (by design: not a break to fix)</span>`
-                    : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`
+                    : r.rewind
+                      ? html`<span class="chip solid compaction">rewind</span><span>${CAUSE.rewind} (the user's act: not a break to fix)</span>`
+                      : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`
               }
             </div>
             <dl>

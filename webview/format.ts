@@ -30,10 +30,11 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${num(n)} ${n === 1 ? one : many}`;
 }
 
-export const PREFIX_STATUS_LABEL: Record<'stable' | 'break' | 'compaction', string> = {
+export const PREFIX_STATUS_LABEL: Record<'stable' | 'break' | 'compaction' | 'rewind', string> = {
   stable: 'stable prefix',
   break: 'cache break',
   compaction: 'compaction re-bill',
+  rewind: 'rewind re-bill',
 };
 
 /** Short chip labels; the full kind name is the accessible label. */

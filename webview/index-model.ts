@@ -5,6 +5,7 @@
 import {
   INJECTION_KINDS,
   REQUEST_COMPACTION,
+  REQUEST_REWIND,
   REQUEST_STABLE,
   REQUEST_SYSTEM_CHANGED,
   TURN_COMPACTED,
@@ -13,8 +14,8 @@ import {
 } from '../src/protocol/messages';
 import type { InjectionKind } from '../src/model/injection';
 
-/** How a request's prefix relates to the previous request's: extended, broken, or replaced by a compaction. */
-export type PrefixStatus = 'stable' | 'break' | 'compaction';
+/** How a request's prefix relates to the previous request's: extended, broken, replaced by a compaction, or rewound by the user. */
+export type PrefixStatus = 'stable' | 'break' | 'compaction' | 'rewind';
 
 /** One request in numbers; -1 where REQUEST columns say none. */
 export interface RequestSummary {
@@ -29,6 +30,8 @@ export interface RequestSummary {
   stable: boolean;
   /** Not stable because a compaction replaced the history: re-billed by design. */
   compaction: boolean;
+  /** Not stable because the user took turns back (/undo, /retry): re-billed by their act. */
+  rewind: boolean;
   systemChanged: boolean;
 }
 
@@ -122,18 +125,19 @@ export class IndexModel {
       breakMessage: c.breakMessage[r],
       stable: (c.flags[r] & REQUEST_STABLE) !== 0,
       compaction: (c.flags[r] & REQUEST_COMPACTION) !== 0,
+      rewind: (c.flags[r] & REQUEST_REWIND) !== 0,
       systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
     };
   }
 
   status(r: number): PrefixStatus {
     const f = this.columns.flags[r];
-    return f & REQUEST_STABLE ? 'stable' : f & REQUEST_COMPACTION ? 'compaction' : 'break';
+    return f & REQUEST_STABLE ? 'stable' : f & REQUEST_COMPACTION ? 'compaction' : f & REQUEST_REWIND ? 'rewind' : 'break';
   }
 
-  /** A cache break to look into: the prefix broke, and not because a compaction replaced it. */
+  /** A cache break to look into: the prefix broke, and not because a compaction or the user's rewind replaced it. */
   breaks(r: number): boolean {
-    return (this.columns.flags[r] & (REQUEST_STABLE | REQUEST_COMPACTION)) === 0;
+    return (this.columns.flags[r] & (REQUEST_STABLE | REQUEST_COMPACTION | REQUEST_REWIND)) === 0;
   }
 
   /** The requests whose system prompt differs from the previous request's in their lineage. */

@@ -116,7 +116,7 @@ export class MessageList extends LitElement {
     this.expanded = next;
   }
 
-  private renderRow(index: number, breakAt: number, breakKind: 'break' | 'compaction', current: number, breakpoints: ReadonlySet<number>) {
+  private renderRow(index: number, breakAt: number, breakKind: 'break' | 'compaction' | 'rewind', current: number, breakpoints: ReadonlySet<number>) {
     const slot = this.pages?.get(this.request, index) ?? 'loading';
     if (slot === 'loading') {
       return html`<div class="placeholder" role="listitem" aria-busy="true" data-placeholder=${index}>#${index} · loading…<div class="lines"></div></div>`;
@@ -137,7 +137,7 @@ export class MessageList extends LitElement {
     if (!r) return html`<div class="empty">No request selected.</div>`;
     if (r.messageCount === 0) return html`<div class="empty">Request #${r.index} has no messages.</div>`;
     const breakAt = r.breakMessage;
-    const breakKind = r.compaction ? 'compaction' : 'break';
+    const breakKind = r.compaction ? 'compaction' : r.rewind ? 'rewind' : 'break';
     const current = r.userWireIndex;
     const breakpoints = new Set(this.captured?.breakpoints);
     // A new function each render (a page arrived) makes the virtualizer re-render

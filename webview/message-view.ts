@@ -28,7 +28,7 @@ export class MessageViewElement extends LitElement {
   /** The selected turn's own user message. */
   @property({ type: Boolean, reflect: true }) accessor current = false;
   /** Where this request's prefix first differs from the previous one's: a cache break, or where a compaction's re-billing starts. */
-  @property({ reflect: true, attribute: 'break-here' }) accessor breakHere: 'break' | 'compaction' | null = null;
+  @property({ reflect: true, attribute: 'break-here' }) accessor breakHere: 'break' | 'compaction' | 'rewind' | null = null;
   /** The path of the request dump whose body puts a cache breakpoint (cache_control) on this message, or null. */
   @property({ attribute: false }) accessor cacheBreakpoint: string | null = null;
 
@@ -38,7 +38,7 @@ export class MessageViewElement extends LitElement {
     :host { display: block; width: 100%; padding: 6px 12px 8px 10px; border-bottom: 1px solid var(--pi-border); border-left: 2px solid transparent; }
     :host([current]) { border-left-color: var(--pi-focus); background: color-mix(in srgb, var(--pi-focus) 5%, transparent); }
     :host([break-here='break']) { border-left-color: var(--pi-error); }
-    :host([break-here='compaction']) { border-left-color: var(--pi-info); }
+    :host([break-here='compaction']), :host([break-here='rewind']) { border-left-color: var(--pi-info); }
     header { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 8px; margin-bottom: 3px; font-size: 12px; }
     .idx { color: var(--pi-muted); font-variant-numeric: tabular-nums; min-width: 3ch; }
     .role { font-weight: 600; text-transform: lowercase; }
@@ -145,7 +145,9 @@ export class MessageViewElement extends LitElement {
               ? html`<span class="chip solid break">cache break here</span>`
               : this.breakHere === 'compaction'
                 ? html`<span class="chip solid compaction">compaction re-bills from here</span>`
-                : nothing
+                : this.breakHere === 'rewind'
+                  ? html`<span class="chip solid compaction">rewind re-bills from here</span>`
+                  : nothing
           }
           ${
             cache

@@ -24,16 +24,39 @@ export function sessionCounts(transcript: Transcript, replay: Replay, tokens: { 
   return out;
 }
 
-/** One `replay-count-mismatch` per session whose recorded call count disagrees with the replay. */
+/**
+ * One `replay-count-mismatch` per session whose kept call count disagrees with the replay. A count
+ * of 0 on a session with answered requests was never kept (an older agent, or a store whose counter
+ * writer never ran): such sessions are named once, in one `counters-not-recorded` info.
+ */
 export function compareCallCounts(transcript: Transcript, sessions: readonly ReportSession[]): Diagnostic[] {
   // A file only listed (too large to read whole) replayed none of its rows: nothing to compare.
   if (transcript.listedOnly) return [];
   const byId = new Map(sessions.map((s) => [s.id, s]));
+  const unkept = sessions.filter((s) => s.recorded?.apiCalls === 0 && s.replayed.requests > 0);
+  const kept = (s: TranscriptSession): number | undefined => {
+    const r = byId.get(s.id);
+    return r?.recorded?.apiCalls === 0 && r.replayed.requests > 0 ? undefined : r?.recorded?.apiCalls;
+  };
   const chains = new Lineages(transcript.sessions).chains();
   const out: Diagnostic[] = [];
+  if (unkept.length) {
+    const named =
+      unkept
+        .slice(0, 3)
+        .map((s) => s.id)
+        .join(', ') + (unkept.length > 3 ? ` and ${unkept.length - 3} more` : '');
+    out.push({
+      severity: 'info',
+      code: 'counters-not-recorded',
+      turn: null,
+      request: null,
+      message: `the agent's API-call counters are not recorded for ${unkept.length} session${unkept.length === 1 ? '' : 's'} with answered requests (sessions.api_call_count is 0: ${named}); they are not compared with the replay`,
+    });
+  }
   for (const chain of chains.values()) {
     const counted = chain
-      .map((s) => ({ s, recorded: byId.get(s.id)?.recorded?.apiCalls, replayed: byId.get(s.id)?.replayed.requests ?? 0 }))
+      .map((s) => ({ s, recorded: kept(s), replayed: byId.get(s.id)?.replayed.requests ?? 0 }))
       .filter((c): c is { s: TranscriptSession; recorded: number; replayed: number } => c.recorded !== undefined);
     if (counted.every((c) => c.recorded === c.replayed)) continue;
     let running = 0;
@@ -41,7 +64,7 @@ export function compareCallCounts(transcript: Transcript, sessions: readonly Rep
       chain.length > 1
       && chain.every((s) => {
         running += byId.get(s.id)?.replayed.requests ?? 0;
-        const recorded = byId.get(s.id)?.recorded?.apiCalls;
+        const recorded = kept(s);
         return recorded === undefined || recorded === running;
       });
     if (cumulative) continue;

@@ -41,7 +41,8 @@ function firstDifference(prev: ReplayRequest, cur: ReplayRequest, wire: RequestW
       return { messageIndex: index, byteOffset: contentByte(a, b), cause: classify(prev, cur, a, b) };
     }
   }
-  if (curCount < prevCount) return { messageIndex: curCount, byteOffset: null, cause: cur.afterCompaction ? 'compression' : 'history-rewritten' };
+  if (curCount < prevCount)
+    return { messageIndex: curCount, byteOffset: null, cause: cur.afterCompaction ? 'compression' : cur.rewoundAt !== null ? 'rewind' : 'history-rewritten' };
   return null;
 }
 
@@ -61,6 +62,9 @@ function candidateIndices(prev: ReplayRequest, cur: ReplayRequest, limit: number
 
 function classify(prev: ReplayRequest, cur: ReplayRequest, a: WireMessage, b: WireMessage): PrefixBreak['cause'] {
   if (cur.afterCompaction) return 'compression';
+  // The user took turns back: the list goes on from the rows before the undone ones. A difference
+  // before them has another cause.
+  if (cur.rewoundAt !== null && (a.source < 0 || a.source >= cur.rewoundAt)) return 'rewind';
   const was = a.source >= 0 ? prev.rows[a.source] : undefined;
   const row = b.source >= 0 ? cur.rows[b.source] : undefined;
   // The sidecar causes say one stored message went out with its sidecar, then without. A different

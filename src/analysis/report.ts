@@ -10,7 +10,8 @@ import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
-import type { Diagnostic, Report, ReportCapture, ReportCompaction, SessionCounts } from './reportTypes';
+import { sessionsWithoutTurns } from './noTurns';
+import { deliberateBreak, type Diagnostic, type Report, type ReportCapture, type ReportCompaction, type SessionCounts } from './reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
@@ -240,7 +241,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
         });
       }
       found.push({
-        severity: b.cause === 'compression' ? 'info' : 'error',
+        severity: deliberateBreak(b.cause) ? 'info' : 'error',
         code: 'prefix-break',
         turn: r.turn,
         request: r.index,
@@ -295,7 +296,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
     diagnostics,
     ...(captures.length ? { captures } : {}),
   };
-  diagnostics.push(...compareCallCounts(transcript, report.sessions));
+  diagnostics.push(...compareCallCounts(transcript, report.sessions), ...sessionsWithoutTurns(transcript, replay));
   const analysis: Analysis = { transcript, report, replay, wire };
   parts.set(analysis, built);
   return analysis;

@@ -5,7 +5,15 @@
 import type { InjectionKind } from '../model/injection';
 import type { RecordedCounters, Severity } from '../model/transcript';
 
-export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'compression' | 'system-changed' | 'tools-changed';
+export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'rewind' | 'compression' | 'system-changed' | 'tools-changed';
+
+/**
+ * A compaction or a user's rewind re-bills the prefix by design: a break to see, not one to fix, so
+ * it is neither an error nor counted among the cache breaks.
+ */
+export function deliberateBreak(cause: string | undefined): boolean {
+  return cause === 'compression' || cause === 'rewind';
+}
 
 export interface PrefixBreak {
   messageIndex: number;
@@ -53,6 +61,8 @@ export type DiagnosticCode =
   | 'replay-mismatch'
   | 'parse-error'
   | 'replay-count-mismatch'
+  | 'counters-not-recorded'
+  | 'no-turns'
   | 'session-list-only'
   | 'snapshot-incomplete';
 

@@ -11,7 +11,7 @@ import { continuesParent, Lineages, listedSessions, type ListedSession } from '.
 import type { RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
 import { distinct, everyLineage, lineageModel } from './overviewColumns';
 import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from './overviewTypes';
-import type { Report } from './reportTypes';
+import { deliberateBreak, type Report } from './reportTypes';
 
 const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = [
   'apiCalls',
@@ -58,7 +58,7 @@ function figuresBySession(report: Report): { bySession: Map<string, OverviewFigu
   }
   for (const q of report.requests) {
     const f = bySession.get(q.sessionId);
-    if (f && !q.prefix.stable && q.prefix.breakAt?.cause !== 'compression') (f.cacheBreaks as number)++;
+    if (f && !q.prefix.stable && !deliberateBreak(q.prefix.breakAt?.cause)) (f.cacheBreaks as number)++;
   }
   const unplaced = { errors: 0, warnings: 0 };
   for (const d of report.diagnostics) {

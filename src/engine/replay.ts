@@ -67,6 +67,11 @@ export interface ReplayRequest {
   previous: number | null;
   /** True when a compaction separates this request from the previous one. */
   afterCompaction: boolean;
+  /**
+   * The first request after a rewind (/undo, /retry): the row where the undone rows began in the
+   * previous request's list, the list going on from the rows before it; null otherwise.
+   */
+  rewoundAt: number | null;
   pos: SourcePos;
 }
 
@@ -188,7 +193,7 @@ function replaySessions(transcript: Transcript, profile: Profile, earlier: { kno
     }
     const [turns, requests] = [replay.turns.length, replay.requests.length];
     for (const gen of session.generations) {
-      const loop = replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? -1, sent);
+      const loop = replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? gen.unansweredAsk ?? -1, sent);
       if (gen === lastGeneration(session)) loops.set(gen, loop);
     }
     replayed.set(session, { turns: replay.turns.slice(turns), requests: replay.requests.slice(requests) });
@@ -729,6 +734,7 @@ function recordRequest(
     tools: turn.tools,
     previous,
     afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
+    rewoundAt: crossedBoundary && previous !== null && gen.compaction === undefined && gen.carried !== undefined ? gen.carried : null,
     pos: gen.pos[Math.min(end, rows.length - 1)] ?? session.pos,
   };
   replay.requests.push(request);

@@ -34,7 +34,7 @@ export function transcriptGrowth(old: Transcript, fresh: Transcript): Growth | n
 function listGrew(a: Generation, b: Generation, last: boolean): boolean {
   const n = a.rows.length;
   if (b.rows.length < n || (!last && b.rows.length !== n)) return false;
-  if (a.carried !== b.carried || (a.compaction === undefined) !== (b.compaction === undefined)) return false;
+  if (a.carried !== b.carried || a.unansweredAsk !== b.unansweredAsk || (a.compaction === undefined) !== (b.compaction === undefined)) return false;
   if (a.compaction && b.compaction && (a.compaction.mode !== b.compaction.mode || a.compaction.before.length !== b.compaction.before.length)) return false;
   for (let i = 0; i < n; i++) if (a.rows[i] !== b.rows[i] && !sameValue(a.rows[i], b.rows[i])) return false;
   for (const [i, inputs] of a.turnInputs ?? []) if (!sameValue(inputs, b.turnInputs?.get(i))) return false;

@@ -4,6 +4,7 @@
 
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
+import { deliberateBreak } from '../analysis/reportTypes';
 import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../protocol/messages';
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
@@ -172,8 +173,7 @@ function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefi
     return;
   }
   const byCause = index.summary.breaks;
-  // A compaction re-bills by design: not counted as a break to fix.
-  const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (cause === 'compression' ? 0 : k), 0);
+  const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);
   const systemChanges = byCause['system-changed'] ?? 0;
   status.text = breaks ? `$(warning) ${breaks} cache break${breaks > 1 ? 's' : ''}` : '$(pass) cache-stable';
   status.tooltip = `Prompt Inspector: ${index.requestCount} requests, ${breaks} prefix breaks (${systemChanges} system-prompt changes). Click to jump to the next break.`;

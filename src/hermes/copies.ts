@@ -95,9 +95,26 @@ function alignTail(before: readonly Row[], after: readonly Row[], from: number, 
   }
 }
 
+/**
+ * Whether row `copy` of one stored sequence copies row `original` of it, by the strongest evidence
+ * both have (a compaction in place stores its list after the one it compacted).
+ */
+export function copiesRow(side: CopySide, original: number, copy: number): boolean {
+  const a = side.evidence?.[original];
+  const b = side.evidence?.[copy];
+  if (a?.uid && b?.uid) return a.uid === b.uid;
+  if (a?.identity && b?.identity && a.identity === b.identity) return true;
+  const k = stampedKey(side.rows[original]);
+  return k !== null && k === stampedKey(side.rows[copy]) && relate(side.rows[original], side.rows[copy]) !== null;
+}
+
 function relate(original: Row, copy: Row): ContentRelation | null {
   if (unstampedKey(original) !== unstampedKey(copy) || !sameToolCalls(original, copy)) return null;
-  return contentRelation(original.content, copy.content);
+  const rel = contentRelation(original.content, copy.content);
+  // A tool result is one call's answer: the compactor may clear or shorten its output (pruning),
+  // and its call id still names it.
+  if (rel === null && copy.role === 'tool' && typeof copy.tool_call_id === 'string' && copy.tool_call_id !== '') return 'pruned';
+  return rel;
 }
 
 /** How many leading rows of a new list are copies or summary carriers: the carried-over head of it. */

@@ -1,7 +1,9 @@
-// A session JSON snapshot's list after a compaction or a fork (docs/hermes-behaviour.md
-// "Snapshots"). Nothing in a snapshot names its parent, so the copies it starts with are told
-// apart from new rows by their timestamps only: copies keep the time their original was written,
-// which is before the summary carrier was made and before the session started.
+// A session JSON snapshot's list after a compaction (docs/hermes-behaviour.md "Snapshots").
+// Nothing in a snapshot names its parent, so the copies it starts with are told apart from new rows
+// by their timestamps only: copies keep the time their original was written, which is before the
+// summary carrier was made and before the session started. A list without a carrier holds no
+// evidence of copies: a session's id can be minted after the rows it names (a rotation mints the
+// child's id after the summary call), and a fork's copies are not named as such either.
 
 import type { Row } from '../model/rows';
 import { isSummaryCarrier, userOriginatedTurnView } from './compactionMarkers';
@@ -21,6 +23,7 @@ export interface SnapshotCopies {
  */
 export function snapshotCopies(rows: readonly Row[], sessionStart: number | null): SnapshotCopies {
   const carrier = rows.findIndex((r) => isSummaryCarrier(r));
+  if (carrier < 0) return { carried: 0, evidence: 'none', carrier };
   const carrierTime = carrier >= 0 ? seconds(rows[carrier].timestamp) : null;
   const bound = carrierTime ?? sessionStart;
   // Rows right after the carrier that no human ask drives are copies in any case: since #80622 a
@@ -40,6 +43,22 @@ export function snapshotCopies(rows: readonly Row[], sessionStart: number | null
   return { carried: k, evidence: carrierTime !== null ? 'carrier-timestamp' : 'session-start', carrier };
 }
 
+/**
+ * The row a snapshot ends on when it is a user's ask the file holds no answer to (a rotation's
+ * pre-publish flush writes the parent's file so), or undefined.
+ */
+export function unansweredAsk(rows: readonly Row[], carried: number): number | undefined {
+  const last = rows.length - 1;
+  return last >= carried && userOriginatedTurnView(rows[last]) !== null ? last : undefined;
+}
+
+/** How many rows the list starts with that are older than `bound` (a fork's copies would be). */
+export function leadingOlderThan(rows: readonly Row[], bound: number): number {
+  let k = 0;
+  while (k < rows.length && isCopyTime(rows[k], bound)) k++;
+  return k;
+}
+
 function isCopyTime(row: Row, bound: number): boolean {
   const t = seconds(row.timestamp);
   return t !== null && t < bound;
@@ -54,7 +73,8 @@ function seconds(v: unknown): number | null {
  * (`YYYYmmdd_HHMMSS_…`, made when the session was created; a rotation child keeps its agent's
  * session_start but gets an id of its own). Both are local times without a zone, rows carry unix
  * seconds: `last_updated` is written with the newest row, so the offset between the two (rounded
- * to a quarter hour, as zones are) places them in unix time. Null when that cannot be done.
+ * to a quarter hour, as zones are) places them in unix time. Null when that cannot be done, or when
+ * the offset is no time zone's (outside -12:00 … +14:00: the file's clocks disagree).
  */
 export function sessionStartSeconds(sessionStart: unknown, lastUpdated: unknown, rows: readonly Row[], sessionId?: unknown): number | null {
   const fromId = typeof sessionId === 'string' ? /^(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})(?:_|$)/.exec(sessionId) : null;
@@ -70,6 +90,7 @@ export function sessionStartSeconds(sessionStart: unknown, lastUpdated: unknown,
   if (start === null || updated === null || newest === null) return null;
   const quarter = 15 * 60;
   const offset = Math.round((updated - newest) / quarter) * quarter;
+  if (offset < -12 * 3600 || offset > 14 * 3600) return null;
   return start - offset;
 }
 

@@ -44,7 +44,8 @@ export interface StoredCompaction {
 }
 
 /** How a copy's content relates to its original's (src/hermes/rowIdentity.ts). */
-export type ContentRelation = 'equal' | 'projected' | 'todo-merged';
+/** `pruned`: a tool result the compaction rewrote (old output cleared), kept by its call id and time. */
+export type ContentRelation = 'equal' | 'projected' | 'todo-merged' | 'pruned';
 
 /** Rows of a new list matched to the rows of an older one they copy. */
 export interface CopyMatch {
@@ -72,6 +73,11 @@ export interface Generation {
   carried?: number;
   /** The list ends with a request that was sent but has no stored answer (a request dump). */
   trailingRequest?: boolean;
+  /**
+   * A snapshot's last row, a user's ask the file holds no answer to: no turn here (a rotation's
+   * pre-publish flush hands it to the child, or the agent is still answering it).
+   */
+  unansweredAsk?: number;
 }
 
 /** Assembly inputs recorded for the turn whose user row sits at the map key (turn-trace only). */
@@ -96,6 +102,8 @@ export interface TranscriptSession {
   generations: Generation[];
   /** The agent's own counters for this session, where the store keeps them. */
   recorded?: RecordedCounters;
+  /** sessions.rewind_count: how often the user took turns back (/undo, /retry); undefined: not recorded. */
+  rewinds?: number;
   /** sessions.source (a snapshot's `platform`): cli, telegram, subagent, cron…; null: not recorded. */
   source?: string | null;
   /** sessions.model (a snapshot's `model`): the session's recorded route; null: not recorded. */

@@ -15,6 +15,7 @@ import {
   pageOf,
   PROTOCOL_VERSION,
   REQUEST_COMPACTION,
+  REQUEST_REWIND,
   REQUEST_STABLE,
   REQUEST_SYSTEM_CHANGED,
   TURN_COMPACTED,
@@ -31,7 +32,7 @@ import {
   type TurnView,
 } from './messages';
 import type { Analysis } from '../analysis/report';
-import type { Report, ReportCompaction } from '../analysis/reportTypes';
+import { deliberateBreak, type Report, type ReportCompaction } from '../analysis/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 
@@ -169,8 +170,7 @@ export class Inspection {
         userMessageIndex: t.userMessageIndex,
         injectedKinds: t.injectedKinds,
         compacted: t.compression !== null,
-        // A compaction re-bills by design: not a break to fix.
-        breaks: t.requests.filter((r) => !this.requests[r].stable && this.requests[r].breakAt?.cause !== 'compression').length,
+        breaks: t.requests.filter((r) => !this.requests[r].stable && !deliberateBreak(this.requests[r].breakAt?.cause)).length,
       }));
   }
 
@@ -311,6 +311,7 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
           (r.stable ? REQUEST_STABLE : 0)
           | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0)
           | (r.breakAt?.cause === 'compression' ? REQUEST_COMPACTION : 0)
+          | (r.breakAt?.cause === 'rewind' ? REQUEST_REWIND : 0)
         );
       }),
     },

@@ -78,6 +78,8 @@ export const REQUEST_SYSTEM_CHANGED = 2;
  * fix (a `prefix-break` of cause `compression` is info in docs/report.md).
  */
 export const REQUEST_COMPACTION = 4;
+/** The prefix broke because the user took turns back (/undo, /retry): their act, not a break to fix. */
+export const REQUEST_REWIND = 8;
 
 /**
  * What the webview gets first, sized to stay small at any length (~15 bytes a request): the header,

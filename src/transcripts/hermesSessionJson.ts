@@ -1,7 +1,7 @@
 // Hermes session snapshots, sessions/session_<id>.json (docs/hermes-behaviour.md §3.1). A truncated
 // snapshot still yields every complete message, and a message that does not parse costs only itself.
 
-import { sessionStartSeconds, snapshotCopies } from '../hermes/snapshot';
+import { leadingOlderThan, sessionStartSeconds, snapshotCopies, unansweredAsk } from '../hermes/snapshot';
 import type { Row } from '../model/rows';
 import { documentFindings, parseSplitDocument, readJsonDocument, type ElementsText, type ListEntry } from './jsonText';
 import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
@@ -22,7 +22,7 @@ export function readSplitSessionJson(
   const split = parseSplitDocument(source, 'messages', text);
   if (!split) return null;
   const messages = (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index }));
-  return { transcript: fromDocument(path, split.value, messages, []), elements: split.elements };
+  return { transcript: fromDocument(path, split.value, messages, [], true), elements: split.elements };
 }
 
 export function readHermesSessionJson(path: string, text: string): Transcript {
@@ -44,10 +44,11 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
   if (!read.errors.length && !Array.isArray(doc.messages)) {
     findings.push(parseError(`${path}: "messages" is ${doc.messages === undefined ? 'missing' : 'not a list'}`, { line: 1, column: 1 }));
   }
-  return fromDocument(path, doc, entries, findings);
+  return fromDocument(path, doc, entries, findings, read.errors.length === 0);
 }
 
-function fromDocument(path: string, doc: Record<string, unknown>, messages: ListEntry[], findings: InputFinding[]): Transcript {
+/** `complete`: the document was read to its end (a file cut short was cut inside what came next). */
+function fromDocument(path: string, doc: Record<string, unknown>, messages: ListEntry[], findings: InputFinding[], complete: boolean): Transcript {
   const rows: Row[] = [];
   const pos: SourcePos[] = [];
   for (const { value, line, index } of messages) {
@@ -65,12 +66,45 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   const startedAt = sessionStartSeconds(doc.session_start, doc.last_updated, rows, id);
   const copies = snapshotCopies(rows, startedAt);
   const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}) };
+  const last = complete ? unansweredAsk(rows, copies.carried) : undefined;
+  if (last !== undefined) {
+    generation.unansweredAsk = last;
+    findings.push({
+      severity: 'info',
+      code: 'snapshot-incomplete',
+      pos: pos[last] ?? { line: 1 },
+      message: `${path}: the last message is a user's ask this file holds no answer to (a rotation answers it in the next session's file; or the agent was still answering when the file was written): not counted as a turn here`,
+    });
+  }
   if (copies.evidence === 'none' && copies.carrier >= 0) {
     findings.push({
       severity: 'info',
       code: 'snapshot-incomplete',
       pos: pos[copies.carrier] ?? { line: 1 },
       message: `${path}: the list starts after a compaction (summary carrier, message ${copies.carrier}); the rows after it may be copies of the compacted list's tail, which this file cannot tell: a copy keeps its original's time, and nothing here dates the compaction after them (the carrier has no timestamp; the session's start, where known, is older than them): they are counted as new turns`,
+    });
+  }
+  if (copies.carried > 0) {
+    const why = { 'carrier-timestamp': 'older than the summary carrier', 'session-start': "older than the session's start", none: 'up to the summary carrier' }[
+      copies.evidence
+    ];
+    findings.push({
+      severity: 'info',
+      code: 'snapshot-incomplete',
+      pos: pos[0] ?? { line: 1 },
+      message: `${path}: the first ${copies.carried} of ${rows.length} messages are taken as copies of the list before the compaction (${why}): their turns and requests happened there and are not counted again`,
+    });
+  }
+  // Without a carrier nothing is taken as a copy; rows older than the session's own start may
+  // still be a fork's copies of the session it came from, which a snapshot does not name.
+  const declared = copies.carrier < 0 ? sessionStartSeconds(doc.session_start, doc.last_updated, rows) : null;
+  const older = declared === null ? 0 : leadingOlderThan(rows, declared);
+  if (older > 0) {
+    findings.push({
+      severity: 'info',
+      code: 'snapshot-incomplete',
+      pos: pos[0] ?? { line: 1 },
+      message: `${path}: the first ${older} of ${rows.length} messages are older than the session's start: they may be copies of a session this one was forked from, which a snapshot does not name; they are counted as this session's turns`,
     });
   }
   if (copies.carrier >= 0) {

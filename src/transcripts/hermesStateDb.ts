@@ -6,8 +6,8 @@
 // into a second one), and it can stream one session's rows out of a file too large to hold. sql.js
 // stays as the tests' oracle. The user's file and its WAL are only ever read.
 
-import { isSummaryCarrier } from '../hermes/compactionMarkers';
-import { carriedPrefix, HeadCopies, matchCopies, type CopySide } from '../hermes/copies';
+import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
+import { carriedPrefix, copiesRow, HeadCopies, matchCopies, type CopySide } from '../hermes/copies';
 import { forkKindOf, Lineages } from '../hermes/lineage';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
 import type { RowEvidence } from '../hermes/rowIdentity';
@@ -342,7 +342,7 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   const lineages = new Lineages(sessions);
   for (const session of sessions) {
     // A rotation child's list opens with head copies of its parent and the rotation's carrier, which starts no set of its own.
-    const generations = splitGenerations(bySession.get(session.id) ?? [], lineages.continued(session) !== undefined);
+    const generations = splitGenerations(bySession.get(session.id) ?? [], lineages.continued(session) !== undefined, session.rewinds);
     for (const gen of generations) evidence.set(gen, { rows: gen.rows, evidence: gen.evidence });
     session.generations = generations;
   }
@@ -585,6 +585,8 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
       if (typeof v === 'number' && Number.isFinite(v)) recorded[key] = v;
     }
     if (Object.keys(recorded).length) session.recorded = recorded;
+    const rewinds = col(r, 'rewind_count');
+    if (typeof rewinds === 'number' && Number.isInteger(rewinds) && rewinds >= 0) session.rewinds = rewinds;
   }
   if (tables.has('session_model_usage')) readModelUsage(db, tables.of('session_model_usage'), new Map(kept.map((s) => [s.id, s])));
   return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
@@ -739,30 +741,55 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
  * "Generations"):
  * - a compaction in place archived the live rows and inserted the compacted set after them: a new
  *   generation starts at the set's head copies, right before its summary carrier, after archived rows;
- * - a rewind (/undo) set the undone rows inactive, neither archived nor carried: the list went on
- *   from the row before them, so the rows after them start a generation that keeps the rows before
- *   (`carried`), and the undone rows stay with the requests that sent them.
+ * - a rewind (/undo, /retry) set the undone rows inactive, neither archived nor carried: the list
+ *   went on from the row before them, so the rows after them start a generation that keeps the rows
+ *   before (`carried`), and the undone rows stay with the requests that sent them.
  * Inactive rows that are not archived are a compaction's carried tail when they run up to the next
  * compacted set (they were live), and undone rows otherwise.
+ *
+ * Undone rows lie side by side whether one rewind took back several turns (`/undo 3`) or each turn
+ * was taken back on its own (an /undo, a re-ask, then /retry): only `sessions.rewind_count` tells how
+ * many rewinds there were. Each rewind beyond one per run of undone rows starts a list of its own at
+ * a turn inside a run, the latest turns first; without the count, every undone turn was its own
+ * rewind (plain /undo and /retry take back one turn).
  */
-function splitGenerations(rows: StoredMessage[], rotationChild: boolean): EvidencedGeneration[] {
+function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds: number | undefined): EvidencedGeneration[] {
   const starts = compactionStarts(rows, rotationChild);
-  const out: EvidencedGeneration[] = [];
-  starts.forEach((start, g) => {
+  const slices = starts.map((start, g) => {
     const slice = rows.slice(start, g + 1 < starts.length ? starts[g + 1] : rows.length);
     const live = g === starts.length - 1;
-    const undone = (k: number): boolean => !slice[k].active && (live || (!slice[k].compacted && slice.slice(k + 1).some((m) => m.compacted)));
+    // Whether archived rows follow each row, from the end (one pass).
+    const archivedAfter = new Array<boolean>(slice.length);
+    for (let k = slice.length - 1, seen = false; k >= 0; seen ||= slice[k].compacted, k--) archivedAfter[k] = seen;
+    const undone = slice.map((m, k) => !m.active && (live || (!m.compacted && archivedAfter[k])));
+    return { slice, undone };
+  });
+  let runs = 0;
+  const inner: StoredMessage[] = [];
+  for (const { slice, undone } of slices) {
+    slice.forEach((m, k) => {
+      if (!undone[k]) return;
+      if (k === 0 || !undone[k - 1]) runs++;
+      else if (userOriginatedTurnView(m.row) !== null) inner.push(m);
+    });
+  }
+  const separate = rewinds === undefined ? inner.length : Math.min(inner.length, Math.max(0, rewinds - runs));
+  const rewindStarts = new Set(inner.slice(inner.length - separate));
+
+  const out: EvidencedGeneration[] = [];
+  slices.forEach(({ slice, undone }, g) => {
     const lists: { messages: StoredMessage[]; carried?: number }[] = [];
     const kept: StoredMessage[] = [];
     let carried: number | undefined;
     for (let k = 0; k < slice.length;) {
-      if (!undone(k)) {
+      if (!undone[k]) {
         kept.push(slice[k++]);
         continue;
       }
-      let u = k;
-      while (u < slice.length && undone(u)) u++;
-      // The list that sent the undone rows, then the one that went on without them.
+      // The lists that sent the undone rows (each later rewind's went on from the same kept rows),
+      // then the one that went on without them.
+      let u = k + 1;
+      while (u < slice.length && undone[u] && !rewindStarts.has(slice[u])) u++;
       lists.push({ messages: [...kept, ...slice.slice(k, u)], carried });
       carried = kept.length;
       k = u;
@@ -790,7 +817,8 @@ function generationOf(messages: StoredMessage[]): EvidencedGeneration {
 /**
  * Where each compacted set inserted in place begins: the run of copies of earlier rows right
  * before a summary carrier, when archived rows precede it (a rotated child's head copies are live
- * and start no set).
+ * and start no set). A pass that left no carrier (one that only pruned tool output) starts its set
+ * with a copy of the list's first row right after the list's last, inactive row.
  */
 function compactionStarts(rows: StoredMessage[], rotationChild: boolean): number[] {
   const side: CopySide = { rows: rows.map((m) => m.row), evidence: rows.map((m) => m.evidence) };
@@ -810,5 +838,16 @@ function compactionStarts(rows: StoredMessage[], rotationChild: boolean): number
       head = new HeadCopies(side, q);
     }
   }
-  return starts;
+  // Inside each list found so far, the passes that left no carrier.
+  const out: number[] = [];
+  starts.forEach((s, g) => {
+    out.push(s);
+    const end = g + 1 < starts.length ? starts[g + 1] : rows.length;
+    for (let i = s + 1; i < end; i++) {
+      if (rows[i - 1].active || !copiesRow(side, s, i)) continue;
+      out.push(i);
+      s = i;
+    }
+  });
+  return out;
 }

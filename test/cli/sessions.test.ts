@@ -58,7 +58,7 @@ function expectedLineages(truth: Truth) {
     e.requests += s.requests;
     e.apiCalls += s.counters.api_call_count;
     e.turns += truth.turns.filter((t) => t.sessionId === s.id).length;
-    e.breaks += truth.requests.filter((q) => q.sessionId === s.id && q.breakAt !== null && q.breakCause !== 'compression').length;
+    e.breaks += truth.requests.filter((q) => q.sessionId === s.id && q.breakAt !== null && q.breakCause !== 'compression' && q.breakCause !== 'rewind').length;
     if (root === s.id && s.parentId !== null) {
       e.under = rootOf(byId.get(s.parentId)!);
       e.kind =
@@ -156,7 +156,7 @@ function cellUnder(lines: string[], heading: string, row: number): string {
   return split(lines[row])[at];
 }
 
-describe('sessions on a store written as upstream writes it (home: plain, rotation, undo, delegate, branch)', () => {
+describe('sessions on a store written as upstream writes it (home: plain, rotation, undo, delegate, branch, a dropped sidecar)', () => {
   const store = buildStore('home');
   const expected = expectedLineages(store.truth);
 
@@ -179,9 +179,12 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
       const parent = rows.find((p) => p.children.includes(r));
       assert.equal(parent?.id ?? null, e.under, `${r.id} hangs under its parent's lineage`);
     }
+    const undo = rows.find((r) => store.truth.requests.some((q) => q.breakCause === 'rewind' && r.sessions.some((s) => s.id === q.sessionId)));
+    assert.ok(undo, 'the home has an /undo');
+    assert.equal(undo.errors ?? 0, 0, 'the re-ask after /undo breaks the prefix as a rewind: info, not an error');
     assert.ok(
       rows.some((r) => (r.errors ?? 0) > 0),
-      'the re-ask after /undo breaks as history-rewritten: an error',
+      'the sidecar a rewrite dropped breaks the prefix: an error',
     );
   });
 

@@ -205,7 +205,7 @@ describe('replay', () => {
     });
   });
 
-  it('a rewind: the undone turn keeps its request, the re-ask after it is a history break', () => {
+  it('a rewind: the undone turn keeps its request, the re-ask after it breaks the prefix as a rewind (info)', () => {
     const kept: Row[] = [
       { role: 'user', content: 'q1', timestamp: 1 },
       { role: 'assistant', content: 'a1', timestamp: 2 },
@@ -224,8 +224,13 @@ describe('replay', () => {
       r.turns.map((t) => t.requests.length),
       [1, 1, 1],
     );
-    assert.equal(r.requests[2].prefix.breakAt?.cause, 'history-rewritten');
+    assert.equal(r.requests[2].prefix.breakAt?.cause, 'rewind');
     assert.equal(r.requests[2].prefix.breakAt?.messageIndex, 3);
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code === 'prefix-break').map((d) => d.severity),
+      ['info'],
+      "the user's rewind is no defect of assembly",
+    );
   });
 
   it("turns are numbered in the order they began across sessions, each session's own order kept, requests turn by turn", () => {

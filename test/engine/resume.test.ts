@@ -15,6 +15,7 @@ import type { Row } from '../../src/model/rows';
 import { Inspection } from '../../src/protocol/inspection';
 import { loadTranscript } from '../../src/transcripts/load';
 import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
+import { unansweredAsk } from '../../src/hermes/snapshot';
 import { createRng, synthesizeLongRun, toSessionJson, toTurnTraceJsonl } from '../support/synthesize';
 import { buildStore, scenarioNames } from '../support/upstreamStores';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,12 @@ function cut(full: Transcript, keep: (gen: Generation, session: number) => numbe
     gen.pos.length = n;
     if (gen.turnInputs) for (const key of [...gen.turnInputs.keys()]) if (key >= n) gen.turnInputs.delete(key);
     if (gen.trailingRequest && n < full.sessions[k].generations[s.generations.length - 1].rows.length) gen.trailingRequest = false;
+    // A snapshot cut short may end on an ask, as the file written at that moment did.
+    if (t.format === 'hermes-session-json') {
+      const ask = unansweredAsk(gen.rows, gen.carried ?? 0);
+      if (ask === undefined) delete gen.unansweredAsk;
+      else gen.unansweredAsk = ask;
+    }
     const copies = gen.compaction?.copies;
     if (copies && gen.compaction) gen.compaction.copies = { source: copies.source.slice(0, n), relation: copies.relation.slice(0, n) };
   });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/hermes/compactionMarkers';
-import { sessionStartSeconds, snapshotCopies } from '../../src/hermes/snapshot';
+import { leadingOlderThan, sessionStartSeconds, snapshotCopies } from '../../src/hermes/snapshot';
 import { readHermesSessionJson } from '../../src/transcripts/hermesSessionJson';
 import type { Row } from '../../src/model/rows';
 
@@ -32,10 +32,20 @@ describe('snapshot copies', () => {
     assert.deepEqual(snapshotCopies(child(carrier()), null), { carried: 3, evidence: 'none', carrier: 2 });
   });
 
-  it("a branch child's copies (no carrier) are the rows older than the session", () => {
+  it('a list without a carrier is no evidence of copies, whatever its start (a rotated id is minted after its rows)', () => {
     const rows = [u('p1', 10), a('r1', 11), u('new', 100), a('x', 101)];
-    assert.equal(snapshotCopies(rows, 90).carried, 2);
-    assert.equal(snapshotCopies(rows, 5).carried, 0, 'a session of its own starts with nothing copied');
+    assert.equal(snapshotCopies(rows, 90).carried, 0);
+    assert.equal(snapshotCopies(rows, 500).carried, 0, 'a start later than every row takes none of them');
+    assert.equal(snapshotCopies(rows, 5).carried, 0);
+    assert.equal(leadingOlderThan(rows, 90), 2, 'what a reader can still say: two rows are older than the start');
+  });
+
+  it('a snapshot whose last_updated and newest row disagree by more than any time zone cannot place its start', () => {
+    const newest = Date.UTC(2026, 8, 18, 8, 20, 3) / 1000;
+    assert.equal(sessionStartSeconds('2026-09-18T10:15:00', '2026-09-19T10:20:05', [u('q', newest)]), null, '+26 h');
+    assert.equal(sessionStartSeconds('2026-09-18T10:15:00', '2026-09-17T19:20:05', [u('q', newest)]), null, '-13 h');
+    assert.notEqual(sessionStartSeconds('2026-09-18T10:15:00', '2026-09-18T22:20:05', [u('q', newest)]), null, '+14 h is a zone (Kiribati)');
+    assert.notEqual(sessionStartSeconds('2026-09-17T20:15:00', '2026-09-17T20:20:05', [u('q', newest)]), null, '-12 h is a zone');
   });
 
   it('places session_start in unix time through last_updated and the newest row (zone offset)', () => {

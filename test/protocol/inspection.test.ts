@@ -144,10 +144,10 @@ describe('the index the view gets first', () => {
         assert.deepEqual(model.requestsOf(t.index), t.requests, `${file} turn ${t.index}`);
         assert.deepEqual(model.injectedKinds(t.index).sort(), [...t.injectedKinds].sort());
         assert.equal(model.compacted(t.index), t.compression !== null);
-        // A break to look into: not the re-billing a compaction causes.
+        // A break to look into: not the re-billing a compaction or the user's rewind causes.
         assert.equal(
           model.broken(t.index),
-          t.requests.some((r) => !ins.requests[r].stable && ins.requests[r].breakAt?.cause !== 'compression'),
+          t.requests.some((r) => !ins.requests[r].stable && !['compression', 'rewind'].includes(ins.requests[r].breakAt?.cause ?? '')),
         );
       }
       for (const r of ins.page('requests', 0, 1e9)) {
@@ -163,12 +163,13 @@ describe('the index the view gets first', () => {
           breakMessage: r.breakAt?.messageIndex ?? -1,
           stable: r.stable,
           compaction: r.breakAt?.cause === 'compression',
+          rewind: r.breakAt?.cause === 'rewind',
           systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
         });
       }
       const breaks = Object.values(ins.index.summary.breaks).reduce((a, b) => a + b, 0);
       assert.equal(breaks, ins.requests.filter((r) => !r.stable).length);
-      assert.equal(model.breakCount, breaks - (ins.index.summary.breaks.compression ?? 0));
+      assert.equal(model.breakCount, breaks - (ins.index.summary.breaks.compression ?? 0) - (ins.index.summary.breaks.rewind ?? 0));
       assert.deepEqual(ins.page('findings', 0, 1e9), ins.findings);
     }
     const changed = await inspect(example('rotation-prompt-changed/state.db'));

@@ -449,8 +449,8 @@ class Home:
         for r in self.sim.requests:
             requests[r["sessionId"]] = requests.get(r["sessionId"], 0) + 1
             # a request that did not extend the previous one of its conversation for a reason other than
-            # a compaction (an /undo re-ask, a sidecar a rewrite dropped): a real cache break
-            if r["breakAt"] is not None and r["comparable"] and r["breakCause"] != "compression":
+            # a compaction or the user's rewind (a sidecar a rewrite dropped): a real cache break
+            if r["breakAt"] is not None and r["comparable"] and r["breakCause"] not in ("compression", "rewind"):
                 breaks.setdefault(r["sessionId"], []).append(r["breakCause"] or "unknown")
         stored = dict(c.execute("SELECT session_id, COUNT(*) FROM messages GROUP BY session_id").fetchall())
 

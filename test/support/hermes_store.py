@@ -125,6 +125,7 @@ SUMMARY_PREFIX = (
     "The current session state (files, config, etc.) may reflect work described here — avoid repeating it:"
 )
 SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
+PRUNED_TOOL_PLACEHOLDER = "[Old tool output cleared to save context space]"
 TODO_INJECTION_HEADER = "[Your active task list was preserved across context compression]"
 MEMORY_NOTE = (
     "[System note: The following is recalled memory context, NOT new user input. Treat as "
@@ -1260,6 +1261,10 @@ class Agent:
                 turns.setdefault(t, 0)
             elif kind == "answer" and t in turns:
                 turns[t] += 1
+        # An ask the file ends on (the pre-publish flush before a rotation) is answered elsewhere: no turn here.
+        kind, t = self.sim.role_of.get(id(self.messages[-1]), (None, -1))
+        if kind == "user" and turns.get(t) == 0:
+            del turns[t]
         cfg = self.model_config or {}
         undated = self.undated_copied_asks()
         self.sim.snapshots[str(path)] = {
@@ -1337,7 +1342,7 @@ class Agent:
         brk = self.first_difference(self.prev_wire, wire) if self.prev_wire is not None else None
         cause = None
         if brk is not None:
-            cause = ("compression" if after_compaction else "history-rewritten" if rewritten else self.pending_cause)
+            cause = ("compression" if after_compaction else "rewind" if rewritten else self.pending_cause)
         self.pending_cause = None
         self.prev_wire, self.prev_input = wire, input_tokens
         self.sim.last_request_agent = self
@@ -1424,7 +1429,10 @@ class Agent:
         if self.sim.era == "older":
             self.persist()  # V0: _persist_session ran before preflight
         after_compaction = False
-        if preflight:
+        if preflight and "prune" in preflight:
+            u = self.current = self.prune(index, current=u, keep_last=preflight["prune"])
+            after_compaction = True
+        elif preflight:
             u = self.current = self.compact(index, current=u, persist_idx=persist_idx, **preflight)
             after_compaction = True
         api = compose_user_api_content(u.get("content"), memory, plugin) if self.sim.era != "older" else None
@@ -1495,15 +1503,7 @@ class Agent:
         if kind == "mid-turn":
             info["afterRequest"] = self.sim.turns[turn]["requests"]
         if mode == "in-place":
-            watermark = self.store.active_watermark(self.session_id)
-            self.store.archive_and_compact(self.session_id, compressed, watermark=watermark, tail_count=tail_count,
-                                           model_config_patch={"_proactive_prune_rearm_tokens": None})
-            for m in compressed:
-                m["_db_persisted"] = True  # stamp_db_persisted_markers
-            self.store.update_system_prompt(self.session_id, self.system_prompt)
-            info["watermark"] = watermark
-            info["tailCount"] = tail_count
-            self.messages = compressed
+            self._commit_in_place(compressed, tail_count, info)
         elif self.sim.era == "older":
             # the older rotation: flush, end the parent, create the child, flush the compacted list to it
             parent = self.session_id
@@ -1522,6 +1522,9 @@ class Agent:
             parent = self.session_id
             watermark = self.store.active_watermark(parent)  # captured when the lease was taken
             ceiling = self.store.active_watermark(parent)
+            # the pre-publish flush persists the parent's list, its snapshot too: it ends with the
+            # current user row, unanswered (answered in the child)
+            self.save_snapshot()
             self.flush(history=msgs[:persist_idx] if persist_idx is not None else None)
             self.clock.tick(0.25)
             child = self.sim.new_session_id()
@@ -1538,6 +1541,43 @@ class Agent:
         if kind == "mid-turn" and info["afterRequest"] == 0:
             self.sim.turns[turn]["compression"] = info  # it precedes the turn's first request
         return live_current
+
+    def _commit_in_place(self, compressed: List[Dict[str, Any]], tail_count: int, info: Dict[str, Any]) -> None:
+        """archive_and_compact: the old list archived, the compacted one inserted after it."""
+        watermark = self.store.active_watermark(self.session_id)
+        self.store.archive_and_compact(self.session_id, compressed, watermark=watermark, tail_count=tail_count,
+                                       model_config_patch={"_proactive_prune_rearm_tokens": None})
+        for m in compressed:
+            m["_db_persisted"] = True  # stamp_db_persisted_markers
+        self.store.update_system_prompt(self.session_id, self.system_prompt)
+        info["watermark"] = watermark
+        info["tailCount"] = tail_count
+        self.messages = compressed
+
+    def prune(self, turn: int, *, current: Dict[str, Any], keep_last: int) -> Dict[str, Any]:
+        """A pass that only prunes (prune_tool_results_only): every tool result longer than 200 characters
+        outside the protected tail becomes the placeholder; no summary carrier, as many rows after as before
+        (the #39548 shape); committed in place like any pass."""
+        msgs = self.messages
+        n = len(msgs)
+        cur = next(i for i, m in enumerate(msgs) if m is current)
+        compressed = [self._fresh(m) for m in msgs]
+        for m in compressed[:max(0, n - keep_last)]:
+            if m.get("role") == "tool" and isinstance(m.get("content"), str) and len(m["content"]) > 200:
+                m["content"] = PRUNED_TOOL_PLACEHOLDER
+        # Every row stays, in place: a snapshot of the pruned list still holds every turn of the session.
+        for orig, cp in zip(msgs, compressed):
+            kind_t = self.sim.role_of.get(id(orig))
+            if kind_t:
+                self.sim.register(cp, *kind_t)
+        self.clock.tick(0.5)
+        info = {"mode": "in-place", "kind": "preflight", "beforeMessages": n, "afterMessages": n,
+                "reanchorBefore": cur, "reanchorAfter": cur, "fromSession": self.session_id,
+                "toSession": self.session_id, "carrierRole": None, "carrierIndex": None, "headRows": n,
+                "tailRows": 0, "todoFold": False}
+        self._commit_in_place(compressed, 0, info)
+        self.sim.turns[turn]["compression"] = info
+        return compressed[cur]
 
     @staticmethod
     def _fresh(m: Dict[str, Any]) -> Dict[str, Any]:
@@ -1653,6 +1693,65 @@ def sc_counter_mismatch(sim: Sim) -> None:
     sim.store.write(lambda c: c.execute("UPDATE sessions SET api_call_count = ? WHERE id = ?", (real + 2, a.session_id)))
     sim.corrupted = {"sessionId": a.session_id, "column": "api_call_count", "written": real + 2, "real": real}
     sim.expected.append({"code": "replay-count-mismatch", "severity": "warning", "count": 1, "sessionId": a.session_id})
+
+
+BUILD_LOG = "\n".join(f"[{i:03d}] compiled src/module_{i:03d}.py in {0.1 + i / 100:.2f}s" for i in range(40))
+TEST_LOG = "\n".join(f"tests/test_module_{i:03d}.py::test_case PASSED [{i * 2:3d}%]" for i in range(40))
+
+
+def sc_prune(sim: Sim) -> None:
+    """A preflight pass that only prunes old tool output (no summary carrier, 13 rows before and after,
+    far fewer tokens), committed in place: one compaction that made progress."""
+    a = Agent(sim)
+    a.turn("Read the build log.", [
+        call("Reading it.", "read_file", {"path": "build.log"}, json.dumps({"content": BUILD_LOG})),
+        say("All 40 modules compiled.")])
+    a.turn("And the test log?", [
+        call("Reading it.", "read_file", {"path": "test.log"}, json.dumps({"content": TEST_LOG})),
+        say("All 40 tests passed.")])
+    a.turn("Which module was slowest?", [say("module_039, at 0.49s.")])
+    a.turn("Speed it up.", [
+        call("Profiling.", "terminal", {"command": "python3 -m cProfile src/module_039.py"}, "12 function calls in 0.001s"),
+        say("It now compiles in 0.12s.")], preflight={"prune": 2})
+    a.turn("Thanks.", [say("You're welcome.")])
+
+
+def sc_prune_no_progress(sim: Sim) -> None:
+    """A pruning pass that cut less than 5 % of the tokens (one short tool output among long answers): a
+    compaction that made no progress by upstream's rule."""
+    a = Agent(sim)
+    long_answer = " ".join(f"Step {i}: the retry wrapper re-raises the last error after the final attempt." for i in range(60))
+    a.turn("Explain the retry wrapper in detail.", [
+        call("Reading it.", "read_file", {"path": "src/retry.py"}, json.dumps({"content": "def retry(fn, n=3):\n" + "    pass  # body\n" * 14})),
+        say(long_answer)])
+    a.turn("Explain it again, differently.", [say(long_answer[::-1])])
+    a.turn("Now shorten the docstring.", [say("Shortened.")], preflight={"prune": 2})
+    sim.expected.append({"code": "compression-no-progress", "severity": "warning", "count": 1})
+
+
+def sc_chain3(sim: Sim) -> None:
+    """A chain of three sessions: two rotations, a turn or two in each child."""
+    a = Agent(sim)
+    rotation_turns(a)
+    a.turn("Add a test for 2.675.", [
+        call("Writing the test.", "terminal", {"command": "python3 tools/add_test.py"}, "created tests/billing/test_halfup.py"),
+        say("Added test_halfup, which expects 2.68.")], plugin="[Repo] branch fix/rounding",
+        preflight={"mode": "rotation", "tail_from": "prev_user", "summary": "- Rounding is now half-up."})
+    a.turn("Run it.", [
+        call("Running it.", "terminal", {"command": "pytest tests/billing/test_halfup.py -q"}, "1 passed in 0.1s"),
+        say("It passes.")])
+
+
+def sc_counters_unkept(sim: Sim) -> None:
+    """plain, then rotation, in a store whose counter writer never ran (an older agent, or its background
+    writer never drained): api_call_count and the token counters stay 0 on every session."""
+    sc_plain(sim)
+    sim.clock.tick(600.0)
+    rotation_turns(Agent(sim))
+    sim.store.write(lambda c: c.execute("UPDATE sessions SET api_call_count = 0, input_tokens = 0, output_tokens = 0, "
+                                        "cache_read_tokens = 0, cache_write_tokens = 0"))
+    sim.corrupted = {"sessionId": "*", "column": "api_call_count", "written": 0}
+    sim.expected.append({"code": "counters-not-recorded", "severity": "info", "count": 1})
 
 
 def rotation_turns(a: Agent) -> None:
@@ -1800,12 +1899,9 @@ def undo_turns(a: Agent, compact: bool) -> None:
         call("Renaming.", "terminal", {"command": "sed -i s/^retry/retries/ config/app.toml"}, ""),
         say("Renamed retry to retries.")], plugin="[Repo] branch main")
     a.undo()
-    reask = a.turn("Rename the key to max_retries instead.", [
+    a.turn("Rename the key to max_retries instead.", [
         call("Renaming.", "terminal", {"command": "sed -i s/^retry/max_retries/ config/app.toml"}, ""),
         say("Renamed retry to max_retries.")], plugin="[Repo] branch main", reask=True)
-    a.sim.allowed.append({"code": "prefix-break", "turn": reask,
-                          "why": "the re-ask really breaks the cached prefix at the undone row; REPORT.md makes a "
-                                 "prefix-break whose cause is not compression an error"})
     a.turn("Show me the file.", [
         call("Reading it.", "read_file", {"path": "config/app.toml"}, '{"content": "max_retries = 3\\ntimeout = 30"}'),
         say("max_retries = 3 and timeout = 30.")])
@@ -1840,9 +1936,7 @@ def sc_undo_bare(sim: Sim) -> None:
     a.undo()
     for words, plugin in (("Rename the key to retries. Actually, keep it simpler.", "[Repo] branch main"),
                           ("Bump the timeout to 60.", None)):
-        reask = a.turn(words, [say("Done.")], reask=True)
-        a.sim.allowed.append({"code": "prefix-break", "turn": reask,
-                              "why": "the re-ask really breaks the cached prefix at the undone row"})
+        a.turn(words, [say("Done.")], reask=True)
         if plugin is None:
             break
         a.turn("Bump the timeout to 60.", [
@@ -1960,8 +2054,65 @@ def sc_uid(sim: Sim) -> None:
     a.turn("Great.", [say("Glad it helps.")])
 
 
+def sc_undo_rotated(sim: Sim) -> None:
+    """/undo in a rotated child: after the rotation a turn in the child, /undo, a re-ask, then /retry
+    (rewind_user_turn again and the same words sent anew). rewind_to_message only clears `active`; the
+    agent drops the undone rows from its live list, so no later request carries them."""
+    a = Agent(sim)
+    rotation_turns(a)
+    a.turn("Add a test for 2.675.", [
+        call("Writing the test.", "terminal", {"command": "python3 tools/add_test.py"}, "created tests/billing/test_halfup.py"),
+        say("Added test_halfup, which expects 2.68.")], plugin="[Repo] branch fix/rounding")
+    a.undo()
+    a.turn("Add a test for 2.675 and 1.005.", [
+        call("Writing the tests.", "terminal", {"command": "python3 tools/add_test.py --both"}, "created 2 tests"),
+        say("Added two tests.")], plugin="[Repo] branch fix/rounding", reask=True)
+    a.undo()  # /retry: the last user turn rewound and sent again with the same words
+    a.turn("Add a test for 2.675 and 1.005.", [say("Added test_halfup_2675 and test_halfup_1005.")],
+           plugin="[Repo] branch fix/rounding", reask=True)
+    a.turn("Great.", [say("Glad it helps.")])
+
+
+def sc_undo_generations(sim: Sim) -> None:
+    """A rewind in every place of a lineage: in the first generation before any compaction, in a
+    generation that starts with a carried tail (after an in-place pass), between two in-place
+    passes, just before a rotation, and in the rotated child's first generation."""
+    a = Agent(sim)
+
+    def undo_and_reask(words: str) -> None:
+        a.undo()
+        a.turn(words, [say("Done.")], reask=True)
+
+    a.turn("Open the changelog.", [
+        call("Reading it.", "read_file", {"path": "CHANGELOG.md"}, '{"content": "## 1.2.0"}'),
+        say("The latest entry is 1.2.0.")])
+    a.turn("Add a 1.3.0 heading.", [say("Added ## 1.3.0.")])
+    undo_and_reask("Add a 1.2.1 heading.")
+    a.turn("List the unreleased changes.", [
+        call("Reading git log.", "terminal", {"command": "git log --oneline v1.2.0.."}, "a1 fix rounding\nb2 add jitter"),
+        say("Two: fix rounding, add jitter.")])
+    a.turn("Write them under the heading.", [say("Written.")],
+           preflight={"mode": "in-place", "tail_from": "prev_final", "summary": "- The changelog got a 1.2.1 heading."})
+    undo_and_reask("Write them under the heading, newest first.")
+    a.turn("Check the links.", [
+        call("Checking.", "terminal", {"command": "lychee CHANGELOG.md"}, "0 errors"),
+        say("No broken links.")])
+    a.turn("Tag the release.", [say("Tagged v1.2.1.")],
+           preflight={"mode": "in-place", "tail_from": "prev_final", "summary": "- The release notes are written."})
+    a.turn("Push the tag.", [say("Pushed.")])
+    undo_and_reask("Push the tag to the fork only.")
+    a.turn("Draft the announcement.", [
+        call("Reading the notes.", "read_file", {"path": "CHANGELOG.md"}, '{"content": "## 1.2.1"}'),
+        say("Draft: v1.2.1 fixes rounding and adds jitter.")],
+        preflight={"mode": "rotation", "tail_from": "prev_final", "summary": "- v1.2.1 was tagged and pushed."})
+    a.turn("Shorter.", [say("v1.2.1: rounding fix, jitter.")])
+    undo_and_reask("Shorter, with an emoji.")
+    a.turn("Thanks.", [say("You're welcome.")])
+
+
 def sc_home(sim: Sim) -> None:
-    """A HERMES_HOME mixing the cases: plain (+ a request dump), rotation, undo + in place, delegate, branch."""
+    """A HERMES_HOME mixing the cases: plain (+ a request dump), rotation, undo + in place, delegate, branch,
+    and a sidecar a rewrite dropped (the one real cache break, an error)."""
     sc_plain(sim, dump_last=True)
     sim.clock.tick(600.0)
     rotation_turns(Agent(sim))
@@ -1971,12 +2122,18 @@ def sc_home(sim: Sim) -> None:
     delegate_turns(sim)
     sim.clock.tick(600.0)
     branch_turns(sim, older_cli=False)
+    sim.clock.tick(600.0)
+    sc_todo_loop(sim)
 
 
 SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     # name: (builder, schema era, leave a live WAL)
     "plain": (sc_plain, "v30", False),
     "counter-mismatch": (sc_counter_mismatch, "v30", False),
+    "counters-unkept": (sc_counters_unkept, "v30", False),
+    "chain3": (sc_chain3, "v30", False),
+    "prune": (sc_prune, "v30", False),
+    "prune-no-progress": (sc_prune_no_progress, "v30", False),
     "rotation": (sc_rotation, "v30", False),
     "in-place": (sc_in_place, "v30", False),
     "mid-turn": (sc_mid_turn, "v30", False),
@@ -1994,6 +2151,8 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "dumps": (sc_dumps, "v30", False),
     "rotation-in-place": (sc_rotation_in_place, "v30", False),
     "uid": (sc_uid, "v31", False),
+    "undo-rotated": (sc_undo_rotated, "v30", False),
+    "undo-generations": (sc_undo_generations, "v30", False),
     "home": (sc_home, "v30", False),
 }
 

@@ -66,7 +66,7 @@ export interface TruthRequest {
   comparable: boolean;
   /** Where this request stopped extending the previous one, from the wire lists really sent; null when it extended it. */
   breakAt: null | { messageIndex: number; byteOffset: number | null };
-  /** Why, when the scenario knows: compression, history-rewritten, sidecar-dropped. */
+  /** Why, when the scenario knows: compression, rewind, sidecar-dropped. */
   breakCause: string | null;
 }
 

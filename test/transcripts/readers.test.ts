@@ -72,7 +72,7 @@ describe('session JSON', () => {
     assert.ok(d);
     assert.equal(d.line, cut.split('\n').length);
     assert.equal(d.atEnd, true);
-    assert.equal(r.turns.length, 2);
+    assert.equal(r.turns.length, 2, 'the file was cut inside the answer to its last complete ask: that turn happened');
     assert.equal(r.requests.length, 1, 'the cut answer is not invented');
     assert.equal(r.sessions[0].systemPromptSha256?.length, 64, 'the header before the cut is kept');
   });
@@ -135,13 +135,13 @@ describe('turn-trace', () => {
     assert.equal(lost.length, 1);
     assert.equal(lost[0].line, 3);
   });
-  it('a rewind (historyLength below the running list) breaks the prefix as a history rewrite', () => {
+  it('a rewind (historyLength below the running list) breaks the prefix as a rewind', () => {
     const line = (n: number, msgs: unknown[], extra: Record<string, unknown> = {}) =>
       JSON.stringify({ kind: 'turn-trace', version: 1, sessionId: 's', systemPrompt: 'SYS', userMessage: `q${n}`, messages: msgs, ...extra });
     const text = [line(1, [U('q1'), A('a1')]), line(2, [U('q2'), A('a2')]), line(3, [U('q3'), A('a3')], { historyLength: 2 })].join('\n') + '\n';
     const r = reportOf(read('t.jsonl', text));
     assert.equal(r.requests.length, 3);
-    assert.deepEqual(r.requests[2].prefix.breakAt, { messageIndex: 3, byteOffset: 1, cause: 'history-rewritten' });
+    assert.deepEqual(r.requests[2].prefix.breakAt, { messageIndex: 3, byteOffset: 1, cause: 'rewind' });
   });
   it('a rotation starts a child session of the previous one', () => {
     const line = (sid: string, n: number, msgs: unknown[], extra: Record<string, unknown> = {}) =>

@@ -134,7 +134,7 @@ for (const name of scenarioNames()) {
     it("is written as upstream writes it: the agent's counters match what happened (reconstruction check)", () => {
       const { truth } = store();
       for (const s of truth.sessions) {
-        if (truth.corrupted.sessionId === s.id) continue;
+        if (truth.corrupted.sessionId === s.id || truth.corrupted.sessionId === '*') continue;
         assert.equal(s.counters.api_call_count, s.requests, `${s.id}: api_call_count counts every successful provider call`);
         assert.equal(s.counters.message_count, s.activeRows, `${s.id}: message_count is the active row count`);
       }
@@ -256,7 +256,7 @@ for (const name of scenarioNames()) {
     });
 
     if (t0.turns.some((t) => t.undone)) {
-      it("keeps the undone turn with its requests, and breaks the re-ask's first request as history-rewritten", () => {
+      it("keeps the undone turn with its requests, and breaks the re-ask's first request as a rewind (info: the user's act)", () => {
         const { truth } = store();
         const r = db();
         for (const t of truth.turns.filter((x) => x.undone)) {
@@ -268,14 +268,16 @@ for (const name of scenarioNames()) {
           const first = r.requests[rt.requests[0]];
           assert.ok(first, `${name}: re-ask turn #${t.index} has no request`);
           assert.equal(first.prefix.stable, false, `${name}: the re-ask does not extend the undone turn's last request`);
-          assert.equal(first.prefix.breakAt?.cause, 'history-rewritten', `${name}: re-ask #${t.index} break cause`);
+          assert.equal(first.prefix.breakAt?.cause, 'rewind', `${name}: re-ask #${t.index} break cause`);
+          const finding = r.diagnostics.find((d) => d.code === 'prefix-break' && d.request === first.index);
+          assert.equal(finding?.severity, 'info', `${name}: re-ask #${t.index}: a rewind is no defect of assembly`);
         }
       });
     }
 
     if (t0.expectedDiagnostics.length) {
       for (const e of t0.expectedDiagnostics) {
-        it(`reports ${e.count} ${e.code} ${e.severity} (the counter written is not what happened)`, () => {
+        it(`reports ${e.count} ${e.code} ${e.severity} (the counter written is not what happened), and no other warning or error`, () => {
           const { truth } = store();
           const r = db();
           const got = r.diagnostics.filter((d) => d.code === e.code);
