@@ -96,6 +96,7 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
       previousRequest: null,
       stable: true,
       breakAt: null,
+      failed: false,
       userWireIndex: 1,
       captured: null,
     },

@@ -218,6 +218,7 @@ export class CachePanel extends LitElement {
             <dl>
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
+              ${r.failed ? html`<dt>answer</dt><dd data-failed><span class="chip solid break">failed</span> sent, no answer: a provider error or an interrupt (not in the agent's call count)</dd>` : nothing}
               ${
                 r.breakMessage >= 0
                   ? html`

@@ -5,6 +5,7 @@
 import {
   INJECTION_KINDS,
   REQUEST_COMPACTION,
+  REQUEST_FAILED,
   REQUEST_REWIND,
   REQUEST_STABLE,
   REQUEST_SYSTEM_CHANGED,
@@ -32,6 +33,8 @@ export interface RequestSummary {
   compaction: boolean;
   /** Not stable because the user took turns back (/undo, /retry): re-billed by their act. */
   rewind: boolean;
+  /** Sent and not answered: a provider error or an interrupt. */
+  failed: boolean;
   systemChanged: boolean;
 }
 
@@ -126,6 +129,7 @@ export class IndexModel {
       stable: (c.flags[r] & REQUEST_STABLE) !== 0,
       compaction: (c.flags[r] & REQUEST_COMPACTION) !== 0,
       rewind: (c.flags[r] & REQUEST_REWIND) !== 0,
+      failed: (c.flags[r] & REQUEST_FAILED) !== 0,
       systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
     };
   }

@@ -12,12 +12,13 @@ import type { Diagnostic, ReportSession, SessionCounts } from './reportTypes';
 export function sessionCounts(transcript: Transcript, replay: Replay, tokens: { input: number[]; reused: number[] }): Map<TranscriptSession, SessionCounts> {
   const out = new Map<TranscriptSession, SessionCounts>();
   for (const s of transcript.sessions) {
-    out.set(s, { requests: 0, rows: s.generations.reduce((n, g) => n + g.rows.length - (g.carried ?? 0), 0), inputTokens: 0, reusedTokens: 0 });
+    out.set(s, { requests: 0, failed: 0, rows: s.generations.reduce((n, g) => n + g.rows.length - (g.carried ?? 0), 0), inputTokens: 0, reusedTokens: 0 });
   }
   for (const r of replay.requests) {
     const c = out.get(r.session);
     if (!c) continue;
-    c.requests++;
+    if (r.failed) c.failed++;
+    else c.requests++;
     c.inputTokens += tokens.input[r.index];
     c.reusedTokens += tokens.reused[r.index];
   }

@@ -257,6 +257,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
       messageCount: wire.messageCount(r),
       inputTokens: wire.inputTokens(r),
       prefix,
+      ...(r.failed ? { failed: true as const } : {}),
       ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
     };
     if (opts.messages) {

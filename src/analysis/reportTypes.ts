@@ -103,6 +103,8 @@ export interface ReportSession {
 export interface SessionCounts {
   /** Requests answered in this session. */
   requests: number;
+  /** Requests sent in this session that got no answer (not among `requests`). */
+  failed: number;
   /** Rows read (every generation, archived ones included). */
   rows: number;
   /** Tokens sent: the sum of its requests' inputTokens. */
@@ -154,6 +156,8 @@ export interface Report {
     messages?: ReportMessage[];
     inputTokens: number;
     prefix: PrefixResult;
+    /** Sent and not answered (a provider error, retries exhausted, an interrupt); absent when answered. */
+    failed?: true;
     line?: number;
   }[];
   diagnostics: Diagnostic[];

@@ -343,7 +343,7 @@ function turnLines(r: Report, t: Report['turns'][number]): string[] {
           : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
     const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
     out.push(
-      `  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}`,
+      `  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}${req.failed ? '; FAILED: sent, no answer' : ''}`,
     );
   }
   for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);

@@ -4,6 +4,7 @@
 
 import type { CopyMatch, Generation, RecordedTurnInputs, SourcePos, StoredCompaction, Transcript, TranscriptSession } from '../model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
+import { isInterruptPlaceholder } from '../hermes/failedTurn';
 import { carriedPrefix, matchCopies } from '../hermes/copies';
 import { composedLive } from '../hermes/droppedSidecar';
 import { Lineages } from '../hermes/lineage';
@@ -67,6 +68,8 @@ export interface ReplayRequest {
   previous: number | null;
   /** True when a compaction separates this request from the previous one. */
   afterCompaction: boolean;
+  /** Sent and not answered: a provider error (the failed-turn notice) or an interrupt (its placeholder). */
+  failed: boolean;
   /**
    * The first request after a rewind (/undo, /retry): the row where the undone rows began in the
    * previous request's list, the list going on from the rows before it; null otherwise.
@@ -247,7 +250,7 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
     }
     // Rows a fork or a rewind carried over are not replayed, however many of them the last read saw.
     const [turns, requests] = [replay.turns.length, replay.requests.length];
-    runGeneration(replay, replay.profile, loop, gen, Math.max(before, loop.start), -1);
+    runGeneration(replay, replay.profile, loop, gen, Math.max(before, loop.start), -1, true);
     const record = known.replayed.get(loop.session);
     record?.turns.push(...replay.turns.slice(turns));
     record?.requests.push(...replay.requests.slice(requests));
@@ -599,11 +602,19 @@ function replayGeneration(
 }
 
 /** The rows of a list from `from` on: turns opened and requests recorded, the loop's state kept. */
-function runGeneration(replay: Replay, profile: Profile, loop: GenerationLoop, gen: Generation, from: number, handedOn: number): void {
+function runGeneration(replay: Replay, profile: Profile, loop: GenerationLoop, gen: Generation, from: number, handedOn: number, resumed = false): void {
   const { rows, session, lineage, state } = loop;
   let { turn } = loop;
   loop.tentative = false;
+  const failedAt = new Set(gen.failedAt);
+  // A request that failed after row i - 1, recorded before row i (a resumed list recorded the one at `from` already).
+  const failedBefore = (i: number): void => {
+    if ((resumed && i === from) || !failedAt.has(i) || !turn) return;
+    recordRequest(replay, turn, session, lineage, gen, turn.rows, i, loop.crossedBoundary, state, true);
+    loop.crossedBoundary = false;
+  };
   for (let i = from; i < rows.length; i++) {
+    failedBefore(i);
     const row = rows[i];
     if (i !== handedOn && userOriginatedTurnView(row) !== null) {
       turn = openTurn(replay, session, lineage, gen, loop.pending && loop.turnRows ? loop.turnRows : rows, i, profile, loop.pending);
@@ -620,10 +631,11 @@ function runGeneration(replay: Replay, profile: Profile, loop: GenerationLoop, g
       loop.pending = null;
       state.lastTurn = turn;
     }
-    recordRequest(replay, turn, session, lineage, gen, turn.rows, answered ? i : rows.length, loop.crossedBoundary, state);
+    recordRequest(replay, turn, session, lineage, gen, turn.rows, answered ? i : rows.length, loop.crossedBoundary, state, isInterruptPlaceholder(row));
     loop.crossedBoundary = false;
     loop.tentative = sentUnanswered;
   }
+  failedBefore(rows.length);
   loop.turn = turn;
   loop.endTurn = state.lastTurn;
   loop.endRequest = state.lastRequest;
@@ -719,6 +731,7 @@ function recordRequest(
   end: number,
   crossedBoundary: boolean,
   state: LineageState,
+  failed = false,
 ): void {
   const index = replay.requests.length;
   const previous = state.lastRequest?.index ?? null;
@@ -734,6 +747,7 @@ function recordRequest(
     tools: turn.tools,
     previous,
     afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
+    failed,
     rewoundAt: crossedBoundary && previous !== null && gen.compaction === undefined && gen.carried !== undefined ? gen.carried : null,
     pos: gen.pos[Math.min(end, rows.length - 1)] ?? session.pos,
   };

@@ -37,6 +37,9 @@ function listGrew(a: Generation, b: Generation, last: boolean): boolean {
   if (a.carried !== b.carried || a.unansweredAsk !== b.unansweredAsk || (a.compaction === undefined) !== (b.compaction === undefined)) return false;
   if (a.compaction && b.compaction && (a.compaction.mode !== b.compaction.mode || a.compaction.before.length !== b.compaction.before.length)) return false;
   for (let i = 0; i < n; i++) if (a.rows[i] !== b.rows[i] && !sameValue(a.rows[i], b.rows[i])) return false;
+  // A request that failed within the rows read (or right after them) changes what was replayed.
+  const failedWithin = (g: Generation): string => JSON.stringify((g.failedAt ?? []).filter((k) => k <= n));
+  if (failedWithin(a) !== failedWithin(b)) return false;
   for (const [i, inputs] of a.turnInputs ?? []) if (!sameValue(inputs, b.turnInputs?.get(i))) return false;
   return true;
 }
@@ -75,6 +78,7 @@ export function graftGrowth(old: Transcript, fresh: Transcript, growth: Growth):
       gen.pos = next.pos;
       gen.turnInputs = next.turnInputs;
       gen.trailingRequest = next.trailingRequest;
+      gen.failedAt = next.failedAt;
       // A new object, so copies recognised on the shorter list are not taken for the longer one's.
       if (grew && gen.compaction && next.compaction)
         gen.compaction = { ...gen.compaction, beforePos: next.compaction.beforePos, copies: next.compaction.copies };

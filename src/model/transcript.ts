@@ -74,6 +74,12 @@ export interface Generation {
   /** The list ends with a request that was sent but has no stored answer (a request dump). */
   trailingRequest?: boolean;
   /**
+   * Requests sent that got no answer (a provider error, retries exhausted): each is the number of
+   * leading rows it sent. The failed-turn notice that recorded it is display-only (never sent), so
+   * it is not among the rows.
+   */
+  failedAt?: number[];
+  /**
    * A snapshot's last row, a user's ask the file holds no answer to: no turn here (a rotation's
    * pre-publish flush hands it to the child, or the agent is still answering it).
    */

@@ -15,6 +15,7 @@ import {
   pageOf,
   PROTOCOL_VERSION,
   REQUEST_COMPACTION,
+  REQUEST_FAILED,
   REQUEST_REWIND,
   REQUEST_STABLE,
   REQUEST_SYSTEM_CHANGED,
@@ -126,6 +127,7 @@ export class Inspection {
       previousRequest: r.prefix.previousRequest,
       stable: r.prefix.stable,
       breakAt: r.prefix.breakAt,
+      failed: r.failed === true,
       userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
       captured: captured.get(r.index) ?? null,
     });
@@ -312,6 +314,7 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
           | (previous && previous.systemPromptSha256 !== r.systemPromptSha256 ? REQUEST_SYSTEM_CHANGED : 0)
           | (r.breakAt?.cause === 'compression' ? REQUEST_COMPACTION : 0)
           | (r.breakAt?.cause === 'rewind' ? REQUEST_REWIND : 0)
+          | (r.failed ? REQUEST_FAILED : 0)
         );
       }),
     },

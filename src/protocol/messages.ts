@@ -51,6 +51,8 @@ export interface RequestView {
   previousRequest: number | null;
   stable: boolean;
   breakAt: BreakView | null;
+  /** Sent and not answered (a provider error, an interrupt). */
+  failed: boolean;
   /** Wire index of the turn's user message in this request (re-anchored); null when there is none. */
   userWireIndex: number | null;
   /** A request dump that captured this request: its API mode and the wire messages carrying a cache breakpoint. */
@@ -80,6 +82,8 @@ export const REQUEST_SYSTEM_CHANGED = 2;
 export const REQUEST_COMPACTION = 4;
 /** The prefix broke because the user took turns back (/undo, /retry): their act, not a break to fix. */
 export const REQUEST_REWIND = 8;
+/** Sent and not answered: a provider error or an interrupt (docs/hermes-behaviour.md §5.11). */
+export const REQUEST_FAILED = 16;
 
 /**
  * What the webview gets first, sized to stay small at any length (~15 bytes a request): the header,

@@ -1,6 +1,7 @@
 // Hermes session snapshots, sessions/session_<id>.json (docs/hermes-behaviour.md §3.1). A truncated
 // snapshot still yields every complete message, and a message that does not parse costs only itself.
 
+import { withoutFailedTurnNotices } from '../hermes/failedTurn';
 import { leadingOlderThan, sessionStartSeconds, snapshotCopies, unansweredAsk } from '../hermes/snapshot';
 import type { Row } from '../model/rows';
 import { documentFindings, parseSplitDocument, readJsonDocument, type ElementsText, type ListEntry } from './jsonText';
@@ -49,24 +50,24 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
 
 /** `complete`: the document was read to its end (a file cut short was cut inside what came next). */
 function fromDocument(path: string, doc: Record<string, unknown>, messages: ListEntry[], findings: InputFinding[], complete: boolean): Transcript {
-  const rows: Row[] = [];
-  const pos: SourcePos[] = [];
+  const read: { row: Row; at: SourcePos }[] = [];
   for (const { value, line, index } of messages) {
     const at: SourcePos = { line };
     const row = accept(value, () => `${path}:${line}: message ${index}`, at, findings);
-    if (row) {
-      rows.push(row);
-      pos.push(at);
-    }
+    if (row) read.push({ row, at });
   }
+  const { kept, failedAt } = withoutFailedTurnNotices(read, (r) => r.row);
+  const rows = kept.map((r) => r.row);
+  const pos = kept.map((r) => r.at);
 
   const id = typeof doc.session_id === 'string' ? doc.session_id : sessionIdFromPath(path);
   // A snapshot written after a compaction or a fork starts with copies; nothing names the parent,
   // so their timestamps tell them from new rows (docs/hermes-behaviour.md §5.5).
   const startedAt = sessionStartSeconds(doc.session_start, doc.last_updated, rows, id);
   const copies = snapshotCopies(rows, startedAt);
-  const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}) };
-  const last = complete ? unansweredAsk(rows, copies.carried) : undefined;
+  const generation: Generation = { rows, pos, ...(copies.carried > 0 ? { carried: copies.carried } : {}), ...(failedAt.length ? { failedAt } : {}) };
+  // An ask whose request failed is answered by that failure, not left open.
+  const last = complete && !failedAt.includes(rows.length) ? unansweredAsk(rows, copies.carried) : undefined;
   if (last !== undefined) {
     generation.unansweredAsk = last;
     findings.push({

@@ -8,6 +8,7 @@
 
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { carriedPrefix, copiesRow, HeadCopies, matchCopies, type CopySide } from '../hermes/copies';
+import { withoutFailedTurnNotices } from '../hermes/failedTurn';
 import { forkKindOf, Lineages } from '../hermes/lineage';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
 import type { RowEvidence } from '../hermes/rowIdentity';
@@ -811,7 +812,13 @@ function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds
 type EvidencedGeneration = Generation & { evidence?: RowEvidence[] };
 
 function generationOf(messages: StoredMessage[]): EvidencedGeneration {
-  return { rows: messages.map((m) => m.row), pos: messages.map((m) => m.pos), evidence: messages.map((m) => m.evidence) };
+  const { kept, failedAt } = withoutFailedTurnNotices(messages, (m) => m.row);
+  return {
+    rows: kept.map((m) => m.row),
+    pos: kept.map((m) => m.pos),
+    evidence: kept.map((m) => m.evidence),
+    ...(failedAt.length ? { failedAt } : {}),
+  };
 }
 
 /**

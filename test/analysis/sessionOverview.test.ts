@@ -103,7 +103,7 @@ function build(
         parentId: s.parentId,
         systemPromptSha256: null,
         endReason: s.endReason,
-        replayed: { requests: spec.requests ?? 0, rows: 0, inputTokens: spec.input ?? 0, reusedTokens: spec.reused ?? 0 },
+        replayed: { requests: spec.requests ?? 0, failed: 0, rows: 0, inputTokens: spec.input ?? 0, reusedTokens: spec.reused ?? 0 },
       };
     }),
     turns: [],

@@ -43,6 +43,7 @@ function cut(full: Transcript, keep: (gen: Generation, session: number) => numbe
     gen.pos.length = n;
     if (gen.turnInputs) for (const key of [...gen.turnInputs.keys()]) if (key >= n) gen.turnInputs.delete(key);
     if (gen.trailingRequest && n < full.sessions[k].generations[s.generations.length - 1].rows.length) gen.trailingRequest = false;
+    if (gen.failedAt) gen.failedAt = gen.failedAt.filter((f) => f <= n);
     // A snapshot cut short may end on an ask, as the file written at that moment did.
     if (t.format === 'hermes-session-json') {
       const ask = unansweredAsk(gen.rows, gen.carried ?? 0);

@@ -164,6 +164,7 @@ describe('the index the view gets first', () => {
           stable: r.stable,
           compaction: r.breakAt?.cause === 'compression',
           rewind: r.breakAt?.cause === 'rewind',
+          failed: r.failed,
           systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
         });
       }

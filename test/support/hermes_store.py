@@ -126,6 +126,11 @@ SUMMARY_PREFIX = (
 )
 SUMMARY_END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
 PRUNED_TOOL_PLACEHOLDER = "[Old tool output cleared to save context space]"
+# agent/turn_failure_copy.py and agent/agent_runtime_helpers_placeholders.py
+FAILED_TURN_NOTICE = "Your request was not processed. Send it again if you still want me to carry it out."
+PARTIAL_FAILED_TURN_NOTICE = ("This turn did not complete. Some actions may already have run; verify their effects "
+                              "before resending.")
+INTERRUPT_PLACEHOLDER = "[interrupt: no assistant output for this turn]"
 TODO_INJECTION_HEADER = "[Your active task list was preserved across context compression]"
 MEMORY_NOTE = (
     "[System note: The following is recalled memory context, NOT new user input. Treat as "
@@ -1140,7 +1145,8 @@ class Sim:
                              "usage": usage, "endReason": s.get("end_reason"),
                              "modelConfig": json.loads(s["model_config"]) if s.get("model_config") else None,
                              "counters": counters, "activeRows": active, "storedRows": total,
-                             "requests": sum(1 for r in self.requests if r["sessionId"] == s["id"])})
+                             "requests": sum(1 for r in self.requests if r["sessionId"] == s["id"] and not r["failed"]),
+                             "failedRequests": sum(1 for r in self.requests if r["sessionId"] == s["id"] and r["failed"])})
         return {
             "scenario": self.name, "era": self.era, "stateDb": "state.db", "wal": self.wal,
             "sessions": sessions, "turns": self.turns, "requests": self.requests,
@@ -1259,7 +1265,7 @@ class Agent:
             kind, t = self.sim.role_of.get(id(m), (None, -1))
             if kind == "user":
                 turns.setdefault(t, 0)
-            elif kind == "answer" and t in turns:
+            elif kind in ("answer", "failed") and t in turns:
                 turns[t] += 1
         # An ask the file ends on (the pre-publish flush before a rotation) is answered elsewhere: no turn here.
         kind, t = self.sim.role_of.get(id(self.messages[-1]), (None, -1))
@@ -1297,6 +1303,8 @@ class Agent:
         """build_api_messages: the current user row uses its stamp, or is composed live without one."""
         out = []
         for m in self.messages:
+            if m.get("display_kind") == "failed_turn":
+                continue  # display-only: stripped before every provider request
             w = wire_copy(m)
             if m is self.current and not isinstance(m.get("api_content"), str):
                 live = compose_user_api_content(m.get("content"), self.memory, self.plugin) if self.sim.era != "older" else None
@@ -1333,11 +1341,14 @@ class Agent:
         cache_read = min(self.prev_input, input_tokens) if extends else 0
         calls = resp.get("calls") or []
         output_tokens = len(resp["say"]) // 4 + 12 * len(calls) + 1
-        # record_response_usage -> queue_token_counts(api_call_count=1) on the CURRENT session
-        self.store.update_token_counts(
-            self.session_id, input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=cache_read,
-            cache_write_tokens=(input_tokens - cache_read) if self.provider == "anthropic" else 0,
-            model=self.model, billing_provider=self.provider, billing_base_url=self.base_url)
+        failed = resp.get("fail")
+        # record_response_usage -> queue_token_counts(api_call_count=1) on the CURRENT session, after a
+        # completed response only: a failed or interrupted call records nothing
+        if not failed:
+            self.store.update_token_counts(
+                self.session_id, input_tokens=input_tokens, output_tokens=output_tokens, cache_read_tokens=cache_read,
+                cache_write_tokens=(input_tokens - cache_read) if self.provider == "anthropic" else 0,
+                model=self.model, billing_provider=self.provider, billing_base_url=self.base_url)
         comparable = self.prev_wire is not None and self.sim.last_request_agent in (self, self.branched_from)
         brk = self.first_difference(self.prev_wire, wire) if self.prev_wire is not None else None
         cause = None
@@ -1350,12 +1361,20 @@ class Agent:
             1 + len(body["messages"] if self.api_mode == "anthropic_messages" else body["input"])
         self.sim.requests.append({"index": len(self.sim.requests), "turn": turn, "sessionId": self.session_id,
                                   "wireMessages": 1 + len(wire), "apiMode": self.api_mode, "apiItems": api_items,
-                                  "afterCompaction": after_compaction,
+                                  "afterCompaction": after_compaction, "failed": bool(failed),
                                   "rewritten": rewritten, "comparable": comparable, "breakAt": brk,
                                   "breakCause": cause})
         self.sim.turns[turn]["requests"] += 1
         self.sim.turns[turn]["requestIndexes"].append(len(self.sim.requests) - 1)
         self.clock.tick(2.25)
+        if failed == "interrupt":
+            # handle_api_interrupt: only reasoning streamed, so the hidden placeholder closes the call
+            p = self.new_msg({"role": "assistant", "content": "", "display_kind": "hidden",
+                              "api_content": INTERRUPT_PLACEHOLDER})
+            self.messages.append(p)
+            self.sim.register(p, "failed", turn)
+        if failed:
+            return
         tool_calls = []
         for name, args, _ in calls:
             tool_calls.append({"id": self.sim.call_id(), "type": "function",
@@ -1450,7 +1469,18 @@ class Agent:
             self.request(index, resp, dump=(dump_at == i), after_compaction=after_compaction,
                          rewritten=reask and i == 0)
             after_compaction = False
+            if resp.get("fail"):
+                break
         self.clock.tick(0.75)
+        if responses and responses[-1].get("fail") == "error":
+            # _close_durable_failed_turn: the durable tail is the user row or a tool result; the notice
+            # hedges when a tool of this turn may have run
+            at = next(i for i, m in enumerate(self.messages) if m is u)
+            ran = any(m.get("role") == "tool" for m in self.messages[at:])
+            n = self.new_msg({"role": "assistant", "content": PARTIAL_FAILED_TURN_NOTICE if ran else FAILED_TURN_NOTICE,
+                              "display_kind": "failed_turn"})
+            self.messages.append(n)
+            self.sim.register(n, "failed", index)
         self.persist()
         # The current row went out composed live, but no stamp reached its stored row (a rewrite dropped
         # it): from the next turn on it is history and goes out bare.
@@ -1727,6 +1757,26 @@ def sc_prune_no_progress(sim: Sim) -> None:
     a.turn("Explain it again, differently.", [say(long_answer[::-1])])
     a.turn("Now shorten the docstring.", [say("Shortened.")], preflight={"prune": 2})
     sim.expected.append({"code": "compression-no-progress", "severity": "warning", "count": 1})
+
+
+def fail(kind: str) -> Dict[str, Any]:
+    """A provider call that got no answer: "error" (retries exhausted, a refused request), "interrupt"."""
+    return {"say": "", "calls": [], "fail": kind}
+
+
+def sc_failed(sim: Sim) -> None:
+    """Failed calls: retries exhausted after a tool ran (the hedged failed-turn notice), a refused first
+    call (the plain notice), an interrupt that streamed only reasoning (the hidden placeholder). None is
+    counted in api_call_count; the notices are display-only, the placeholder goes out on later calls."""
+    a = Agent(sim)
+    a.turn("Summarise the changelog.", [
+        call("Reading it.", "read_file", {"path": "CHANGELOG.md"}, '{"content": "## 1.2.1 fixes rounding"}'), fail("error")])
+    a.turn("Try again, please.", [say("1.2.1 fixes rounding.")])
+    a.turn("Now the release notes.", [fail("error")])
+    a.turn("Draft the announcement.", [fail("interrupt")])
+    a.turn("Sorry, go on.", [
+        call("Reading the notes.", "read_file", {"path": "RELEASE.md"}, '{"content": "v1.2.1"}'),
+        say("Draft: v1.2.1 fixes rounding.")])
 
 
 def sc_chain3(sim: Sim) -> None:
@@ -2132,6 +2182,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "counter-mismatch": (sc_counter_mismatch, "v30", False),
     "counters-unkept": (sc_counters_unkept, "v30", False),
     "chain3": (sc_chain3, "v30", False),
+    "failed": (sc_failed, "v30", False),
     "prune": (sc_prune, "v30", False),
     "prune-no-progress": (sc_prune_no_progress, "v30", False),
     "rotation": (sc_rotation, "v30", False),

@@ -60,6 +60,8 @@ export interface TruthRequest {
   apiItems: number;
   /** The first request after a compaction (preflight or mid-turn). */
   afterCompaction: boolean;
+  /** Sent and not answered: retries exhausted or refused (the failed-turn notice), or interrupted (its placeholder). */
+  failed: boolean;
   /** The first request of a re-ask after /undo. */
   rewritten: boolean;
   /** There is a previous request of the same conversation to compare with (not across a delegate's interleaving). */
@@ -85,8 +87,10 @@ export interface TruthSession {
   counters: Record<string, number>;
   activeRows: number;
   storedRows: number;
-  /** Requests that really happened in this session. */
+  /** Requests answered in it (what api_call_count counts). */
   requests: number;
+  /** Requests sent in it that got no answer. */
+  failedRequests: number;
 }
 
 export interface TruthSnapshot {

@@ -26,6 +26,7 @@ interface ReportTurn {
 
 interface ReportRequest {
   index: number;
+  failed?: true;
   turn: number;
   sessionId: string;
   messageCount: number;
@@ -45,7 +46,7 @@ interface ReportDiagnostic {
 }
 
 interface Report {
-  sessions: { id: string; parentId: string | null }[];
+  sessions: { id: string; parentId: string | null; replayed: { requests: number; failed: number } }[];
   turns: ReportTurn[];
   requests: ReportRequest[];
   diagnostics: ReportDiagnostic[];
@@ -254,6 +255,24 @@ for (const name of scenarioNames()) {
       }
       assert.deepEqual(problems, [], `${name}: prefix comparisons\n  report: ${turnsLine(r)}`);
     });
+
+    if (t0.requests.some((q) => q.failed)) {
+      it('shows each failed call as sent and not answered, and counts only the answered ones as the agent does', () => {
+        const { truth } = store();
+        const r = db();
+        const expected = truth.turns.map((t) => t.requestIndexes.map((i) => truth.requests[i].failed));
+        const actual = r.turns.map((t) => t.requests.map((i) => r.requests[i]?.failed === true));
+        assert.deepEqual(actual, expected, `${name}: failed requests, turn by turn`);
+        for (const s of truth.sessions) {
+          const got = r.sessions.find((x) => x.id === s.id);
+          assert.deepEqual(
+            { answered: got?.replayed.requests, failed: got?.replayed.failed },
+            { answered: s.requests, failed: s.failedRequests },
+            `${name}: ${s.id}: answered requests equal api_call_count (${s.counters.api_call_count}), failed ones beside them`,
+          );
+        }
+      });
+    }
 
     if (t0.turns.some((t) => t.undone)) {
       it("keeps the undone turn with its requests, and breaks the re-ask's first request as a rewind (info: the user's act)", () => {

@@ -33,6 +33,7 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
           : compacted.includes(id)
             ? { messageIndex: 1, byteOffset: null, cause: 'compression' }
             : null,
+        failed: false,
         userWireIndex: 2 * t + 1,
         captured: null,
       });

@@ -391,6 +391,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         previousRequest: null,
         stable: true,
         breakAt: null,
+        failed: false,
         userWireIndex: 1,
         captured: null,
       },
