@@ -1,6 +1,6 @@
 // The wire build (docs/hermes-behaviour.md §1.7, build_api_messages): what one provider request really carried.
 
-import { injectedSpansOfSidecar, multimodalNoteSpans, type InjectedSpan } from './injection';
+import { injectedSpansOfSidecar, multimodalNoteSpans, projectedNoteSpans, type InjectedSpan } from './injection';
 import { copyParts, hasToolCalls, isEmptyContent, isPartList, type Row } from '../model/rows';
 import type { Profile } from './profile';
 import { effectiveSidecar } from './sidecar';
@@ -50,8 +50,11 @@ export function wireCopy(row: Row, source: number, ctx: WireCopyContext): WireMe
   }
   let injected: InjectedSpan[] = [];
   if (row.role === 'user') {
-    if (substituted === 'sidecar') injected = injectedSpansOfSidecar(row.content, message.content as string);
-    else if (isPartList(message.content)) injected = multimodalNoteSpans(message.content);
+    if (isPartList(message.content)) injected = multimodalNoteSpans(message.content);
+    else if (typeof message.content === 'string') {
+      if (substituted === 'sidecar') injected = injectedSpansOfSidecar(row.content, message.content);
+      if (!injected.length) injected = projectedNoteSpans(message.content);
+    }
   }
   return { message, source, substituted, injected };
 }

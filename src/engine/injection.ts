@@ -2,6 +2,7 @@
 // and where it came from.
 
 import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, buildMemoryContextBlock } from '../hermes/memoryContext';
+import { GATEWAY_NOTE, projectedBlockStart, SURFACE_NOTE } from '../hermes/projectedNotes';
 import type { InjectionKind, TurnInjectionInputs } from '../model/injection';
 import type { ContentPart } from '../model/rows';
 
@@ -45,9 +46,6 @@ export function composeInjectedBlock(inputs: TurnInjectionInputs, base = 0, part
   return joinPieces(pieces, base, part);
 }
 
-const GATEWAY_NOTE = /^\[(System note:|Voice channel now:|Note:|Group reply|First contact|Channel)/;
-const SURFACE_NOTE = /^\[System note:[^\]]*\b(surface|switched (from|to)|desktop|TUI)\b/i;
-
 /**
  * Labels the injected tail of a stored sidecar (the text after content + "\n\n"). Only the
  * memory fence has fixed delimiters; notes are recognised by their bracketed "[System note: …]"
@@ -86,6 +84,17 @@ export function injectedSpansOfSidecar(content: unknown, wire: string): Injected
   const bare = typeof content === 'string' ? content : '';
   if (wire.length <= bare.length + 2 || !wire.startsWith(`${bare}\n\n`)) return [];
   return classifyInjectedText(wire.slice(bare.length + 2), bare.length + 2);
+}
+
+/**
+ * Notes an image turn appended as a text part (memory and plugin context, gateway notes, #71998's
+ * fix), where the flush stored the part list as its text projection: one string, the text parts and
+ * placeholder lines such as `[screenshot]` joined by "\n". The block is what follows the last
+ * placeholder line, when it opens with the memory fence or a bracketed note.
+ */
+export function projectedNoteSpans(text: string): InjectedSpan[] {
+  const start = projectedBlockStart(text);
+  return start < 0 ? [] : classifyInjectedText(text.slice(start), start);
 }
 
 /**

@@ -9,6 +9,7 @@
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { carriedPrefix, copiesRow, HeadCopies, matchCopies, type CopySide } from '../hermes/copies';
 import { withoutFailedTurnNotices } from '../hermes/failedTurn';
+import { projectedBlockStart } from '../hermes/projectedNotes';
 import { forkKindOf, Lineages } from '../hermes/lineage';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
 import type { RowEvidence } from '../hermes/rowIdentity';
@@ -662,6 +663,7 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
     return null;
   }
   let content: unknown = r.content;
+  let sentAsStored: string | undefined;
   if (typeof content === 'string' && content.startsWith(JSON_CONTENT_PREFIX)) {
     let parsed: unknown;
     try {
@@ -682,7 +684,9 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
     }
     content = parsed;
   } else if (typeof content === 'string' && (role === 'user' || role === 'assistant')) {
-    // The agent reloads history through sanitize_context(...).strip(); replay what it reloads.
+    // The agent reloads history through sanitize_context(...).strip(); replay what it reloads. An
+    // image turn's notes stored inside its projection (no sidecar) are what its requests sent.
+    if (role === 'user' && projectedBlockStart(content) >= 0) sentAsStored = content;
     content = sanitizeMemoryContext(content);
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
     // A BLOB or a number where the agent writes text: nothing says what it sent.
@@ -716,6 +720,7 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
     row[key] = decode(v);
   };
   copy('api_content');
+  if (sentAsStored !== undefined && row.api_content === undefined && sentAsStored.trim() !== row.content) row.api_content = sentAsStored;
   copy('tool_calls', 'tool_calls', parseJsonColumn);
   copy('tool_call_id');
   copy('tool_name');

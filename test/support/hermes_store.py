@@ -145,14 +145,18 @@ def memory_fence(raw: str) -> str:
     return f"<memory-context>\n{MEMORY_NOTE}\n\n{raw}\n</memory-context>"
 
 
-def compose_user_api_content(content: Any, memory: Optional[str], plugin: Optional[str]) -> Optional[str]:
-    """compose_user_api_content: content + blank line + memory fence + blank line + plugin context."""
-    if not isinstance(content, str):
-        return None
+def compose_multimodal_context_part(memory: Optional[str], plugin: Optional[str]) -> Optional[str]:
+    """compose_multimodal_context_part: memory fence + blank line + plugin context, or None."""
     parts = [p for p in (memory_fence(memory) if memory and memory.strip() else "", plugin or "") if p]
-    if not parts:
+    return "\n\n".join(parts) if parts else None
+
+
+def compose_user_api_content(content: Any, memory: Optional[str], plugin: Optional[str]) -> Optional[str]:
+    """compose_user_api_content: content + blank line + the context block."""
+    block = compose_multimodal_context_part(memory, plugin)
+    if not isinstance(content, str) or block is None:
         return None
-    return content + "\n\n" + "\n\n".join(parts)
+    return content + "\n\n" + block
 
 
 def injected_spans(memory: Optional[str], plugin: Optional[str]) -> List[Dict[str, str]]:
@@ -1459,6 +1463,11 @@ class Agent:
             u["api_content"] = api  # _stamp_api_content_sidecar
             if isinstance(u.get("_row_id"), int):
                 self.store.set_message_api_content(self.session_id, u["_row_id"], u["content"], api)
+        block = compose_multimodal_context_part(memory, plugin) if self.sim.era != "older" else None
+        if isinstance(u.get("content"), list) and block is not None:
+            # _append_multimodal_context (#71998): a durable text part; the flush stores the list's projection
+            u["content"] = u["content"] + [{"type": "text", "text": block}]
+            self.sim.turns[index]["injected"] = injected_spans(memory, plugin)
         self.sim.turns[index]["sessionId"] = self.session_id
         self.persist()  # _persist_turn_start
         for i, resp in enumerate(responses):
@@ -1924,6 +1933,22 @@ def sc_todo_loop(sim: Sim) -> None:
                                "sidecar-dropped break, an error by REPORT.md"})
 
 
+def sc_multimodal_notes(sim: Sim) -> None:
+    """Image turns with recalled memory and plugin context: the block goes in as a durable text part
+    (#71998's fix), and the turn-start flush stores the list as its text projection, one string."""
+    a = Agent(sim)
+    a.turn("I'm getting an error in the desktop app.", [say("Can you show me?")], memory="- The user runs the desktop app on Linux.")
+    a.turn([{"type": "text", "text": "What does this error dialog say?"},
+            {"type": "image_url", "image_url": {"url": PIXEL_PNG}}], [
+        call("Checking the log the dialog names.", "read_file", {"path": "logs/app.log"}, '{"content": "E: disk quota exceeded"}'),
+        say("It says the disk quota is exceeded; the log confirms it.")],
+        memory="- The user runs the desktop app on Linux.", plugin="[Disk] 98% used")
+    # Plugin context alone after an image reads as the user's own text part: only a fence or a note tells.
+    a.turn([{"type": "image_url", "image_url": {"url": PIXEL_PNG}}], [say("That one is the same dialog.")],
+           memory="- The user runs the desktop app on Linux.", plugin="[Disk] 97% used")
+    a.turn("How do I free space?", [say("Delete old build artifacts in dist/.")])
+
+
 def sc_multimodal(sim: Sim) -> None:
     a = Agent(sim)
     a.turn("I'm getting an error in the desktop app.", [say("Can you show me?")])
@@ -2191,6 +2216,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "todo": (sc_todo, "v30", False),
     "todo-loop": (sc_todo_loop, "v30", False),
     "multimodal": (sc_multimodal, "v30", False),
+    "multimodal-notes": (sc_multimodal_notes, "v30", False),
     "undo": (sc_undo, "v30", False),
     "undo-compact": (sc_undo_compact, "v30", False),
     "undo-bare": (sc_undo_bare, "v30", False),
