@@ -15,7 +15,7 @@ import {
 } from '../src/analysis/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../src/analysis/overviewTypes';
 import type { OverviewState } from '../src/protocol/messages';
-import { num } from './format';
+import { num, revealBidiControls } from './format';
 
 /** One row of the table: a lineage (depth: how many forks deep), or one session of an expanded chain. */
 export type OverviewRow =
@@ -94,7 +94,8 @@ export const isRecorded = (column: OverviewColumn): boolean => column.heading.en
 export function cellOf(column: OverviewColumn, row: OverviewLineage | OverviewSession, fileRead: boolean): Cell {
   const { value, missing } = overviewCell(column, row, fileRead);
   if (value === null) return { text: missing ?? '', missing };
-  return { text: typeof value === 'number' ? num(value) : value, missing: null };
+  // Titles, sources, models and end reasons come from the store: bidi controls are shown, not applied.
+  return { text: typeof value === 'number' ? num(value) : revealBidiControls(value), missing: null };
 }
 
 /** Does the overview hold a lineage of this id (forks included)? */

@@ -11,7 +11,7 @@ import { OVERVIEW_COLUMNS, type OverviewColumn } from '../src/analysis/overviewC
 import type { SessionOverview } from '../src/analysis/overviewTypes';
 import type { OverviewState } from '../src/protocol/messages';
 import { piEvent } from './events';
-import { num, plural } from './format';
+import { num, plural, revealBidiControls } from './format';
 import {
   cellOf,
   EMPTY_OVERVIEW_STATE,
@@ -307,11 +307,12 @@ export class SessionOverviewElement extends LitElement {
       const s = r.session;
       return html`<div role="gridcell" class="title" ${indent}>
         <span class="expander" aria-hidden="true">·</span>
-        <span class="id" title=${s.id}>${s.id}</span>
-        ${s.title === null ? nothing : html`<span class="name" title=${s.title}>${s.title}</span>`}
+        <span class="id" title=${revealBidiControls(s.id)}>${revealBidiControls(s.id)}</span>
+        ${s.title === null ? nothing : html`<span class="name" title=${revealBidiControls(s.title)}>${revealBidiControls(s.title)}</span>`}
       </div>`;
     }
     const l = r.lineage;
+    const name = revealBidiControls(l.title ?? l.id);
     return html`<div role="gridcell" class="title" ${indent}>
       ${
         r.expandable
@@ -320,8 +321,8 @@ export class SessionOverviewElement extends LitElement {
           : html`<span class="expander"></span>`
       }
       ${l.kind === 'conversation' ? nothing : html`<span class="chip" data-kind=${l.kind}>${l.kind}</span>`}
-      <button class="link name" tabindex="-1" title="Open ${l.title ?? l.id}" @click=${() => this.open(r)}>${l.title ?? l.id}</button>
-      ${l.title === null ? nothing : html`<span class="id" title=${l.id}>${l.id}</span>`}
+      <button class="link name" tabindex="-1" title="Open ${name}" @click=${() => this.open(r)}>${name}</button>
+      ${l.title === null ? nothing : html`<span class="id" title=${revealBidiControls(l.id)}>${revealBidiControls(l.id)}</span>`}
     </div>`;
   }
 
@@ -338,7 +339,7 @@ export class SessionOverviewElement extends LitElement {
 
   private renderRow(r: OverviewRow, i: number, fileRead: boolean) {
     const key = keyOf(r);
-    const title = r.kind === 'lineage' ? (r.lineage.title ?? r.lineage.id) : r.session.id;
+    const title = revealBidiControls(r.kind === 'lineage' ? (r.lineage.title ?? r.lineage.id) : r.session.id);
     return html`<div class="row ${r.kind}" role="row" ${styleProps({ top: `${i * ROW}px` })} data-key=${key} data-lineage=${r.lineage.id}
       data-session=${r.kind === 'session' ? r.session.id : nothing} aria-rowindex=${i + 2} aria-level=${r.depth + 1}
       aria-expanded=${r.kind === 'lineage' && r.expandable ? String(r.expanded) : nothing} aria-label=${title}
@@ -362,12 +363,12 @@ export class SessionOverviewElement extends LitElement {
     return html`
       <div class="bar">
         <h1>Sessions</h1>
-        <span class="path" title=${o.source.path}>${o.source.path}</span>
+        <span class="path" title=${revealBidiControls(o.source.path)}>${revealBidiControls(o.source.path)}</span>
         <input type="search" placeholder="Filter by title, id or source" aria-label="Filter lineages" .value=${s.filter}
           @input=${(e: Event) => this.narrow({ filter: (e.target as HTMLInputElement).value })} />
         <select aria-label="Source" @change=${(e: Event) => this.narrow({ source: (e.target as HTMLSelectElement).value || null })}>
           <option value="" ?selected=${s.source === null}>All sources</option>
-          ${sources.map((x) => html`<option value=${x} ?selected=${s.source === x}>${x}</option>`)}
+          ${sources.map((x) => html`<option value=${x} ?selected=${s.source === x}>${revealBidiControls(x)}</option>`)}
         </select>
         ${(['breaks', 'errors'] as const).map(
           (h) =>

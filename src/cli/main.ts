@@ -467,22 +467,34 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
 }
 
 /**
- * A line writer for a standard stream. A reader that goes away (`analyze … | head`) ends the
- * output, not the run: later lines are dropped, and the exit code is the command's own.
+ * A line writer for a standard stream. A reader that goes away (`analyze … | head`: EPIPE) ends the
+ * output, not the run: later lines are dropped, and the exit code is the command's own. Any other
+ * failure to write (ENOSPC on a full disk, EIO) ends the output too and is told to `failed`, once.
  */
-function lines(stream: NodeJS.WriteStream): (s: string) => void {
+function lines(stream: NodeJS.WriteStream, failed: (code: string) => void): (s: string) => void {
   let open = true;
   stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
+    if (!open) return;
     open = false;
+    if (e.code !== 'EPIPE') failed(e.code ?? e.message);
   });
   return (s) => {
-    if (open) stream.write(`${s}\n`);
+    // A failed write destroys the stream at once; its error event comes a tick later.
+    if (open && !stream.destroyed) stream.write(`${s}\n`);
   };
 }
 
 if (require.main === module) {
-  void main(process.argv.slice(2), lines(process.stdout), lines(process.stderr)).then((code) => {
-    process.exitCode = code;
+  // Output that could not be written (not a reader gone away) is one line on stderr and exit 2,
+  // whichever comes first: the command's end or the stream's error.
+  let outputLost = false;
+  const err = lines(process.stderr, () => undefined);
+  const out = lines(process.stdout, (code) => {
+    outputLost = true;
+    err(`prompt-inspector: cannot write to standard output (${visible(code)})`);
+    process.exitCode = 2;
+  });
+  void main(process.argv.slice(2), out, err).then((code) => {
+    process.exitCode = outputLost ? 2 : code;
   });
 }

@@ -27,7 +27,16 @@ export function githubData(s: string): string {
   return s.replace(/[%\r\n]/g, percent).replace(UNSAFE, escape);
 }
 
-/** A workflow command's property value (`file=`, `title=`): also `:` and `,`, which end a property. */
+/** Each UTF-8 byte of c as %XX: ESC is %1B, U+202E %E2%80%AE. */
+const percentBytes = (c: string): string => Array.from(new TextEncoder().encode(c), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+
+/**
+ * A workflow command's property value (`file=`, `title=`): `%`, CR, LF, `:` and `,` percent-encoded
+ * as GitHub decodes them (`:` and `,` end a property), and every other control or bidi character
+ * percent-encoded too, as its UTF-8 bytes (ESC is %1B). GitHub leaves those as they are, so the
+ * property is the path itself, or, where the path holds such a character, its percent-encoding:
+ * `%` being encoded as well, decoding every %XX gives the path back, which a `\x1b` would not.
+ */
 export function githubProperty(s: string): string {
-  return s.replace(/[%\r\n:,]/g, percent).replace(UNSAFE, escape);
+  return s.replace(/[%\r\n:,]/g, percent).replace(UNSAFE, percentBytes);
 }

@@ -1,9 +1,10 @@
 // Transcripts in the workspace → lineages (as the session overview groups them: a compaction chain
 // lists its sessions, forks nest under the lineage they came from) → sessions → turns, with badges
-// for cache breaks and compactions. A file of one lineage lists its sessions directly.
+// for cache breaks and compactions. A file of one lineage lists its sessions directly. Labels taken
+// from the transcript (titles, ids, paths) show bidi controls as the inspector does, as a visible ⇆.
 
 import * as vscode from 'vscode';
-import type { SessionTurn } from '../protocol/inspection';
+import { revealBidiControls, type SessionTurn } from '../protocol/inspection';
 import type { OverviewLineage } from '../analysis/overviewTypes';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
@@ -52,7 +53,7 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
 
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'file') {
-      const item = new vscode.TreeItem(vscode.workspace.asRelativePath(node.uri), vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(revealBidiControls(vscode.workspace.asRelativePath(node.uri)), vscode.TreeItemCollapsibleState.Collapsed);
       item.resourceUri = node.uri;
       item.contextValue = 'transcript';
       item.command = { command: 'promptInspector.openFile', title: 'Open in Prompt Inspector', arguments: [node.uri] };
@@ -60,23 +61,23 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     }
     if (node.kind === 'lineage') {
       const l = node.lineage;
-      const item = new vscode.TreeItem(l.title ?? l.id, vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(revealBidiControls(l.title ?? l.id), vscode.TreeItemCollapsibleState.Collapsed);
       const breaks = l.cacheBreaks ? `${l.cacheBreaks} cache break${l.cacheBreaks > 1 ? 's' : ''}` : '';
       const turns = l.turns === null ? 'not read' : `${l.turns} turn${l.turns === 1 ? '' : 's'}`;
       item.description = [l.kind === 'conversation' ? '' : l.kind, `${l.sessions.length} session${l.sessions.length > 1 ? 's' : ''}`, turns, breaks]
         .filter(Boolean)
         .join(' · ');
-      item.tooltip = `lineage ${l.id}${l.forkedFrom ? ` (${l.kind} of ${l.forkedFrom})` : ''}`;
+      item.tooltip = revealBidiControls(`lineage ${l.id}${l.forkedFrom ? ` (${l.kind} of ${l.forkedFrom})` : ''}`);
       item.iconPath = new vscode.ThemeIcon(l.kind === 'conversation' ? 'comment-discussion' : 'git-branch');
       return item;
     }
     if (node.kind === 'session') {
-      const item = new vscode.TreeItem(node.id, vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(revealBidiControls(node.id), vscode.TreeItemCollapsibleState.Collapsed);
       item.iconPath = new vscode.ThemeIcon('comment-discussion');
       return item;
     }
     const t = node.turn;
-    const item = new vscode.TreeItem(`Turn ${t.index}: ${t.title}`, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(`Turn ${t.index}: ${revealBidiControls(t.title)}`, vscode.TreeItemCollapsibleState.None);
     const badges = [t.breaks ? `${t.breaks} cache break${t.breaks > 1 ? 's' : ''}` : '', t.compacted ? 'compaction' : ''].filter(Boolean);
     item.description = badges.join(' · ');
     item.iconPath = new vscode.ThemeIcon(t.breaks ? 'warning' : t.compacted ? 'fold' : 'pass');

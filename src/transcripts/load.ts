@@ -239,6 +239,9 @@ function kindOf(st: Stats): string {
 const errorCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
 function readOpened(path: string, file: Opened, options: LoadOptions, beside: InputFinding[]): Transcript {
+  // stat says 0 bytes of files that cannot be read too (/proc/self/mem: EIO): one byte is asked
+  // for, so that a read that fails is a path that cannot be read (exit 2), not an empty file.
+  if (file.size === 0) readSync(file.fd, Buffer.alloc(1), 0, 1, 0);
   const source = fileSource(file.fd, file.size);
   const limit = options.readWholeLimit ?? READ_WHOLE_LIMIT;
   const sqlite = isSqliteFile(source.read(0, 16));

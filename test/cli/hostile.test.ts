@@ -365,6 +365,89 @@ describe('no crash path', () => {
   });
 });
 
+describe('output that cannot be written, input that cannot be read', () => {
+  /** The built CLI with its standard output on /dev/full: every write fails with ENOSPC. */
+  function toFullDisk(args: string[]): { code: number | null; stderr: string } {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.error, undefined, `prompt-inspector ${args.join(' ')} did not finish: ${r.error?.message}`);
+      return { code: r.status, stderr: r.stderr };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  it('standard output on a full disk (/dev/full): one line on stderr and exit 2, for every command and --help', () => {
+    const { session } = sessionFolder();
+    const db = example('rotation/state.db');
+    for (const args of [
+      ['analyze', db],
+      ['analyze', db, '--json'],
+      ['analyze', session, '--json', '--messages'],
+      ['sessions', db],
+      ['sessions', db, '--json'],
+      ['check', example('rotation-prompt-changed/state.db')],
+      ['check', example('rotation-prompt-changed/state.db'), '--format', 'github'],
+      ['report', session, '-o', join(tempDir(), 'r.html')],
+      ['--help'],
+      ['analyze', '--help'],
+      [],
+    ]) {
+      const r = toFullDisk(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr, 'prompt-inspector: cannot write to standard output (ENOSPC)\n', args.join(' '));
+    }
+  });
+
+  it('standard error on a full disk as well: exit 2, no stack (there is nowhere to say it)', () => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      for (const args of [
+        ['analyze', example('rotation/state.db')],
+        ['analyze', '/nonexistent/session_x.json'],
+      ]) {
+        const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', fd, fd], timeout: 30_000 });
+        assert.equal(r.error, undefined);
+        assert.equal(r.status, 2, args.join(' '));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('a reader that goes away from sessions, check or --help: no EPIPE, no stack, the usual exit code', () => {
+    for (const [args, code] of [
+      [['sessions', example('rotation/state.db'), '--json'], 0],
+      [['check', example('rotation-prompt-changed/state.db')], 1],
+      [['--help'], 0],
+    ] as const) {
+      const sh = spawnSync('bash', ['-c', `"$0" "$1" "\${@:2}" | head -c 10 > /dev/null; echo "exit \${PIPESTATUS[0]}"`, process.execPath, CLI, ...args], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(sh.error, undefined);
+      assert.equal(sh.stdout.trim(), `exit ${code}`, args.join(' '));
+      assert.doesNotMatch(sh.stderr, /EPIPE|Error/);
+      assertNoStack(sh.stderr);
+    }
+  });
+
+  it('/proc/self/mem (stat says 0 bytes, a read fails with EIO) is a path that cannot be read: exit 2, not an empty file', (t) => {
+    if (!existsSync('/proc/self/mem')) return t.skip('no /proc');
+    for (const args of [['analyze'], ['analyze', '--json'], ['check'], ['sessions'], ['report', '-o', join(tempDir(), 'r.html')]]) {
+      const r = run([args[0], '/proc/self/mem', ...args.slice(1)]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stderr, 'prompt-inspector: /proc/self/mem: cannot read (EIO)\n');
+      assert.equal(r.stdout, '');
+    }
+    // A file that is empty is still read as one: a finding, not a path that cannot be read.
+    const empty = join(tempDir(), 'session_empty.json');
+    writeFileSync(empty, '');
+    assert.equal(run(['check', empty]).code, 1);
+  });
+});
+
 describe('safe text output', () => {
   const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
@@ -373,7 +456,10 @@ describe('safe text output', () => {
     assert.equal(visible('\u202ecod.exe\u2066\u2069\u200e\u200f\u061c\u2028'), '\\u202ecod.exe\\u2066\\u2069\\u200e\\u200f\\u061c\\u2028');
     assert.equal(visible('plain C:\\path, ümlaut 100% ⇆'), 'plain C:\\path, ümlaut 100% ⇆');
     assert.equal(githubData('50% a:b,c\r\n::error::x\x1b'), '50%25 a:b,c%0D%0A::error::x\\x1b');
-    assert.equal(githubProperty('a\n::error file=x,line=9::y%\u202e'), 'a%0A%3A%3Aerror file=x%2Cline=9%3A%3Ay%25\\u202e');
+    assert.equal(githubProperty('a\n::error file=x,line=9::y%\u202e'), 'a%0A%3A%3Aerror file=x%2Cline=9%3A%3Ay%25%E2%80%AE');
+    assert.equal(githubProperty('a\x1b[31m\x00\x7f\x85\t\u2066b'), 'a%1B[31m%00%7F%C2%85%09%E2%81%A6b');
+    // Reversible: % itself is encoded, so decoding every %XX gives the value back.
+    for (const v of ['a\x1b\u202e%1B:,\r\n\\x1b ü', '100%0A']) assert.equal(decodeURIComponent(githubProperty(v)), v);
   });
 
   /** A session whose id carries an escape sequence, a bell, a line of its own and a bidi override. */
@@ -445,6 +531,21 @@ describe('safe text output', () => {
       assert.deepEqual(got[0].props, { file: path, line: '1', title: 'parse-error' });
       assert.equal(got[0].data, `parse-error ${path}: empty file`);
     }
+  });
+
+  it('--format github: an ESC or a bidi control in a file name is percent-encoded in file= as its UTF-8 bytes', () => {
+    const dir = tempDir();
+    const path = join(dir, 'a\x1b[31m\u202egnp.exe,b.json');
+    writeFileSync(path, '');
+    const r = run(['check', path, '--format', 'github']);
+    assert.equal(r.code, 1);
+    assert.doesNotMatch(r.stdout, CONTROLS);
+    const [got] = annotations(r.stdout);
+    // What GitHub decodes (%2C back to ","), and the %XX it keeps as written.
+    assert.equal(got.props.file, join(dir, 'a%1B[31m%E2%80%AEgnp.exe,b.json'));
+    const raw = /^::error file=([^,]*),/.exec(r.stdout)?.[1] ?? '';
+    assert.equal(decodeURIComponent(raw), path, 'decoding every %XX gives the path back');
+    assert.equal(got.data, `parse-error ${visible(path)}: empty file`, 'the message shows them as the text lines do');
   });
 
   it('stderr: a hostile --session, option or profile is printed escaped', () => {

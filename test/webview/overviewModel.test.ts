@@ -16,6 +16,8 @@ import {
   shownLineages,
   type OverviewRow,
 } from '../../webview/overview-model';
+import { revealBidiControls } from '../../webview/format';
+import { revealBidiControls as hostRevealBidiControls } from '../../src/protocol/inspection';
 
 const recorded = { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null };
 
@@ -163,5 +165,38 @@ describe('overview window and cells', () => {
     // A session row leaves the chain's session count to its lineage row.
     assert.deepEqual(cellOf(sessions, session('a2'), true), { text: '', missing: null });
     assert.deepEqual(cellOf(sessions, chain, true), { text: '2', missing: null });
+  });
+});
+
+describe('bidi controls in the overview', () => {
+  it('shows them as ⇆ in text cells (title, source, model, end reason), as the inspector does', () => {
+    const l = lineage('x', {
+      title: 'photo \u202egnp.exe',
+      source: 'cli\u202e',
+      endReason: 'user\u202eexit',
+      model: '\u2066m\u2069',
+      sessions: [session('x', { source: 'cli\u202e', model: '\u2066m\u2069' })],
+    });
+    const text = (key: string): string => {
+      const column = overviewColumn(key);
+      assert.ok(column, key);
+      return cellOf(column, l, true).text;
+    };
+    assert.equal(text('title'), 'photo \u21c6gnp.exe');
+    assert.equal(text('source'), 'cli\u21c6');
+    assert.equal(text('model'), '\u21c6m\u21c6');
+    assert.equal(text('end'), 'user\u21c6exit');
+    assert.equal(text('id'), 'x');
+    // Only what is shown: filters and sources compare the store's own values.
+    assert.deepEqual(overviewSources(file([l])), ['cli\u202e']);
+  });
+
+  it('the webview and the host (inspector, tree, Problems) reveal exactly the same characters, one UTF-16 unit for one', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const s = `a${String.fromCharCode(c)}b`;
+      assert.equal(revealBidiControls(s), hostRevealBidiControls(s), `U+${c.toString(16).padStart(4, '0')}`);
+      assert.equal(revealBidiControls(s).length, s.length);
+    }
+    assert.equal(revealBidiControls('\u202egnp.exe\u202c \u2066i\u2069 \u200e\u200f\u061c'), '\u21c6gnp.exe\u21c6 \u21c6i\u21c6 \u21c6\u21c6\u21c6');
   });
 });

@@ -8,6 +8,8 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { cli, tempDir } from '../cli/support';
+import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
+import { sqliteExec } from '../support/sqliteExec';
 import { example, SHOTS } from '../support/webviewHarness';
 
 let browser: Browser;
@@ -151,6 +153,74 @@ describe('standalone HTML report', () => {
       ),
     );
     await page.screenshot({ path: join(SHOTS, 'report-hostile-dark.png') });
+    assert.deepEqual(requests, []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('shows bidi controls in the session overview as a visible ⇆, never applied: titles, ids, sources, models, end reasons', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'state.db');
+    const RLO = '\u202e';
+    // A chain (its sessions listed when expanded) and a plain session, every text of them carrying a bidi control.
+    const sessions: SessionSpec[] = [
+      { id: `a1${RLO}`, startedAt: 1000, endReason: 'compression', title: `photo ${RLO}gnp.exe` },
+      { id: `a2${RLO}`, parent: `a1${RLO}`, startedAt: 1010, title: `part two ${RLO}fdp.scr` },
+      { id: `b\u2066x\u2069`, startedAt: 1020, endReason: `user${RLO}tixe`, title: `notes \u2067txt.bat\u2069` },
+    ];
+    const messages: MessageSpec[] = sessions.flatMap((x): MessageSpec[] => [
+      [x.id, 'user', `question in ${x.id}`],
+      [x.id, 'assistant', `answer in ${x.id}`],
+    ]);
+    writeHermesDb(db, sessions, messages);
+    sqliteExec(db, [`UPDATE sessions SET source = 'cli' || char(8238) || 'evil', model = 'gpt' || char(8238) || '-5.5';`]);
+    const out = join(dir, 'bidi.html');
+    const r = cli('report', db, '-o', out);
+    assert.equal(r.code, 0, r.stderr);
+    const { page, requests, problems } = await openReport(out);
+    const overview = page.locator('session-overview');
+    await overview.locator('[role=row][data-key]').first().waitFor({ state: 'visible', timeout: 15_000 });
+    // The chain's sessions too: expanded with the keyboard.
+    await overview.locator(`[data-key="l:a1${RLO}"]`).focus();
+    await page.keyboard.press('ArrowRight');
+    await overview.locator(`[data-key="s:a1${RLO}:a2${RLO}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+    // Every text node and every shown attribute of the overview (tooltips, accessible names, options).
+    const shown = await overview.evaluate((host: any) => {
+      const root = host.shadowRoot;
+      const attributes: string[] = [];
+      for (const el of root.querySelectorAll('*')) for (const a of ['title', 'aria-label']) if (el.hasAttribute(a)) attributes.push(el.getAttribute(a));
+      return {
+        text: root.querySelector('.table').innerText as string,
+        attributes,
+        options: [...root.querySelectorAll('option')].map((o: any) => o.textContent as string),
+      };
+    });
+    const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    assert.doesNotMatch(shown.text, BIDI, 'no bidi control in the table text');
+    for (const a of shown.attributes) assert.doesNotMatch(a, BIDI, `attribute ${JSON.stringify(a)}`);
+    for (const o of shown.options) assert.doesNotMatch(o, BIDI, `option ${JSON.stringify(o)}`);
+    for (const expected of [
+      'photo \u21c6gnp.exe',
+      'part two \u21c6fdp.scr',
+      'notes \u21c6txt.bat\u21c6',
+      'a1\u21c6',
+      'a2\u21c6',
+      'b\u21c6x\u21c6',
+      'cli\u21c6evil',
+      'gpt\u21c6-5.5',
+      'user\u21c6tixe',
+    ]) {
+      assert.ok(shown.text.includes(expected), `${JSON.stringify(expected)} shown in ${JSON.stringify(shown.text)}`);
+    }
+    assert.ok(shown.attributes.includes('Open photo \u21c6gnp.exe'));
+    assert.ok(shown.options.includes('cli\u21c6evil'));
+    await page.screenshot({ path: join(SHOTS, 'report-overview-bidi.png') });
+    // The values behind the view are the store's: the source filter still narrows to the lineages of that source.
+    await overview.locator('select').selectOption({ label: 'cli\u21c6evil' });
+    await overview.locator(`[data-key="l:b\u2066x\u2069"]`).waitFor({ state: 'visible', timeout: 15_000 });
+    // And a row still opens its lineage (the embedded inspection is keyed by the real id).
+    await overview.locator(`[data-key="l:b\u2066x\u2069"]`).dblclick();
+    await page.locator('turn-stepper #turn-0').waitFor({ state: 'visible', timeout: 15_000 });
     assert.deepEqual(requests, []);
     assert.deepEqual(problems, []);
     await page.close();
