@@ -27,7 +27,7 @@ import type {
 } from '../model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import type { ByteSource } from '../model/byteSource';
-import { foldName, SqliteFile, type SqlValue, type WalMark } from './sqliteFile';
+import { foldName, SqliteFile, SqliteFormatError, type SqlValue, type WalMark } from './sqliteFile';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const JSON_CONTENT_PREFIX = '\u0000json:';
@@ -36,8 +36,11 @@ const JSON_CONTENT_PREFIX = '\u0000json:';
 export interface RowSource {
   tables(): string[];
   columns(table: string): string[];
-  /** Every row in storage order; a row's values can be read only until the next row is taken. */
-  rows(table: string): Iterable<StoredRow>;
+  /**
+   * Every row in storage order; a row's values can be read only until the next row is taken. With
+   * `damaged`, a damaged part of the table costs only its rows, each damage told to it.
+   */
+  rows(table: string, kept?: (page: number) => boolean, damaged?: (message: string) => void): Iterable<StoredRow>;
   /** The rows whose `column` is one of `values`, through an index; undefined when there is none to use. */
   rowsWhere?(table: string, column: string, values: Iterable<string>): Iterable<StoredRow> | undefined;
 }
@@ -52,7 +55,7 @@ export interface StoredRow {
  * every leaf page nothing wrote since (StoreMemory).
  */
 interface PagedRowSource extends RowSource {
-  rows(table: string, kept?: (page: number) => boolean): Iterable<StoredRow & PagedRow>;
+  rows(table: string, kept?: (page: number) => boolean, damaged?: (message: string) => void): Iterable<StoredRow & PagedRow>;
   table(name: string): { rootPage: number } | undefined;
   readonly walMark: WalMark | null;
   pagesWrittenSince(mark: WalMark): Set<number> | null;
@@ -97,6 +100,8 @@ interface Leaf {
 export interface StateDbOptions {
   /** The bytes of `<db>-wal`: its committed frames are read over the file's pages. */
   wal?: Uint8Array;
+  /** The bytes of `<db>-journal`: a hot journal is rolled back in memory before anything is read. */
+  journal?: Uint8Array;
   /**
    * A read that reuses what an earlier read of the file kept (`earlier`), where nothing wrote it
    * since, and keeps what it read (`kept`, set by the read). Only a whole read of a file's pages.
@@ -133,13 +138,21 @@ export function readHermesStateDb(path: string, source: ByteSource, options: Sta
   }
   let file: SqliteFile;
   try {
-    file = new SqliteFile(source, { wal: options.wal });
+    file = new SqliteFile(source, { wal: options.wal, journal: options.journal });
   } catch (e) {
     findings.push(parseError(`${path}: cannot open SQLite database: ${(e as Error).message}`, { offset: 0 }));
     return { path, format: 'hermes-state-db', sessions: [], captured: [], findings };
   }
   for (const w of file.walWarnings) findings.push({ severity: 'warning', code: 'parse-error', message: `${path}-wal: ${w}`, pos: { offset: 0 } });
   for (const p of file.problems) findings.push(parseError(`${path}: ${p}`, { offset: 0 }));
+  if (file.rolledBack) {
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos: { offset: 0 },
+      message: `${path}-journal: a hot rollback journal: a write transaction was in progress when this was read; read as SQLite reads it, rolled back (${file.rolledBack} page${file.rolledBack === 1 ? '' : 's'} restored in memory, nothing written): the rows it had not committed are not shown`,
+    });
+  }
   return readStateDbRows(path, file, findings, options);
 }
 
@@ -188,11 +201,21 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   let tables: Names;
   try {
     tables = new Names(db.tables());
-    if (!tables.has('sessions') || !tables.has('messages')) {
+    if (!tables.has('messages')) {
       findings.push(parseError(`${path}: an SQLite database without the Hermes schema (no sessions/messages tables)`, { offset: 0 }));
       return transcript;
     }
-    listed = readSessions(db, tables, findings, path, options);
+    if (!tables.has('sessions')) {
+      // Not Hermes' schema (no sessions table: missing, or a view): the messages still show, each
+      // session named by its rows' session_id.
+      findings.push(
+        parseError(
+          `${path}: no sessions table (Hermes keeps one; a view or another schema is not read): the sessions are taken from the messages' session_id, without titles or counters`,
+          { offset: 0 },
+        ),
+      );
+      listed = { sessions: [], byId: new Map(), catalog: [], keep: null };
+    } else listed = readSessions(db, tables, findings, path, options);
   } catch (e) {
     unreadable(e);
     return transcript;
@@ -246,24 +269,41 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     for (const [c, name] of wantedColumns) r[c] = plain(m.get(name));
     return r;
   };
+  // Damage in the messages table costs the rows it touches, each told once; the rest is read.
+  const told = new Set<string>();
+  const damaged = (message: string): void => {
+    if (told.has(message)) return;
+    told.add(message);
+    findings.push(parseError(`${path}: ${message}; what it held is left out, the rest of the table is read`, { offset: 0 }));
+  };
+  /** `read(m)`, or null (and told) when the row's own bytes are damaged (an overflow chain cut short, say). */
+  const intact = <T>(read: () => T): T | null => {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof SqliteFormatError)) throw e;
+      damaged(e.message);
+      return null;
+    }
+  };
+  const sessionOf = (m: StoredRow): Value => (sessionColumn === null ? undefined : plain(m.get(sessionColumn)));
   const paged = options.reuse && !keep && isPaged(db) ? db : null;
   let decoded: StoreMemory['decoded'] | undefined;
   try {
     if (paged && options.reuse) {
       const signature = [paged.table(messages)?.rootPage, idColumn, sessionColumn, ...wantedColumns.map((c) => c[1])].join(' ');
-      const kept = scanKeeping(paged, messages, signature, options.reuse.earlier, stored, (m) =>
-        sqlRow(m, sessionColumn === null ? undefined : plain(m.get(sessionColumn))),
-      );
+      const kept = scanKeeping(paged, messages, signature, options.reuse.earlier, stored, (m) => intact(() => sqlRow(m, sessionOf(m))), damaged);
       options.reuse.kept = kept ?? undefined;
       decoded = kept?.decoded;
     } else {
       // One lineage: through the index on session_id when there is one (a few MB of a large home), else a scan.
       const some = keep && sessionColumn !== null ? db.rowsWhere?.(messages, sessionColumn, keep) : undefined;
-      for (const m of some ?? db.rows(messages)) {
+      for (const m of some ?? db.rows(messages, undefined, damaged)) {
         // The session is tested before the rest is decoded: rows of other sessions cost their header only.
-        const sessionId = sessionColumn === null ? undefined : plain(m.get(sessionColumn));
-        if (keep && !keep.has(String(sessionId))) continue;
-        stored.push(sqlRow(m, sessionId));
+        const sessionId = intact(() => ({ value: sessionOf(m) }));
+        if (!sessionId || (keep && !keep.has(String(sessionId.value)))) continue;
+        const r = intact(() => sqlRow(m, sessionId.value));
+        if (r) stored.push(r);
       }
     }
   } catch (e) {
@@ -372,8 +412,9 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
 /**
  * A scan of the messages table into `rows` that keeps them by leaf page (StoreMemory), reusing an
  * earlier read's for each leaf page the WAL's later commits did not write, nor any overflow page
- * read for its rows. Null without a WAL to tell a later read what changed. Damage throws, the rows
- * before it already in `rows`, as a plain scan leaves them.
+ * read for its rows. Null without a WAL to tell a later read what changed, or when the table is
+ * damaged: damage costs only the rows it touches (told to `damaged`), and a later read reads the
+ * table whole again, so its damage is told again.
  */
 function scanKeeping(
   db: PagedRowSource,
@@ -381,7 +422,8 @@ function scanKeeping(
   signature: string,
   earlier: StoreMemory | undefined,
   rows: SqlRow[],
-  read: (m: StoredRow) => SqlRow,
+  read: (m: StoredRow) => SqlRow | null,
+  damaged: (message: string) => void,
 ): StoreMemory | null {
   const written = earlier && earlier.signature === signature ? db.pagesWrittenSince(earlier.wal) : null;
   const reusable = written && earlier ? earlier.leaves : new Map<number, Leaf>();
@@ -392,7 +434,13 @@ function scanKeeping(
   const leaves: StoreMemory['leaves'] = new Map();
   let leaf: Leaf | undefined;
   let page = 0;
-  for (const m of db.rows(table, unwritten)) {
+  // A damaged table is read whole again next time, so its damage is told again.
+  let hurt = false;
+  const onDamage = (message: string): void => {
+    hurt = true;
+    damaged(message);
+  };
+  for (const m of db.rows(table, unwritten, onDamage)) {
     if (m.kept) {
       const old = reusable.get(m.page);
       if (!old) throw new Error(`page ${m.page} passed over, but not read before`);
@@ -408,11 +456,15 @@ function scanKeeping(
       m.recordOverflow(leaf.overflow);
     }
     const r = read(m);
+    if (!r) {
+      hurt = true;
+      continue;
+    }
     leaf?.rows.push(r);
     rows.push(r);
   }
   const wal = db.walMark;
-  return wal && { wal, signature, leaves, decoded: (written && earlier?.decoded) || new WeakMap() };
+  return wal && !hurt ? { wal, signature, leaves, decoded: (written && earlier?.decoded) || new WeakMap() } : null;
 }
 
 interface Listed {
@@ -532,14 +584,13 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
   }
   // A session that is its own ancestor has no parent to carry rows over from.
   const lineages = new Lineages(sessions);
-  for (const session of sessions) {
-    const cycle = lineages.cycleFrom(session);
-    if (!cycle) continue;
+  for (const cycle of lineages.cycles()) {
+    const session = cycle[0];
     findings.push({
       severity: 'warning',
       code: 'parse-error',
       pos: { sessionId: session.id },
-      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.join(' -> ')}); it is read without a parent`,
+      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.map((n) => n.id).join(' -> ')}); it is read without a parent`,
     });
     session.parentId = null;
   }

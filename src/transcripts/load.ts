@@ -258,7 +258,14 @@ function readOpened(path: string, file: Opened, options: LoadOptions, beside: In
 function readWhole(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
   const bytes = source.read(0, source.size);
   const format = sniffFormat(path, bytes);
-  return readTranscript({ path, bytes, wal: format === 'hermes-state-db' ? readBeside(`${companionBase(path)}-wal`, beside) : undefined, session });
+  const sqlite = format === 'hermes-state-db';
+  return readTranscript({
+    path,
+    bytes,
+    wal: sqlite ? readBeside(`${companionBase(path)}-wal`, beside) : undefined,
+    journal: sqlite ? readBeside(`${companionBase(path)}-journal`, beside) : undefined,
+    session,
+  });
 }
 
 /**
@@ -274,7 +281,8 @@ function readStore(path: string, file: Opened, source: ByteSource, options: Load
     whole && options.remember ? { earlier: last?.dev === file.dev && last.ino === file.ino ? last.memory : undefined } : undefined;
   const grown = reuse?.earlier && wal && Buffer.compare(wal.subarray(0, reuse.earlier.wal.header.length), reuse.earlier.wal.header) === 0;
   const pages = grown ? source : bytesSource(source.read(0, source.size));
-  const transcript = readHermesStateDb(path, pages, { wal, session: options.session, reuse });
+  const journal = readBeside(`${companionBase(path)}-journal`, beside);
+  const transcript = readHermesStateDb(path, pages, { wal, journal, session: options.session, reuse });
   if (reuse?.kept) {
     const read = { dev: file.dev, ino: file.ino, memory: reuse.kept };
     storesRead.set(transcript, read);
@@ -310,7 +318,12 @@ const messagesRead = new WeakMap<Transcript, ElementsText>();
 /** A large state.db, its pages read as the page reader asks for them. */
 function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {
   const size = source.size;
-  const transcript = readHermesStateDb(path, source, { wal: readBeside(`${companionBase(path)}-wal`, beside), session, listOnly: session === undefined });
+  const transcript = readHermesStateDb(path, source, {
+    wal: readBeside(`${companionBase(path)}-wal`, beside),
+    journal: readBeside(`${companionBase(path)}-journal`, beside),
+    session,
+    listOnly: session === undefined,
+  });
   if (session === undefined && transcript.catalog) {
     transcript.listedOnly = true;
     const n = transcript.catalog.length;

@@ -13,6 +13,8 @@ export interface ReadInput {
   bytes: Uint8Array;
   /** The state.db-wal beside a database, if there is one. */
   wal?: Uint8Array;
+  /** The state.db-journal beside a database, if there is one (a hot one is rolled back in memory). */
+  journal?: Uint8Array;
   /** Only this session's lineage (state.db; load.ts narrows the other formats). */
   session?: string;
 }
@@ -96,7 +98,7 @@ export function readTranscript(input: ReadInput): Transcript {
       findings: [parseError(`${path}: empty file`, { line: 1, column: 1, offset: 0 }, true)],
     };
   }
-  if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, session: input.session });
+  if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, journal: input.journal, session: input.session });
   if (format === 'unknown') {
     const binary = bytes.subarray(0, 65536).includes(0);
     return {

@@ -6,6 +6,7 @@
 //
 // Pure: no I/O of its own. Damaged input throws SqliteFormatError (never hangs): page numbers are
 // range-checked, a b-tree page reached twice is a cycle, overflow chains are bounded by the payload.
+// A scan given a `damaged` callback goes on past what is damaged instead, telling it of each.
 //
 // The parts, in sqlite/: pager.ts (header, page cache, WAL overlay), btree.ts (b-tree walks, cells,
 // overflow chains), record.ts (varints, serial types), schema.ts (CREATE TABLE, defaults), row.ts.
@@ -34,6 +35,8 @@ export class SqliteFile {
   readonly walWarnings: string[];
   /** Damage that SQLite itself would refuse to open; what can still be read is read. */
   readonly problems: string[];
+  /** Pages a hot rollback journal restored (a transaction in progress, rolled back in memory); 0 without one. */
+  readonly rolledBack: number;
 
   private readonly pager: Pager;
   private readonly schema: { type: string; name: string; table: string; rootPage: number; sql: string }[] = [];
@@ -50,6 +53,7 @@ export class SqliteFile {
       walWarnings: this.walWarnings,
       problems: this.problems,
     } = pager);
+    this.rolledBack = pager.rollback?.pages.size ?? 0;
 
     const names = ['type', 'name', 'tbl_name', 'rootpage', 'sql'];
     // tbl_name is kept for indexes: rowsWhere looks for one on the table it is asked about.
@@ -111,8 +115,8 @@ export class SqliteFile {
    * A rowid table's leaf page for which `kept` holds (one whose rows the caller read before and
    * still has) is not read: it comes as one TableRow with `kept` set and no values.
    */
-  rows(name: string, kept?: (page: number) => boolean): Generator<TableRow> {
-    return this.scan(this.requireTable(name), kept);
+  rows(name: string, kept?: (page: number) => boolean, damaged?: (message: string) => void): Generator<TableRow> {
+    return this.scan(this.requireTable(name), kept, damaged);
   }
 
   /** The WAL as read, for telling a later read of it grown; null without a WAL read. */
@@ -183,11 +187,21 @@ export class SqliteFile {
     return t;
   }
 
-  private *scan(table: SqliteTable, kept?: (page: number) => boolean): Generator<TableRow> {
+  /** With `damaged`, damage costs only what it touches (see TreeWalk): a cell that cannot be loaded, its row. */
+  private *scan(table: SqliteTable, kept?: (page: number) => boolean, damaged?: (message: string) => void): Generator<TableRow> {
     const row = new TableRow(this.pager, table);
-    const walk = new TreeWalk(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid, kept);
+    const walk = new TreeWalk(this.pager, table.rootPage, `table ${table.name}`, table.withoutRowid, kept, damaged);
     for (let cell = walk.next(); cell; cell = walk.next()) {
-      row.load(cell);
+      if (!damaged) row.load(cell);
+      else {
+        try {
+          row.load(cell);
+        } catch (e) {
+          if (!(e instanceof SqliteFormatError)) throw e;
+          damaged(e.message);
+          continue;
+        }
+      }
       yield row;
     }
   }

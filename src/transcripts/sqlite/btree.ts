@@ -36,6 +36,10 @@ interface Frame {
  * A class, not a generator: a scan resumes one generator per row, not two. A table b-tree's page
  * for which `kept` holds (a leaf whose rows the caller still has) is not read: the walk comes to it
  * once, as a cell with `kept` set.
+ *
+ * Damage throws, unless `damaged` is given: then a damaged cell pointer costs its cell, and a child
+ * that cannot be read (no such page, the wrong type, too many cells, reached twice, too deep) costs
+ * its subtree; each is told to `damaged` and the walk goes on past it.
  */
 export class TreeWalk {
   private readonly cell: CellRef = { page: new Uint8Array(0), offset: 0, pageNumber: 0, interior: false, kept: false };
@@ -52,13 +56,30 @@ export class TreeWalk {
     private readonly what: string,
     private readonly index: boolean,
     private readonly kept?: (page: number) => boolean,
+    private readonly damaged?: (message: string) => void,
   ) {
     [this.interiorType, this.leafType] = index ? [0x02, 0x0a] : [0x05, 0x0d];
     if (!index && kept?.(root)) {
       this.visit(root);
       this.keptRoot = root;
     } else {
-      this.push(root, null);
+      this.guard(() => this.push(root, null));
+    }
+  }
+
+  /** Runs `step`; false when it met damage that `damaged` was told of (without it, the damage throws). */
+  private guard(step: () => void): boolean {
+    if (!this.damaged) {
+      step();
+      return true;
+    }
+    try {
+      step();
+      return true;
+    } catch (e) {
+      if (!(e instanceof SqliteFormatError)) throw e;
+      this.damaged(e.message);
+      return false;
     }
   }
 
@@ -73,31 +94,41 @@ export class TreeWalk {
     while (stack.length) {
       const f = stack[stack.length - 1];
       if (f.leaf) {
-        if (f.next < f.cells) return this.at(f, this.cellAt(f, f.next++));
+        if (f.next < f.cells) {
+          let p = -1;
+          if (this.guard(() => (p = this.cellAt(f, f.next++)))) return this.at(f, p);
+          continue;
+        }
         stack.pop();
         continue;
       }
       if (!this.index) {
         // Table interior: each cell's left child, then the right-most child.
-        const child = f.next < f.cells ? u32(f.page, this.cellAt(f, f.next++)) : f.next++ === f.cells ? f.right : -1;
+        let child = -1;
+        if (f.next < f.cells) {
+          if (!this.guard(() => (child = u32(f.page, this.cellAt(f, f.next++))))) continue;
+        } else if (f.next++ === f.cells) child = f.right;
         if (child < 0) {
           stack.pop();
         } else if (this.kept?.(child)) {
-          this.visit(child);
-          return this.keptLeaf(child);
+          if (this.guard(() => this.visit(child))) return this.keptLeaf(child);
         } else {
-          this.push(child, f.n);
+          this.guard(() => this.push(child, f.n));
         }
         continue;
       }
       // Index interior: each cell's left child, then the cell itself; then the right-most child.
       const step = f.next++;
       if (step < 2 * f.cells) {
-        const p = this.cellAt(f, step >> 1);
+        let p = -1;
+        if (!this.guard(() => (p = this.cellAt(f, step >> 1)))) {
+          f.next += step % 2 === 0 ? 1 : 0; // the cell is gone: its child and itself
+          continue;
+        }
         if (step % 2 === 1) return this.at(f, p);
-        this.push(u32(f.page, p), f.n);
+        this.guard(() => this.push(u32(f.page, p), f.n));
       } else if (step === 2 * f.cells) {
-        this.push(f.right, f.n);
+        this.guard(() => this.push(f.right, f.n));
       } else {
         stack.pop();
       }

@@ -4,6 +4,7 @@
 
 import type { ByteSource } from '../../model/byteSource';
 import { readWalIndex, type WalIndex } from '../sqliteWal';
+import { readRollbackJournal, type Rollback } from './journal';
 import { SqliteFormatError } from './errors';
 import { u32 } from './record';
 
@@ -12,6 +13,8 @@ export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 export interface PagerOptions {
   /** The committed frames of this WAL (the bytes of `<db>-wal`) overlay the file's pages. */
   wal?: Uint8Array;
+  /** A rollback journal beside the file (`<db>-journal`): when hot, read as SQLite reads it, rolled back. */
+  journal?: Uint8Array;
   /** Bytes read at a time by a scan going forward through the file (rounded to pages); default 1 MiB. */
   blockSize?: number;
   /** Cache size, in blocks of blockSize; default 8. */
@@ -53,6 +56,8 @@ export class Pager {
 
   /** The WAL's committed frames laid over the file; null without a WAL, or when it is ignored. */
   readonly wal: WalIndex | null;
+  /** A hot journal's original pages laid over the file (a transaction in progress, rolled back); null without one. */
+  readonly rollback: Rollback | null = null;
   private readonly walBytes: Uint8Array | undefined;
   private readonly blockSize: number;
   /** The cache's unit: what a jump reads; a forward scan reads blockSize / chunkSize of them at once. */
@@ -70,7 +75,12 @@ export class Pager {
     private readonly source: ByteSource,
     options: PagerOptions = {},
   ) {
-    const head = source.read(0, 100);
+    let head = source.read(0, 100);
+    // A hot journal of a file with this page size: its original page 1 is the header SQLite reads.
+    const sizeField = head.length >= 100 ? (head[16] << 8) | head[17] : 0;
+    const journalled = options.journal?.length ? readRollbackJournal(options.journal, sizeField === 1 ? 65536 : sizeField) : null;
+    const original = journalled?.pages.get(1);
+    if (original) head = original.subarray(0, 100);
     if (head.length < 100 || [...MAGIC].some((c, i) => head[i] !== c.charCodeAt(0))) {
       throw new SqliteFormatError('file is not a database (no "SQLite format 3" header)');
     }
@@ -81,7 +91,9 @@ export class Pager {
     this.usableSize = this.pageSize - head[20];
     if (this.usableSize < 480) throw new SqliteFormatError(`file is not a database (${head[20]} reserved bytes per page leave fewer than 480)`);
 
-    this.walBytes = options.wal?.length ? options.wal : undefined;
+    // A database in rollback-journal mode has no WAL to apply; a hot journal is rolled back instead.
+    this.walBytes = options.wal?.length && !journalled ? options.wal : undefined;
+    this.rollback = journalled;
     this.wal = this.walBytes ? readWalIndex(this.walBytes, this.pageSize) : null;
     this.walWarnings = this.wal?.warnings ?? [];
     if (this.wal?.dbPages === 0) this.wal = null;
@@ -92,6 +104,8 @@ export class Pager {
     const filePages = Math.ceil(source.size / this.pageSize);
     if (this.wal) {
       this.pageCount = this.wal.dbPages;
+    } else if (journalled && journalled.dbPages > 0) {
+      this.pageCount = journalled.dbPages;
     } else {
       // The header's size counts only when the change counter matches version-valid-for (3.7.0+).
       const declared = u32(head, 28);
@@ -114,6 +128,8 @@ export class Pager {
     if (!Number.isInteger(n) || n < 1 || n > this.pageCount) {
       throw new SqliteFormatError(`database disk image is malformed: page ${n} does not exist (the database has ${this.pageCount} pages)`);
     }
+    const restored = this.rollback?.pages.get(n);
+    if (restored) return restored;
     const inWal = this.wal?.pages.get(n);
     if (inWal !== undefined && this.walBytes) return this.walBytes.subarray(inWal, inWal + this.pageSize);
     const offset = (n - 1) * this.pageSize;
