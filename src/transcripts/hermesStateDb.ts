@@ -122,7 +122,16 @@ const plain = (v: SqlValue): Value => (typeof v === 'bigint' && Number.isSafeInt
 
 /** An id as text, exact for any integer. */
 const idText = (v: Value): string =>
-  v instanceof Uint8Array ? `x'${[...v.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}'` : String(v);
+  v instanceof Uint8Array
+    ? `x'${[...v.subarray(0, 64)].map((b) => b.toString(16).padStart(2, '0')).join('')}'${v.length > 64 ? ` (${v.length} bytes)` : ''}`
+    : String(v);
+
+/**
+ * A session id as one string, the same for `sessions.id`, `messages.session_id` and
+ * `parent_session_id`. The agent writes text; a column without text affinity can hold the INTEGER
+ * 42 beside the TEXT '42', two sessions to SQLite, so a number is named with its type.
+ */
+const sessionKey = (v: Value): string => (typeof v === 'number' || typeof v === 'bigint' ? `${String(v)} (integer)` : idText(v));
 
 export function isSqliteFile(bytes: Uint8Array): boolean {
   if (bytes.length < 16) return false;
@@ -301,7 +310,7 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
       for (const m of some ?? db.rows(messages, undefined, damaged)) {
         // The session is tested before the rest is decoded: rows of other sessions cost their header only.
         const sessionId = intact(() => ({ value: sessionOf(m) }));
-        if (!sessionId || (keep && !keep.has(String(sessionId.value)))) continue;
+        if (!sessionId || (keep && !keep.has(sessionKey(sessionId.value)))) continue;
         const r = intact(() => sqlRow(m, sessionId.value));
         if (r) stored.push(r);
       }
@@ -321,7 +330,7 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   const decode = (r: SqlRow): DecodedRow => {
     const known = decoded?.get(r);
     if (known) return known;
-    const sessionId = String(r.session_id);
+    const sessionId = sessionKey(r.session_id);
     const pos: SourcePos = typeof r.id === 'number' && Number.isSafeInteger(r.id) ? { sessionId, rowId: r.id } : { sessionId };
     const own: InputFinding[] = [];
     const row = decodeRow(r, mCols, own, path, pos, idText(r.id));
@@ -554,7 +563,7 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
   const hashes = new Map<TranscriptSession, string | null>();
   const catalog: SessionSummary[] = [];
   for (const s of light) {
-    const id = idText(s.id);
+    const id = sessionKey(s.id);
     if (byId.has(id)) {
       findings.push({
         severity: 'warning',
@@ -566,7 +575,8 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
     }
     const session: TranscriptSession = {
       id,
-      parentId: typeof s.parent === 'string' && s.parent ? s.parent : null,
+      parentId:
+        s.parent === null || s.parent === undefined || s.parent === '' || (s.parent instanceof Uint8Array && !s.parent.length) ? null : sessionKey(s.parent),
       endReason: str(s.endReason),
       systemPrompt: null,
       generations: [],
@@ -595,7 +605,7 @@ function readSessions(db: RowSource, tables: Names, findings: InputFinding[], pa
     session.parentId = null;
   }
   for (const s of light) {
-    const session = byId.get(idText(s.id));
+    const session = byId.get(sessionKey(s.id));
     if (!session || ordinals.get(session) !== s.ordinal) continue;
     catalog.push({
       id: session.id,
@@ -742,7 +752,8 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
   } else if (content !== null && content !== undefined && typeof content !== 'string') {
     // A BLOB or a number where the agent writes text: nothing says what it sent.
     const what = content instanceof Uint8Array ? `a BLOB of ${content.length} bytes` : `a ${typeof content === 'bigint' ? 'number' : typeof content}`;
-    findings.push({ severity: 'warning', code: 'parse-error', pos, message: `${where}: content is ${what}, not text; replayed as empty` });
+    // Damage like any other: `check` fails on it.
+    findings.push(parseError(`${where}: content is ${what}, not text; replayed as empty`, pos));
     content = null;
   }
   if (content !== null && typeof content === 'object' && !Array.isArray(content)) {
