@@ -1,4 +1,5 @@
-// The one summary line of the robustness run. bad-input.test.ts, fuzz.test.ts and cli/hostile.test.ts run in separate
+// The one summary line of the robustness run. bad-input.test.ts, fuzz.test.ts, cli/hostile.test.ts and the state.db
+// damage cases (transcripts/localDamage, hotJournal, sessionIds) run in separate
 // processes under one `node --test` runner; each records its counts in a part file keyed by the
 // runner's pid, and whichever finishes last prints the combined line (a file run alone prints its
 // own counts).
@@ -15,7 +16,14 @@ export interface Counts {
 }
 
 /** Each part and the test file that reports it. */
-const FILES = { 'bad-input': 'robustness/bad-input.test.ts', fuzz: 'robustness/fuzz.test.ts', 'hostile-cli': 'cli/hostile.test.ts' } as const;
+const FILES = {
+  'bad-input': 'robustness/bad-input.test.ts',
+  fuzz: 'robustness/fuzz.test.ts',
+  'hostile-cli': 'cli/hostile.test.ts',
+  'store-damage': 'transcripts/localDamage.test.ts',
+  'hot-journal': 'transcripts/hotJournal.test.ts',
+  'session-ids': 'transcripts/sessionIds.test.ts',
+} as const;
 type Part = keyof typeof FILES;
 const PARTS = Object.keys(FILES) as Part[];
 

@@ -6,13 +6,16 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
+import { countedBadInputs } from '../robustness/tally';
 
+// Each case counts toward the robustness summary line (test/robustness/tally.ts).
+const it = countedBadInputs('hot-journal');
 const dir = mkdtempSync(join(tmpdir(), 'pi-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
@@ -14,7 +14,10 @@ import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { readHermesStateDb } from '../../src/transcripts/hermesStateDb';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
 import { sqliteExec } from '../support/sqliteExec';
+import { countedBadInputs } from '../robustness/tally';
 
+// Each case counts toward the robustness summary line (test/robustness/tally.ts).
+const it = countedBadInputs('store-damage');
 const dir = mkdtempSync(join(tmpdir(), 'pi-damage-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const counter = createTokenCounter('o200k_base');

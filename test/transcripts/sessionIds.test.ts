@@ -5,11 +5,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe } from 'node:test';
 import { bytesSource } from '../../src/model/byteSource';
 import { readHermesStateDb } from '../../src/transcripts/hermesStateDb';
 import { sqliteExec } from '../support/sqliteExec';
+import { countedBadInputs } from '../robustness/tally';
 
+// Each case counts toward the robustness summary line (test/robustness/tally.ts).
+const it = countedBadInputs('session-ids');
 const dir = mkdtempSync(join(tmpdir(), 'pi-ids-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
