@@ -4,12 +4,12 @@
 
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { deliberateBreak } from '../analysis/reportTypes';
 import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../protocol/messages';
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';
 import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
+import { statusOf } from './statusText';
 import { TranscriptTree } from './transcriptTree';
 
 /**
@@ -172,11 +172,7 @@ function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefi
     status.hide();
     return;
   }
-  const byCause = index.summary.breaks;
-  const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);
-  const systemChanges = byCause['system-changed'] ?? 0;
-  status.text = breaks ? `$(warning) ${breaks} cache break${breaks > 1 ? 's' : ''}` : '$(pass) cache-stable';
-  status.tooltip = `Prompt Inspector: ${index.requestCount} requests, ${breaks} prefix breaks (${systemChanges} system-prompt changes). Click to jump to the next break.`;
+  ({ text: status.text, tooltip: status.tooltip } = statusOf(index));
   status.show();
 }
 

@@ -1,0 +1,34 @@
+// The status bar's words for the active inspector (issue 20, items 4 and 6): never "cache-stable"
+// for a file with errors or without a request; one count per thing, with separators, and the
+// re-billing a compaction or a rewind causes told apart from the breaks to look into.
+
+import { deliberateBreak } from '../analysis/reportTypes';
+import type { InspectorIndex } from '../protocol/messages';
+
+const count = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
+  const byCause = index.summary.breaks;
+  const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);
+  const compactions = byCause.compression ?? 0;
+  const rewinds = byCause.rewind ?? 0;
+  const systemChanges = byCause['system-changed'] ?? 0;
+  const errors = index.summary.findings.error ?? 0;
+  const text =
+    breaks > 0
+      ? `$(warning) ${count(breaks, 'cache break')}`
+      : errors > 0
+        ? `$(error) ${count(errors, 'error')}`
+        : index.requestCount === 0
+          ? '$(info) no requests'
+          : '$(pass) cache-stable';
+  const rebilled = [compactions ? count(compactions, 'compaction') : '', rewinds ? count(rewinds, 'rewind') : ''].filter((s) => s).join(' and ');
+  const tooltip = [
+    `Prompt Inspector: ${count(index.requestCount, 'request')}, ${count(breaks, 'cache break')} to look into`,
+    systemChanges ? ` (${count(systemChanges, 'system-prompt change')})` : '',
+    rebilled ? `; ${rebilled} re-billed by design` : '',
+    errors ? `; ${count(errors, 'error')} in the findings` : '',
+    breaks ? '. Click to jump to the next break.' : '.',
+  ].join('');
+  return { text, tooltip };
+}

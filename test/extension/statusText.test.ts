@@ -1,0 +1,30 @@
+// The status bar's words (src/extension/statusText.ts): never "cache-stable" for a file with errors
+// or without a request; compactions and rewinds told apart from breaks; counts with separators.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { statusOf } from '../../src/extension/statusText';
+import type { InspectorIndex } from '../../src/protocol/messages';
+
+const index = (requestCount: number, breaks: Record<string, number>, errors = 0): InspectorIndex =>
+  ({ requestCount, summary: { breaks, compactions: breaks.compression ?? 0, findings: { error: errors, warning: 0, info: 0 } } }) as unknown as InspectorIndex;
+
+describe('the status bar', () => {
+  it('says cache-stable only for a file with requests, no break to look into and no error', () => {
+    assert.equal(statusOf(index(3, {})).text, '$(pass) cache-stable');
+    assert.equal(statusOf(index(0, {})).text, '$(info) no requests');
+    assert.equal(statusOf(index(0, {}, 2385)).text, '$(error) 2,385 errors');
+    assert.equal(statusOf(index(5, {}, 1)).text, '$(error) 1 error');
+  });
+
+  it('counts breaks to look into, not the re-billing of compactions and rewinds, which the tooltip names apart', () => {
+    const s = statusOf(index(60000, { compression: 3, rewind: 1, 'sidecar-dropped': 2, 'system-changed': 1 }));
+    assert.equal(s.text, '$(warning) 3 cache breaks');
+    assert.equal(
+      s.tooltip,
+      'Prompt Inspector: 60,000 requests, 3 cache breaks to look into (1 system-prompt change); 3 compactions and 1 rewind re-billed by design. Click to jump to the next break.',
+    );
+    const calm = statusOf(index(12, { compression: 3 }));
+    assert.equal(calm.text, '$(pass) cache-stable');
+    assert.equal(calm.tooltip, 'Prompt Inspector: 12 requests, 0 cache breaks to look into; 3 compactions re-billed by design.');
+  });
+});
