@@ -60,6 +60,8 @@ export class InspectorApp extends LitElement {
   @state() accessor openKey = 0;
   @state() accessor problem: string | null = null;
   @state() accessor announcement = '';
+  /** A short visible answer to a key that had nothing to do (`b` without a break). */
+  @state() accessor notice = '';
   /** The file's lineages; null for a file of one lineage (no overview, the inspector only). */
   @state() accessor overview: SessionOverview | null = null;
   @state() accessor overviewState: OverviewState = EMPTY_OVERVIEW_STATE;
@@ -110,6 +112,7 @@ export class InspectorApp extends LitElement {
     .waiting.problem { color: var(--pi-error); }
     .waiting-detail { margin: 0; padding: 8px 12px; color: var(--pi-muted); }
     session-overview { grid-column: 1 / -1; grid-row: 1 / -1; height: 100vh; }
+    .notice { position: fixed; left: 12px; bottom: 36px; padding: 6px 10px; color: var(--pi-fg); background: var(--pi-bg); border: 1px solid var(--pi-border); }
     .open-problem { position: fixed; left: 12px; right: 12px; bottom: 36px; padding: 6px 10px; color: var(--pi-error); background: var(--pi-bg); border: 1px solid var(--pi-error); }
     /* Narrow panels: one column, the page scrolls, the message list keeps a height to virtualise in. */
     @media (max-width: 860px) {
@@ -272,10 +275,17 @@ export class InspectorApp extends LitElement {
 
   private go(to: Navigation): void {
     if (!this.model) return;
+    // Said, not silent: `b` with nothing to go to.
+    if (to === 'nextBreak' && this.model.breakCount === 0) {
+      this.notice = 'No cache breaks in this transcript (a compaction or a rewind re-bills by design, not counted).';
+      this.announcement = this.notice;
+      return;
+    }
     this.moveTo(step(this.model, this.sel, to));
   }
 
   private moveTo(next: UiState): void {
+    this.notice = '';
     if (next.turn === this.sel.turn && next.request === this.sel.request) return;
     this.prefetch(next);
     this.sel = next;
@@ -432,6 +442,7 @@ export class InspectorApp extends LitElement {
         <cache-panel .model=${x} .request=${request} .detail=${detail} .previous=${previous} .context=${this.contexts.get(request)}></cache-panel>
         <findings-list .model=${x} .findings=${details.findings} .turn=${turn}></findings-list>
       </aside>
+      ${this.notice ? html`<div class="notice" role="status" data-notice>${this.notice}</div>` : nothing}
       <div class="sr-only" aria-live="polite" data-announcement>${this.announcement}</div>
     `;
   }

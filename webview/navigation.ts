@@ -26,6 +26,13 @@ export function selectRequest(model: IndexModel, request: number): UiState {
   return { turn: r.turn, request, firstVisibleMessage: openAt(model, request) };
 }
 
+/** A request opened where its prefix broke: the first message that differs from the previous request's. */
+function breakAt(model: IndexModel, request: number): UiState {
+  const at = selectRequest(model, request);
+  const r = model.request(request);
+  return r && r.breakMessage >= 0 && r.breakMessage < r.messageCount ? { ...at, firstVisibleMessage: r.breakMessage } : at;
+}
+
 /**
  * A saved or current state checked against a (possibly new) index: kept where it still points at
  * the same turn and request, otherwise moved to the nearest valid place.
@@ -57,7 +64,7 @@ export function step(model: IndexModel, at: UiState, to: Navigation): UiState {
       const n = model.requestCount;
       for (let k = 1; k <= n; k++) {
         const r = (Math.max(at.request, -1) + k) % n;
-        if (model.breaks(r)) return r === at.request ? at : selectRequest(model, r);
+        if (model.breaks(r)) return r === at.request ? at : breakAt(model, r);
       }
       return at;
     }

@@ -65,6 +65,7 @@ describe('webview selection', () => {
       seen.push(at.request);
     }
     assert.deepEqual(seen, [2, 5, 2]);
+    assert.equal(at.firstVisibleMessage, 1, 'a break opens at the first message that differs, not at the user row');
     const calm = index([2]);
     const s = restore(calm, null);
     assert.equal(step(calm, s, 'nextBreak'), s);

@@ -239,6 +239,25 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     }
   });
 
+  it('says so when b has no cache break to go to, and stays where it was', async () => {
+    const current = await inspect(SIDECARS, 'hermes-current', 'session_20260918_101500_a1b2c3.json');
+    assert.equal(current.requests.filter((r) => !r.stable).length, 0, 'sidecar replay breaks nothing');
+    const v = await h.open(current);
+    try {
+      await expectSelection(v, 0, 0);
+      await v.page.keyboard.press('b');
+      await v.page.locator('[data-notice]').waitFor();
+      assert.match(await v.page.locator('[data-notice]').innerText(), /No cache breaks/);
+      await expectSelection(v, 0, 0);
+      await v.page.keyboard.press('j');
+      await expectSelection(v, 1, current.turns[1].requests[0]);
+      assert.equal(await v.page.locator('[data-notice]').count(), 0, 'gone with the next move');
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('names the first differing byte of a hermes-v0 break and shows both sides of it', async () => {
     const ctx = v0.breakContext(2);
     assert.ok(ctx && ctx.byteOffset === 58);
