@@ -93,9 +93,10 @@ export class CompactionPanel extends LitElement {
         <div class="body">
           <table aria-label="Before and after">
             ${this.row('rows', 'Messages in the list', c.beforeMessages, c.afterMessages)}
-            ${this.row('tokens', 'Exact tokens, counted with the tokenizer', c.beforeTokens, c.afterTokens)}
+            ${this.row('exact tokens', 'Exact tokens, counted with the tokenizer', c.beforeTokens, c.afterTokens)}
             ${this.row('rough tokens', 'The agent\u2019s own rough estimate, which decides compaction', c.beforeRoughTokens, c.afterRoughTokens)}
           </table>
+          <p class="explain" data-token-kinds>Exact: counted with the tokenizer. Rough: the agent\u2019s own estimate, the one its compaction rules judge.</p>
           <div class="bars" aria-hidden="true">
             <span>before</span>${this.bar(100)}
             <span>after</span>${this.bar(c.beforeTokens > 0 ? (c.afterTokens / c.beforeTokens) * 100 : 0)}

@@ -219,6 +219,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       assert.equal(c.beforeTokens, 1189);
       assert.equal(await panel.locator('[data-progress]').getAttribute('data-progress'), c.madeProgress ? 'yes' : 'no');
       assert.match(await panel.locator('.rule').innerText(), /fewer rows, or rough tokens below 95 %/);
+      assert.match(await panel.locator('[data-token-kinds]').innerText(), /Exact: counted with the tokenizer\. Rough: the agent’s own estimate/);
       assert.match(await panel.locator('dl').innerText(), new RegExp(`gate branch\\s+${c.gateBranch ?? 'not recorded'}`));
       const reanchor = await panel.locator('[data-reanchor]').innerText();
       assert.match(reanchor, new RegExp(`${c.reanchor.before} → ${c.reanchor.after} · rule ${c.reanchor.rule}`));
