@@ -28,7 +28,7 @@ import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
 import { plural, PREFIX_STATUS_LABEL } from './format';
 import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
-import { EMPTY_OVERVIEW_STATE, hasLineage } from './overview-model';
+import { EMPTY_OVERVIEW_STATE, hasLineage, lineageLabel } from './overview-model';
 import { Pages, type Details } from './pages';
 import { PagesController } from './pages-controller';
 import './request-bar';
@@ -421,7 +421,7 @@ export class InspectorApp extends LitElement {
     const previous = r && r.previousRequest >= 0 ? details.requests.peek(0, r.previousRequest) : undefined;
     const compacted = x.compacted(turn) ? details.turns.get(0, turn) : null;
     return html`
-      <summary-header .model=${x} .back=${this.overview !== null} @pi-back=${this.back}></summary-header>
+      <summary-header .model=${x} .back=${this.overview !== null} .lineage=${lineageLabel(this.overview, this.lineage)} @pi-back=${this.back}></summary-header>
       <turn-stepper .model=${x} .turns=${details.turns} .selected=${turn} @pi-select=${this.onSelect}></turn-stepper>
       <token-timeline .model=${x} .requests=${details.requests} .turn=${turn} .request=${request} @pi-select=${this.onSelect}></token-timeline>
       <section class="main" aria-label="Messages">

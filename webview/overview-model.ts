@@ -102,3 +102,10 @@ export function cellOf(column: OverviewColumn, row: OverviewLineage | OverviewSe
 export function hasLineage(overview: SessionOverview, id: string): boolean {
   return everyLineage(overview.lineages).some((l) => l.id === id);
 }
+
+/** How a lineage is named where it is open (the inspector's header): its title, else its id, bidi controls shown. */
+export function lineageLabel(overview: SessionOverview | null, id: string | null): string | null {
+  if (id === null) return null;
+  const row = overview ? everyLineage(overview.lineages).find((l) => l.id === id) : undefined;
+  return revealBidiControls(row?.title || id);
+}

@@ -13,6 +13,8 @@ export class SummaryHeader extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;
   /** The file has a session overview to go back to. */
   @property({ type: Boolean }) accessor back = false;
+  /** The lineage open from the overview, as named there; null on a file of one lineage. */
+  @property({ attribute: false }) accessor lineage: string | null = null;
 
   static styles = [
     tokens,
@@ -27,6 +29,7 @@ export class SummaryHeader extends LitElement {
     button.back:hover { background: var(--vscode-button-secondaryHoverBackground, var(--pi-hover)); }
     button.back:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: 1px; }
     h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
+    h1 .of { font-weight: 400; color: var(--pi-muted); }
     .path { color: var(--pi-muted); overflow-wrap: anywhere; }
     dl { display: flex; flex-wrap: wrap; gap: 2px 12px; margin: 0; }
     dt { display: inline; color: var(--pi-muted); }
@@ -67,7 +70,7 @@ export class SummaryHeader extends LitElement {
             ? html`<button class="back" title="Back to the sessions overview (Backspace, Alt+Left)" @click=${() => this.dispatchEvent(piEvent('pi-back', null))}>← Sessions</button>`
             : nothing
         }
-        <h1>${x.title}</h1>
+        <h1>${this.lineage === null ? x.title : html`<span data-lineage>${this.lineage}</span> <span class="of">— ${x.title}</span>`}</h1>
         <span class="path" title=${x.source.path}>${x.source.path}</span>
         <dl aria-label="Analysis">
           <div><dt>format</dt><dd>${x.source.format}</dd></div>

@@ -10,6 +10,7 @@ import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';
 import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
 import { statusOf } from './statusText';
+import { tabTitle } from './tabTitle';
 import { TranscriptTree } from './transcriptTree';
 
 /**
@@ -93,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const openPanel = (uri: vscode.Uri): void => {
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, `Inspect ${uri.path.split('/').pop()}`, vscode.ViewColumn.Active, {
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, tabTitle(uri.path, null, null), vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
     });

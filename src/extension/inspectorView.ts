@@ -19,6 +19,7 @@ import { serve } from '../protocol/rpc';
 import { renderInspectorHtml } from '../webviewHtml';
 import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
 import { pickSession } from './sessionPicker';
+import { tabTitle } from './tabTitle';
 
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
 export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
@@ -170,6 +171,7 @@ export class InspectorView implements vscode.Disposable {
     const scope = await inspection.openLineage(lineage);
     this.closeScope();
     this.scope = scope;
+    this.panel.title = tabTitle(this.uri.path, inspection.overview, lineage);
     InspectorView.activeChanged.fire(InspectorView.activeView);
     return scope.index;
   }
@@ -177,6 +179,7 @@ export class InspectorView implements vscode.Disposable {
   private closeScope(): void {
     this.scope?.close();
     this.scope = undefined;
+    this.panel.title = tabTitle(this.uri.path, null, null);
     InspectorView.activeChanged.fire(InspectorView.activeView);
   }
 

@@ -22,6 +22,7 @@ import { HERMES_STORE_PY } from '../support/upstreamStores';
 import { filterLineages, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
 import type { OverviewColumn } from '../../src/analysis/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../../src/analysis/overviewTypes';
+import { shortPath } from '../../src/extension/tabTitle';
 import {
   CODE_SERVER_VERSION,
   ROOT,
@@ -544,6 +545,13 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     assert.equal(alone.turns.length, chain.turns);
     await frame.locator('turn-stepper [role=option]').first().waitFor({ state: 'visible', timeout: 10_000 });
     assert.equal(await frame.locator('turn-stepper [role=option]').count(), alone.turns.length);
+    // The tab names the open lineage and the file (issue 20, item 2).
+    const tab = (text: string) => p.locator('.tabs-container .tab', { hasText: text }).count();
+    await eventually(
+      () => tab(`${chain.title || chain.id} — ${shortPath(db)}`),
+      (n) => n === 1,
+      10_000,
+    );
     await screenshot(p, 'overview-lineage-open-light');
 
     // Back: the overview as it was left, sort and filter kept.
@@ -553,6 +561,11 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       (v) => v.onOverview && v.rows.length > 0,
     );
     assert.deepEqual(back, filtered);
+    await eventually(
+      () => tab(`${chain.title || chain.id} — `),
+      (n) => n === 0,
+      10_000,
+    );
 
     // A live writer appends a turn to the chain's last session: the row's figures follow, the filter stays.
     const before = Number(await overviewCell(frame, chain.id, 'turns'));
@@ -602,7 +615,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
       // Panels opened from the palette come back through the serializer, at the selection they had
       // (a background tab's webview is created when the tab is shown).
-      await p.locator('.tabs-container .tab', { hasText: 'Inspect session_20260918_101500_a1b2c3.json' }).first().click();
+      await p.locator('.tabs-container .tab', { hasText: 'sidecars/session_20260918_101500_a1b2c3.json' }).first().click();
       const frame = await inspectorFor('session_20260918_101500_a1b2c3.json', 45_000);
       assert.equal(
         await eventually(

@@ -221,6 +221,8 @@ describe('session overview (Chromium, real engine as host)', () => {
       assert.equal(await overviewShown(v), false, 'the overview is hidden, not shown beside the inspector');
       const backButton = v.page.locator('summary-header button.back');
       assert.equal(await backButton.innerText(), '← Sessions');
+      // The header names the open lineage (its title), then the file.
+      assert.equal(await v.page.locator('summary-header h1 [data-lineage]').innerText(), 'Fix flaky tests');
       await eventually(() => assert.equal(lastState(v)?.lineage, 'b'));
       assert.deepEqual([lastState(v)?.ui?.turn, lastState(v)?.ui?.request], [0, 0]);
       await v.page.keyboard.press('j');
