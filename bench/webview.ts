@@ -97,6 +97,8 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
       stable: true,
       breakAt: null,
       failed: false,
+      sentAt: null,
+      gapSeconds: null,
       userWireIndex: 1,
       captured: null,
     },

@@ -26,6 +26,14 @@ const CAUSE: Record<string, string> = {
 };
 
 const CELL = 12;
+/** Anthropic's default cache lifetime: an idle gap this long loses a cached prefix (OpenAI's lasts longer). */
+const LONG_GAP = 300;
+
+function duration(s: number): string {
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
 
 export class CachePanel extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;
@@ -36,7 +44,8 @@ export class CachePanel extends LitElement {
   @property({ attribute: false }) accessor context: ContextState;
   /** The strip cell under the pointer, or -1. */
   @state() accessor hovered = -1;
-  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | PrefixStatus | 'hashmark', string>; changes: number[] } | null = null;
+  private strips: { model: IndexModel; perRow: number; paths: Record<'first' | PrefixStatus | 'hashmark' | 'gapmark', string>; changes: number[] } | null =
+    null;
   private readonly width = new WidthController(this);
 
   static styles = [
@@ -78,10 +87,13 @@ export class CachePanel extends LitElement {
     .sw.first { background: var(--pi-muted); }
     h3 { margin: 0; font-size: 12px; font-weight: 600; }
     .sw.hash { background: var(--vscode-charts-purple, #652d90); }
+    .sw.gap { background: var(--vscode-charts-orange, #d18616); width: 3px; }
     .cells { cursor: pointer; }
     .cell.first { fill: var(--pi-muted); }
     .caption { font-size: 11px; color: var(--pi-muted); min-height: 1.4em; font-variant-numeric: tabular-nums; }
     .hashmark { fill: var(--vscode-charts-purple, #652d90); pointer-events: none; }
+    .gapmark { stroke: var(--vscode-charts-orange, #d18616); stroke-width: 2; pointer-events: none; }
+    .long-gap { color: var(--vscode-charts-orange, #d18616); }
     .sel { fill: none; stroke: var(--pi-fg); stroke-width: 1.5; pointer-events: none; }
   `,
   ];
@@ -98,6 +110,20 @@ export class CachePanel extends LitElement {
           ? html`<span class="same" data-system="same">= request #${r.previousRequest}</span>`
           : html`<span class="changed" data-system="changed">≠ request #${r.previousRequest}${prev ? html` (<span class="hash">${shortHash(prev.systemPromptSha256)}</span>)` : nothing}</span>`
       }`;
+  }
+
+  /** When the request went out and how long the cache sat idle before it (a provider's cache expires after minutes). */
+  private sentLine(r: RequestSummary) {
+    const at = this.detail?.sentAt;
+    const when =
+      at === undefined
+        ? html`<span class="muted">loading…</span>`
+        : at === null
+          ? html`<span class="muted">not recorded</span>`
+          : html`${new Date(at * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+    if (r.previousRequest < 0 || r.gapSeconds < 0) return when;
+    const long = r.gapSeconds >= LONG_GAP;
+    return html`${when} · <span class=${long ? 'long-gap' : ''}>${duration(r.gapSeconds)} after request #${r.previousRequest}${long ? ' — longer than a 5-minute cache lifetime' : ''}</span>`;
   }
 
   private tokensLine(r: RequestSummary) {
@@ -132,12 +158,13 @@ export class CachePanel extends LitElement {
   /** The strip's cells as one path per status: a long session has tens of thousands of them. */
   private stripPaths(x: IndexModel, perRow: number) {
     if (this.strips?.model === x && this.strips.perRow === perRow) return this.strips;
-    const paths = { first: '', stable: '', break: '', compaction: '', rewind: '', hashmark: '' };
+    const paths = { first: '', stable: '', break: '', compaction: '', rewind: '', hashmark: '', gapmark: '' };
     const cell = (at: number, w: number): string => `M${(at % perRow) * CELL + 1} ${Math.floor(at / perRow) * CELL + 1}h${w}v${CELL - 2}h${-w}z`;
     for (let i = 0; i < x.requestCount; i++) {
       const r = x.request(i) as RequestSummary;
       paths[r.previousRequest < 0 ? 'first' : x.status(i)] += cell(i, CELL - 2);
       if (r.systemChanged) paths.hashmark += cell(i, 3);
+      if (r.previousRequest >= 0 && r.gapSeconds >= LONG_GAP) paths.gapmark += `M${(i % perRow) * CELL} ${Math.floor(i / perRow) * CELL + 1}v${CELL - 2}`;
     }
     this.strips = { model: x, perRow, paths, changes: x.systemChanges() };
     return this.strips;
@@ -153,7 +180,7 @@ export class CachePanel extends LitElement {
   private caption(x: IndexModel, i: number): string {
     const r = x.request(i);
     if (!r) return '';
-    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : PREFIX_STATUS_LABEL[x.status(i)]}${r.systemChanged ? ', system prompt changed' : ''}`;
+    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : PREFIX_STATUS_LABEL[x.status(i)]}${r.systemChanged ? ', system prompt changed' : ''}${r.previousRequest >= 0 && r.gapSeconds >= 0 ? `, ${duration(r.gapSeconds)} after #${r.previousRequest}` : ''}`;
   }
 
   private strip(x: IndexModel) {
@@ -170,6 +197,7 @@ export class CachePanel extends LitElement {
           <span><span class="sw break"></span>break</span>
           <span><span class="sw compaction"></span>compaction or rewind</span>
           <span><span class="sw hash"></span>system prompt changed</span>
+          <span><span class="sw gap"></span>5+ min idle before it</span>
           <span><span class="sw first"></span>first</span>
         </div>
       </div>
@@ -187,6 +215,7 @@ export class CachePanel extends LitElement {
         }}>
         ${(['first', 'stable', 'break', 'compaction', 'rewind'] as const).map((k) => (paths[k] ? svg`<path class="cell ${k}" d=${paths[k]}></path>` : nothing))}
         ${paths.hashmark ? svg`<path class="hashmark" d=${paths.hashmark}></path>` : nothing}
+        ${paths.gapmark ? svg`<path class="gapmark" d=${paths.gapmark}></path>` : nothing}
         ${sel >= 0 ? svg`<rect class="sel" x=${(sel % perRow) * CELL + 0.75} y=${Math.floor(sel / perRow) * CELL + 0.75} width=${CELL - 1.5} height=${CELL - 1.5}></rect>` : nothing}
       </svg>
       <div class="caption" aria-hidden="true">${this.caption(x, this.hovered >= 0 ? this.hovered : sel)}</div>`;
@@ -218,6 +247,7 @@ export class CachePanel extends LitElement {
             <dl>
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
+              <dt>sent</dt><dd data-sent>${this.sentLine(r)}</dd>
               ${r.failed ? html`<dt>answer</dt><dd data-failed><span class="chip solid break">failed</span> sent, no answer: a provider error or an interrupt (not in the agent's call count)</dd>` : nothing}
               ${
                 r.breakMessage >= 0

@@ -35,6 +35,8 @@ export interface RequestSummary {
   rewind: boolean;
   /** Sent and not answered: a provider error or an interrupt. */
   failed: boolean;
+  /** Whole seconds since the previous request of its lineage; -1 where not recorded. */
+  gapSeconds: number;
   systemChanged: boolean;
 }
 
@@ -65,6 +67,7 @@ export class IndexModel {
       userWireIndex: unpackInts(c.userWireIndex, n),
       previousRequest: unpackInts(c.previousRequest, n),
       breakMessage: unpackInts(c.breakMessage, n),
+      gapSeconds: unpackInts(c.gapSeconds, n),
       flags: unpackInts(c.flags, n),
     };
     this.firstRequest = new Int32Array(this.turnCount + 1);
@@ -130,6 +133,7 @@ export class IndexModel {
       compaction: (c.flags[r] & REQUEST_COMPACTION) !== 0,
       rewind: (c.flags[r] & REQUEST_REWIND) !== 0,
       failed: (c.flags[r] & REQUEST_FAILED) !== 0,
+      gapSeconds: c.gapSeconds[r],
       systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
     };
   }

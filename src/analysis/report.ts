@@ -258,6 +258,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
       inputTokens: wire.inputTokens(r),
       prefix,
       ...(r.failed ? { failed: true as const } : {}),
+      ...timing(r, r.previous === null ? null : replay.requests[r.previous]),
       ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
     };
     if (opts.messages) {
@@ -301,6 +302,14 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
   const analysis: Analysis = { transcript, report, replay, wire };
   parts.set(analysis, built);
   return analysis;
+}
+
+/** A request's sending time and the idle gap before it (docs/report.md, requests[].gapSeconds). */
+function timing(r: ReplayRequest, previous: ReplayRequest | null): { sentAt?: number; gapSeconds?: number } {
+  if (r.sentAt === null) return {};
+  const since = previous ? (previous.answeredAt ?? previous.sentAt) : null;
+  // Clocks of rows copied across a compaction can run backwards: no gap then.
+  return since === null || r.sentAt < since ? { sentAt: r.sentAt } : { sentAt: r.sentAt, gapSeconds: Math.round((r.sentAt - since) * 1000) / 1000 };
 }
 
 /**

@@ -158,6 +158,13 @@ export interface Report {
     prefix: PrefixResult;
     /** Sent and not answered (a provider error, retries exhausted, an interrupt); absent when answered. */
     failed?: true;
+    /** When it was sent (its last input row's time), epoch seconds; absent when the rows carry no time. */
+    sentAt?: number;
+    /**
+     * Seconds between the previous request of its lineage (its answer, else its sending) and this
+     * one's sending: how long a provider cache sat idle. Absent where either time is not recorded.
+     */
+    gapSeconds?: number;
     line?: number;
   }[];
   diagnostics: Diagnostic[];

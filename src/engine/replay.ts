@@ -71,6 +71,13 @@ export interface ReplayRequest {
   /** Sent and not answered: a provider error (the failed-turn notice) or an interrupt (its placeholder). */
   failed: boolean;
   /**
+   * When it was sent, epoch seconds: the time of its last input row (the ask or the tool result
+   * that preceded the call); null when that row has none.
+   */
+  sentAt: number | null;
+  /** When its answer was stored (the answering row's time), or null. */
+  answeredAt: number | null;
+  /**
    * The first request after a rewind (/undo, /retry): the row where the undone rows began in the
    * previous request's list, the list going on from the rows before it; null otherwise.
    */
@@ -749,11 +756,19 @@ function recordRequest(
     afterCompaction: crossedBoundary && previous !== null && gen.compaction !== undefined,
     failed,
     rewoundAt: crossedBoundary && previous !== null && gen.compaction === undefined && gen.carried !== undefined ? gen.carried : null,
+    sentAt: secondsOf(rows[end - 1]?.timestamp),
+    // A failed call's next row is no answer of it (its notice is not among the rows); an interrupt's placeholder is its end.
+    answeredAt: end < rows.length && (!failed || isInterruptPlaceholder(rows[end])) ? secondsOf(rows[end].timestamp) : null,
     pos: gen.pos[Math.min(end, rows.length - 1)] ?? session.pos,
   };
   replay.requests.push(request);
   turn.requests.push(index);
   state.lastRequest = request;
+}
+
+/** A stored row time as epoch seconds (Hermes stores a float), or null. */
+function secondsOf(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
 }
 
 /** The first row that answers a request after `from`: the end of a compacted list's input. */

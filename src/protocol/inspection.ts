@@ -128,6 +128,8 @@ export class Inspection {
       stable: r.prefix.stable,
       breakAt: r.prefix.breakAt,
       failed: r.failed === true,
+      sentAt: r.sentAt ?? null,
+      gapSeconds: r.gapSeconds ?? null,
       userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
       captured: captured.get(r.index) ?? null,
     });
@@ -307,6 +309,7 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
       userWireIndex: column(requests, (r) => r.userWireIndex ?? -1),
       previousRequest: column(requests, (r) => r.previousRequest ?? -1),
       breakMessage: column(requests, (r) => r.breakAt?.messageIndex ?? -1),
+      gapSeconds: column(requests, (r) => (r.gapSeconds === null ? -1 : Math.round(r.gapSeconds))),
       flags: column(requests, (r) => {
         const previous = r.previousRequest === null ? undefined : requests[r.previousRequest];
         return (

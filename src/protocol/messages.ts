@@ -53,6 +53,9 @@ export interface RequestView {
   breakAt: BreakView | null;
   /** Sent and not answered (a provider error, an interrupt). */
   failed: boolean;
+  /** When it was sent, epoch seconds, and the idle seconds since the previous request of its lineage; null: not recorded. */
+  sentAt: number | null;
+  gapSeconds: number | null;
   /** Wire index of the turn's user message in this request (re-anchored); null when there is none. */
   userWireIndex: number | null;
   /** A request dump that captured this request: its API mode and the wire messages carrying a cache breakpoint. */
@@ -109,6 +112,8 @@ export interface InspectorIndex {
     userWireIndex: PackedInts;
     previousRequest: PackedInts;
     breakMessage: PackedInts;
+    /** Whole seconds since the previous request of its lineage; -1 where not recorded. */
+    gapSeconds: PackedInts;
     flags: PackedInts;
   };
   summary: {

@@ -205,6 +205,27 @@ describe('replay', () => {
     });
   });
 
+  it("each request's sending time (its last input row's) and the idle gap since the previous answer", () => {
+    const rows: Row[] = [
+      { role: 'user', content: 'q1', timestamp: 100 },
+      { role: 'assistant', content: 'a1', timestamp: 104.5 },
+      { role: 'user', content: 'q2', timestamp: 500 },
+      { role: 'assistant', content: 'a2', timestamp: 503 },
+      { role: 'user', content: 'q3' },
+      { role: 'assistant', content: 'a3', timestamp: 600 },
+    ];
+    const r = reportOf(transcript(sess('s', [gen(rows)])));
+    assert.deepEqual(
+      r.requests.map((q) => [q.sentAt, q.gapSeconds]),
+      [
+        [100, undefined],
+        [500, 395.5],
+        [undefined, undefined],
+      ],
+      'the first has nothing before it; a row without a time records neither',
+    );
+  });
+
   it('a rewind: the undone turn keeps its request, the re-ask after it breaks the prefix as a rewind (info)', () => {
     const kept: Row[] = [
       { role: 'user', content: 'q1', timestamp: 1 },

@@ -165,6 +165,7 @@ describe('the index the view gets first', () => {
           compaction: r.breakAt?.cause === 'compression',
           rewind: r.breakAt?.cause === 'rewind',
           failed: r.failed,
+          gapSeconds: r.gapSeconds === null ? -1 : Math.round(r.gapSeconds),
           systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
         });
       }

@@ -34,6 +34,8 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
             ? { messageIndex: 1, byteOffset: null, cause: 'compression' }
             : null,
         failed: false,
+        sentAt: null,
+        gapSeconds: null,
         userWireIndex: 2 * t + 1,
         captured: null,
       });
