@@ -11,6 +11,7 @@ import { findTranscripts } from './findTranscripts';
 import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
 import { statusOf } from './statusText';
 import { tabTitle } from './tabTitle';
+import { sizeText, transcriptKind } from './transcriptKind';
 import { TranscriptTree } from './transcriptTree';
 
 /**
@@ -133,10 +134,16 @@ export function activate(context: vscode.ExtensionContext): void {
         void vscode.window.showInformationMessage('Prompt Inspector found no transcripts (see the promptInspector.transcriptGlobs setting).');
         return;
       }
-      const pick = await vscode.window.showQuickPick(
-        uris.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-        { placeHolder: 'Transcript to inspect', matchOnDescription: true },
+      const items = await Promise.all(
+        uris.map(async (uri) => {
+          const size = await vscode.workspace.fs.stat(uri).then(
+            (s) => sizeText(s.size),
+            () => 'size not known',
+          );
+          return { label: vscode.workspace.asRelativePath(uri), description: `${transcriptKind(uri.path)} · ${size}`, uri };
+        }),
       );
+      const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Transcript to inspect' });
       if (pick) openPanel(pick.uri);
     }),
     vscode.commands.registerCommand('promptInspector.openFile', (uri?: vscode.Uri) => {
