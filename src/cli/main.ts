@@ -6,9 +6,8 @@ import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTyp
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
-import { renderHtmlReport } from './htmlReport';
+import { ReportNotWritten, writeHtmlReport } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
 import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
@@ -297,20 +296,35 @@ function textReport(r: Report, turn: number | null, p: Placement, read: boolean)
   if (read && p.lineages.length > 1) {
     // One block per lineage, in `sessions` order; turns keep their numbers over the whole file.
     const of = (sessionId: string | undefined): OverviewLineage | undefined => (sessionId === undefined ? undefined : p.lineageOf.get(sessionId));
+    // Each lineage's turns, dumps and findings, in report order, sorted out in one pass (not one per lineage).
+    const byLineage = <T>(items: readonly T[], sessionIdOf: (item: T) => string | undefined): { placed: Map<OverviewLineage, T[]>; unplaced: T[] } => {
+      const placed = new Map<OverviewLineage, T[]>();
+      const unplaced: T[] = [];
+      for (const item of items) {
+        const l = of(sessionIdOf(item));
+        if (!l) unplaced.push(item);
+        else if (placed.has(l)) (placed.get(l) as T[]).push(item);
+        else placed.set(l, [item]);
+      }
+      return { placed, unplaced };
+    };
+    const turns = byLineage(turn === null ? r.turns : r.turns.filter((t) => t.index === turn), (t) => t.sessionId).placed;
+    const captures = byLineage(r.captures ?? [], (c) => c.sessionId);
+    const findings = byLineage(shown, (d) => sessionOf(r, d));
     for (const l of p.lineages) {
-      const turns = r.turns.filter((t) => of(t.sessionId) === l && (turn === null || t.index === turn));
-      if (turn !== null && !turns.length) continue;
+      const mine = turns.get(l) ?? [];
+      if (turn !== null && !mine.length) continue;
       const fork = l.kind === 'conversation' ? '' : ` (${l.kind} of ${l.forkedFrom})`;
       const sessions = l.sessions.length > 1 ? ` (${l.sessions.map((s) => s.id).join(', ')})` : '';
       out.push(`lineage ${l.id}${fork}: ${l.sessions.length} session(s)${sessions}, ${l.turns ?? 0} turn(s), ${l.requests ?? 0} request(s)`);
-      for (const t of turns) out.push(...turnLines(r, t).map((line) => `  ${line}`));
-      for (const c of r.captures ?? []) if (of(c.sessionId) === l) out.push(`  ${captureLine(c)}`);
-      const mine = shown.filter((d) => of(sessionOf(r, d)) === l);
-      out.push(mine.length ? '  findings:' : '  findings: none');
-      for (const d of mine) out.push(`    ${finding(d)}`);
+      for (const t of mine) for (const line of turnLines(r, t)) out.push(`  ${line}`);
+      for (const c of captures.placed.get(l) ?? []) out.push(`  ${captureLine(c)}`);
+      const found = findings.placed.get(l) ?? [];
+      out.push(found.length ? '  findings:' : '  findings: none');
+      for (const d of found) out.push(`    ${finding(d)}`);
     }
-    for (const c of r.captures ?? []) if (!of(c.sessionId)) out.push(captureLine(c));
-    const unplaced = shown.filter((d) => !of(sessionOf(r, d)));
+    for (const c of captures.unplaced) out.push(captureLine(c));
+    const unplaced = findings.unplaced;
     if (unplaced.length) out.push('findings in no lineage:');
     for (const d of unplaced) out.push(`  ${finding(d)}`);
   } else {
@@ -419,11 +433,13 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
       const analysis = await analyzeFile(o.files[0], o);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
-      const html = renderHtmlReport(reportData(analysis, title, analyzeOptions(o)), title, o.theme);
+      const data = reportData(analysis, title, analyzeOptions(o));
       try {
-        writeFileSync(o.output, html);
+        // Written a piece at a time, never held as one string (htmlReport.ts).
+        writeHtmlReport(o.output, data, title, o.theme);
       } catch (e) {
-        throw new CannotWrite(`cannot write ${o.output} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        if (e instanceof ReportNotWritten) throw new CannotWrite(e.message);
+        throw e;
       }
       out(visible(`wrote ${o.output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`));
       return 0;

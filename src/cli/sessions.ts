@@ -54,11 +54,19 @@ function cell(column: OverviewColumn, row: OverviewLineage | OverviewSession): s
   return visible(String(value));
 }
 
+/**
+ * Forks are indented two cells a level down to this depth; deeper ones stay at its indent with
+ * their level written out (`└ [12] branch ID`), so a chain of 10,000 forks makes a table as wide as
+ * one of ten, not 20,000 cells.
+ */
+const MAX_INDENT = 10;
+
 function idCell(row: OverviewLineage | OverviewSession, depth: number, inChain: boolean): string {
-  const indent = '  '.repeat(depth);
-  if (inChain) return `${indent}  · ${visible(row.id)}`;
+  const indent = '  '.repeat(Math.min(depth, MAX_INDENT));
+  const level = depth >= MAX_INDENT ? `[${depth}] ` : '';
+  if (inChain) return `${indent}  · ${level}${visible(row.id)}`;
   const kind = 'kind' in row && row.kind !== 'conversation' ? `${row.kind} ` : '';
-  return `${indent}${depth ? '└ ' : ''}${kind}${visible(row.id)}`;
+  return `${indent}${depth ? '└ ' : ''}${level}${kind}${visible(row.id)}`;
 }
 
 /** The overview as lines: a heading, the rows, and what the starred columns and missing values mean. */
@@ -66,18 +74,18 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
   const grid: string[][] = [OVERVIEW_COLUMNS.map((c) => c.heading)];
   let lineageCount = 0;
   let sessionCount = 0;
-  const walk = (rows: readonly OverviewLineage[], depth: number): void => {
-    for (const l of rows) {
-      lineageCount++;
-      sessionCount += l.sessions.length;
-      grid.push(OVERVIEW_COLUMNS.map((c) => (c.key === 'id' ? idCell(l, depth, false) : cell(c, l))));
-      // A compaction chain's sessions, each with its own figures, under the lineage's total.
-      if (l.sessions.length > 1) for (const s of l.sessions) grid.push(OVERVIEW_COLUMNS.map((c) => (c.key === 'id' ? idCell(s, depth, true) : cell(c, s))));
-      walk(l.children, depth + 1);
-    }
-  };
-  walk(lineages, 0);
-  const widths = OVERVIEW_COLUMNS.map((_, i) => Math.max(...grid.map((r) => width(r[i]))));
+  // Depth first, without recursion: forks nest as deep as the file makes them.
+  const stack = [...lineages].reverse().map((l) => ({ l, depth: 0 }));
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const { l, depth } = top;
+    lineageCount++;
+    sessionCount += l.sessions.length;
+    grid.push(OVERVIEW_COLUMNS.map((c) => (c.key === 'id' ? idCell(l, depth, false) : cell(c, l))));
+    // A compaction chain's sessions, each with its own figures, under the lineage's total.
+    if (l.sessions.length > 1) for (const s of l.sessions) grid.push(OVERVIEW_COLUMNS.map((c) => (c.key === 'id' ? idCell(s, depth, true) : cell(c, s))));
+    for (let i = l.children.length - 1; i >= 0; i--) stack.push({ l: l.children[i], depth: depth + 1 });
+  }
+  const widths = OVERVIEW_COLUMNS.map((_, i) => grid.reduce((w, r) => Math.max(w, width(r[i])), 0));
   const pad = (s: string, i: number): string => {
     const gap = ' '.repeat(widths[i] - width(s));
     return OVERVIEW_COLUMNS[i].text ? s + gap : gap + s;

@@ -41,6 +41,8 @@ export function continuesParent(child: LineageNode, parent: LineageNode | undefi
 export class Lineages<T extends LineageNode> {
   private readonly byId = new Map<string, T>();
   private readonly children = new Map<string, T[]>();
+  /** root() of each session already asked about, or met on the way (one walk per session in all). */
+  private readonly roots = new Map<T, T>();
 
   constructor(readonly sessions: readonly T[]) {
     for (const s of sessions) if (!this.byId.has(s.id)) this.byId.set(s.id, s);
@@ -60,8 +62,47 @@ export class Lineages<T extends LineageNode> {
     return s.parentId === null ? undefined : this.byId.get(s.parentId);
   }
 
-  /** The first session of the compaction chain `s` belongs to: its conversation's id. */
+  /**
+   * The first session of the compaction chain `s` belongs to: its conversation's id. The walk up
+   * stops before a session it already passed (a loop of compactions ends at the session whose
+   * parent comes next); what it finds is kept for every session on the way, so the roots of a whole
+   * file cost one step per session, however deep its chains.
+   */
   root(s: T): T {
+    const known = this.roots.get(s);
+    if (known) return known;
+    // A session whose id another one holds first is not in the parent links: walked alone, unkept.
+    if (this.byId.get(s.id) !== s) return this.walkRoot(s);
+    const path: T[] = [];
+    const at = new Map<string, number>();
+    let cur = s;
+    let top: T | undefined;
+    for (;;) {
+      at.set(cur.id, path.push(cur) - 1);
+      const p = this.parentOf(cur);
+      if (!p || !continuesParent(cur, p)) {
+        top = cur;
+        break;
+      }
+      top = this.roots.get(p);
+      if (top) break;
+      const loop = at.get(p.id);
+      if (loop !== undefined) {
+        // A loop entered at path[loop]: from each of its sessions the walk ends at the one before it
+        // on the loop (the entry's at the last), and from a session leading into it, as from the entry.
+        for (let k = loop + 1; k < path.length; k++) this.roots.set(path[k], path[k - 1]);
+        this.roots.set(path[loop], cur);
+        for (let k = 0; k < loop; k++) this.roots.set(path[k], cur);
+        return this.roots.get(s) as T;
+      }
+      cur = p;
+    }
+    for (const n of path) this.roots.set(n, top);
+    return top;
+  }
+
+  /** root() by the plain walk, for a session that shares its id with an earlier one. */
+  private walkRoot(s: T): T {
     let cur = s;
     const seen = new Set<string>([s.id]);
     for (let p = this.parentOf(cur); p && continuesParent(cur, p) && !seen.has(p.id); p = this.parentOf(cur)) {
@@ -77,14 +118,52 @@ export class Lineages<T extends LineageNode> {
     return p && continuesParent(s, p) ? p : undefined;
   }
 
-  /** A parent chain that comes back to the session itself, or null: such a session has no parent to read from. */
+  /** A parent chain that comes back to a session it passed, or null: [s, its parents…, the session met again]. */
   cycleFrom(s: T): string[] | null {
     const seen = [s.id];
+    const passed = new Set(seen);
     for (let p = this.parentOf(s); p; p = this.parentOf(p)) {
-      if (seen.includes(p.id)) return [...seen, p.id];
+      if (passed.has(p.id)) return [...seen, p.id];
       seen.push(p.id);
+      passed.add(p.id);
     }
     return null;
+  }
+
+  /**
+   * Every parent loop once: [first, its parent, …, first], `first` being the loop's session that
+   * comes first in the given order. Sessions that only lead into a loop are not in it. One step per
+   * session in all (each parent link is followed once), however long the loops and the chains into them.
+   */
+  cycles(): T[][] {
+    const order = new Map<T, number>();
+    this.sessions.forEach((s, i) => {
+      if (this.byId.get(s.id) === s && !order.has(s)) order.set(s, i);
+    });
+    // 0: not visited; a walk's own number while it is on that walk's path; -1: done.
+    const state = new Map<T, number>();
+    const out: { first: number; loop: T[] }[] = [];
+    let walk = 0;
+    for (const s of order.keys()) {
+      if (state.has(s)) continue;
+      walk++;
+      const path: T[] = [];
+      let cur: T | undefined = s;
+      while (cur && !state.has(cur)) {
+        state.set(cur, walk);
+        path.push(cur);
+        cur = this.parentOf(cur);
+      }
+      if (cur && state.get(cur) === walk) {
+        const loop = path.slice(path.indexOf(cur));
+        let first = 0;
+        for (let k = 1; k < loop.length; k++) if ((order.get(loop[k]) as number) < (order.get(loop[first]) as number)) first = k;
+        const turned = [...loop.slice(first), ...loop.slice(0, first)];
+        out.push({ first: order.get(turned[0]) as number, loop: [...turned, turned[0]] });
+      }
+      for (const n of path) state.set(n, -1);
+    }
+    return out.sort((a, b) => a.first - b.first).map((c) => c.loop);
   }
 
   /** `id`, its parent chain and every session descending from it (branches and delegates included). */
@@ -196,33 +275,108 @@ export function listedSessions(transcript: Transcript): ListedSession[] {
 }
 
 /**
+ * What lineageMembers and narrowToLineage need of a transcript, worked out once: a report asks them
+ * for every lineage of the file in turn (src/protocol/reportData.ts), and a walk of the whole file
+ * per lineage would make 50,000 lineages cost 50,000² steps. Kept beside the transcript while its
+ * lists are the same arrays of the same lengths (a transcript is not changed in place once read;
+ * one that is gets a new index).
+ */
+interface LineageIndex {
+  lists: readonly unknown[];
+  /** Each listed session's lineage (its compaction chain's first session), by session id. */
+  rootOf?: Map<string, string>;
+  /** Each lineage's sessions in lineage order, by its first session's id. */
+  members?: Map<string, string[]>;
+  /** Where each session's sessions, catalogue entries, dumps and findings sit in the transcript's lists. */
+  at?: {
+    sessions: Map<string, number[]>;
+    catalog: Map<string, number[]>;
+    captured: Map<string, number[]>;
+    findings: Map<string, number[]>;
+    /** Findings placed in no session: every lineage keeps them. */
+    unplaced: number[];
+  };
+}
+
+const indexes = new WeakMap<Transcript, LineageIndex>();
+
+function lineageIndex(transcript: Transcript): LineageIndex {
+  const { sessions, catalog, captured, findings } = transcript;
+  const lists = [sessions, sessions.length, catalog, catalog?.length, captured, captured.length, findings, findings.length];
+  const known = indexes.get(transcript);
+  if (known && known.lists.every((v, i) => v === lists[i])) return known;
+  const index: LineageIndex = { lists };
+  indexes.set(transcript, index);
+  return index;
+}
+
+function positions<T>(list: readonly T[], key: (item: T) => string | undefined, unplaced?: number[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  list.forEach((item, i) => {
+    const k = key(item);
+    if (k === undefined) unplaced?.push(i);
+    else {
+      const at = out.get(k);
+      if (at) at.push(i);
+      else out.set(k, [i]);
+    }
+  });
+  return out;
+}
+
+/**
  * The sessions of the lineage that holds session `id` (one overview row: its compaction chain), in
  * lineage order, from what the file names (the state.db catalogue included, so a chain member that
  * was not loaded is named too); [] when the file names no such session.
  */
 export function lineageMembers(transcript: Transcript, id: string): string[] {
-  const lineages = new Lineages(listedSessions(transcript));
-  const start = lineages.get(id);
-  if (!start) return [];
-  const root = lineages.root(start).id;
-  return lineages
-    .ordered()
-    .filter((n) => lineages.root(n).id === root)
-    .map((n) => n.id);
+  const index = lineageIndex(transcript);
+  if (!index.rootOf || !index.members) {
+    const lineages = new Lineages(listedSessions(transcript));
+    index.rootOf = new Map();
+    index.members = new Map();
+    for (const [root, chain] of lineages.chains()) {
+      index.members.set(
+        root,
+        chain.map((n) => n.id),
+      );
+      for (const n of chain) index.rootOf.set(n.id, root);
+    }
+  }
+  const root = index.rootOf.get(id);
+  return root === undefined ? [] : [...(index.members.get(root) as string[])];
 }
 
 /**
  * The transcript without what lies outside the lineage of `members` (lineageMembers): other
  * sessions' rows, catalogue entries, request dumps and the findings placed in them. A new object:
  * the transcript it narrows is left as it was (the extension's worker keeps it for other lineages).
+ * Each list keeps its order; the cost is the lineage's size, not the file's.
  */
 export function narrowToLineage(transcript: Transcript, members: readonly string[]): Transcript {
-  const keep = new Set(members);
+  const index = lineageIndex(transcript);
+  index.at ??= (() => {
+    const unplaced: number[] = [];
+    return {
+      sessions: positions(transcript.sessions, (s) => s.id),
+      catalog: positions(transcript.catalog ?? [], (s) => s.id),
+      captured: positions(transcript.captured, (c) => c.sessionId),
+      findings: positions(transcript.findings, (f) => f.pos.sessionId, unplaced),
+      unplaced,
+    };
+  })();
+  const at = index.at;
+  const keep = [...new Set(members)];
+  const pick = <T>(list: readonly T[], by: Map<string, number[]>, also: readonly number[] = []): T[] => {
+    const picked = [...also];
+    for (const id of keep) for (const i of by.get(id) ?? []) picked.push(i);
+    return picked.sort((a, b) => a - b).map((i) => list[i]);
+  };
   return {
     ...transcript,
-    sessions: transcript.sessions.filter((s) => keep.has(s.id)),
-    ...(transcript.catalog ? { catalog: transcript.catalog.filter((s) => keep.has(s.id)) } : {}),
-    captured: transcript.captured.filter((c) => keep.has(c.sessionId)),
-    findings: transcript.findings.filter((f) => f.pos.sessionId === undefined || keep.has(f.pos.sessionId)),
+    sessions: pick(transcript.sessions, at.sessions),
+    ...(transcript.catalog ? { catalog: pick(transcript.catalog, at.catalog) } : {}),
+    captured: pick(transcript.captured, at.captured),
+    findings: pick(transcript.findings, at.findings, at.unplaced),
   };
 }

@@ -1,0 +1,107 @@
+// Issue 19's targets for deep, cyclic and many lineages: `sessions`, `analyze` and `report` of the
+// built CLI on a compaction chain 10,000 deep, a parent_session_id cycle through 4,000 sessions,
+// 10,000 sessions each a branch of the one before, 50,000 sessions of their own and one session
+// with 20,000 children (and, beside them, the same 20,000 continuing it by compaction), each within
+// 10 s and 1 GB. The stores are written by test/support/lineageShapes.ts on real SQLite (a second
+// each). Each command runs once in a fresh `node dist/cli.js` (killed at 60 s); its peak RSS is the
+// process's VmHWM, read as it exits by a preloaded hook.
+// Run alone with `npx tsx bench/deepLineages.ts` (after `npm run build`); also part of `npm run bench`.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { writeLineageShape, type LineageShape } from '../test/support/lineageShapes';
+import { mb, verdict } from './figures';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist/cli.js');
+const LIMIT_MS = 10_000;
+const LIMIT_BYTES = 1e9;
+const KILL_MS = 60_000;
+
+const SHAPES: { shape: LineageShape; n: number; what: string }[] = [
+  { shape: 'chain', n: 10_000, what: 'one compaction chain 10,000 deep' },
+  { shape: 'cycle', n: 4_000, what: 'a parent_session_id cycle through 4,000 sessions' },
+  { shape: 'branches', n: 10_000, what: '10,000 sessions, each a branch of the one before' },
+  { shape: 'flat', n: 50_000, what: '50,000 sessions of their own' },
+  { shape: 'children', n: 20_001, what: 'one session with 20,000 children (each a lineage)' },
+  { shape: 'compacted-children', n: 20_001, what: 'one session with 20,000 children continuing it (one lineage)' },
+];
+
+/** Preloaded into each CLI process: its peak RSS (VmHWM) written where PEAK_RSS_FILE says, as it exits. */
+const PRELOAD = `process.on('exit', () => {
+  const kb = /VmHWM:\\s*(\\d+) kB/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'));
+  if (kb) require('node:fs').writeFileSync(process.env.PEAK_RSS_FILE, kb[1]);
+});
+`;
+
+interface Run {
+  ms: number;
+  peak: number | null;
+  ok: boolean;
+  note: string;
+}
+
+function command(dir: string, preload: string, args: string[]): Run {
+  const peakFile = join(dir, 'peak');
+  rmSync(peakFile, { force: true });
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['--require', preload, CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PEAK_RSS_FILE: peakFile },
+    timeout: KILL_MS,
+    maxBuffer: 1 << 30,
+    encoding: 'utf8',
+  });
+  const took = performance.now() - t0;
+  const peak = existsSync(peakFile) ? Number(readFileSync(peakFile, 'utf8')) * 1024 : null;
+  const killed = r.error !== undefined || r.signal !== null;
+  const note = killed ? `killed at ${KILL_MS / 1000} s` : r.status !== 0 ? `exit ${r.status}: ${r.stderr.trim().split('\n').slice(-1)[0]}` : '';
+  return { ms: took, peak, ok: !killed && r.status === 0, note };
+}
+
+const seconds = (t: number): string => `${(t / 1000).toFixed(1)} s`;
+
+export function benchDeepLineages(): string[] {
+  const lines = [
+    'Deep, cyclic and many lineages (issue 19), stores by test/support/lineageShapes.ts on real SQLite, each command once in a fresh `node dist/cli.js`:',
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'bench-deep-lineages-'));
+  try {
+    const preload = join(dir, 'peak-rss.cjs');
+    writeFileSync(preload, PRELOAD);
+    for (const { shape, n, what } of SHAPES) {
+      const path = join(dir, `${shape}.db`);
+      const t0 = performance.now();
+      writeLineageShape(path, shape, n);
+      const written = performance.now() - t0;
+      const out = join(dir, `${shape}.html`);
+      const runs = {
+        sessions: command(dir, preload, ['sessions', path]),
+        analyze: command(dir, preload, ['analyze', path]),
+        report: command(dir, preload, ['report', path, '-o', out]),
+      };
+      const reportBytes = existsSync(out) ? statSync(out).size : 0;
+      rmSync(out, { force: true });
+      const within = Object.values(runs).every((r) => r.ok && r.ms <= LIMIT_MS && r.peak !== null && r.peak <= LIMIT_BYTES);
+      lines.push(
+        `  ${what} (${mb(statSync(path).size)}, written in ${seconds(written)}): `
+          + Object.entries(runs)
+            .map(([name, r]) => `${name} ${seconds(r.ms)}, ${r.peak === null ? 'peak not read' : mb(r.peak)}${r.note ? ` (${r.note})` : ''}`)
+            .join('; ')
+          + `; report ${mb(reportBytes)} [target <= 10 s and <= 1 GB each: ${verdict(within)}]`,
+      );
+      rmSync(path, { force: true });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+if (require.main === module) {
+  mkdirSync(tmpdir(), { recursive: true });
+  for (const line of benchDeepLineages()) console.log(line);
+}
