@@ -25,24 +25,11 @@ const messages: MessageSpec[] = Array.from({ length: 7 }, (_, t): MessageSpec[] 
   ['s1', 'assistant', `Answer ${t}.`],
 ]).flat();
 
-/** Copies `db` and its journal while a transaction that adds two turns and rewrites the first ask is open (a small cache spills it to the file). */
+const HOT_JOURNAL_PY = join(__dirname, '..', 'support', 'hot_journal.py');
+
+/** Copies `db` and its journal while a transaction that adds two turns and rewrites the first ask is open. */
 function catchMidTransaction(db: string, copy: string): void {
-  const script = `
-import shutil, sqlite3, sys
-db, copy = sys.argv[1], sys.argv[2]
-c = sqlite3.connect(db, isolation_level=None)
-c.execute('PRAGMA journal_mode=DELETE')
-c.execute('PRAGMA cache_size=-16')
-c.execute('BEGIN')
-for t in range(2):
-    for role, text in (('user', 'Uncommitted question %d? ' % t + 'x' * 3000), ('assistant', 'Uncommitted answer %d.' % t)):
-        c.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', ?, ?, 1789727000)", (role, text))
-c.execute("UPDATE messages SET content = 'rewritten, never committed' WHERE id = 1")
-shutil.copyfile(db, copy)
-shutil.copyfile(db + '-journal', copy + '-journal')
-c.execute('ROLLBACK')
-`;
-  const r = spawnSync('python3', ['-c', script, db, copy], { encoding: 'utf8' });
+  const r = spawnSync('python3', [HOT_JOURNAL_PY, 'catch', db, copy], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
 }
 
@@ -67,16 +54,9 @@ describe('a hot rollback journal', () => {
     const probe = join(dir, 'probe.db');
     copyFileSync(copy, probe);
     copyFileSync(`${copy}-journal`, `${probe}-journal`);
-    const r = spawnSync(
-      'python3',
-      [
-        '-c',
-        'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("SELECT count(*), sum(content LIKE \'Uncommitted%\') FROM messages").fetchone())',
-        probe,
-      ],
-      { encoding: 'utf8' },
-    );
-    assert.equal(r.stdout.trim(), '(14, 0)');
+    const r = spawnSync('python3', [HOT_JOURNAL_PY, 'count', probe], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { messages: 14, uncommitted: 0 });
   });
 
   it('is never written: the file and its journal are as they were', async () => {
