@@ -86,7 +86,14 @@ export function sortLineages(lineages: readonly OverviewLineage[], column: Overv
     const d = typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
     return descending ? -d : d;
   };
-  return [...lineages].sort(cmp).map((l) => ({ ...l, children: sortLineages(l.children, column, descending) }));
+  // Without recursion: forks can nest 10,000 deep.
+  const top = [...lineages].sort(cmp).map((l) => ({ ...l }));
+  const stack = [...top];
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    n.children = [...n.children].sort(cmp).map((c) => ({ ...c }));
+    for (const c of n.children) stack.push(c);
+  }
+  return top;
 }
 
 export interface OverviewFilter {
@@ -116,14 +123,24 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
     }
     return true;
   };
+  // Depth first without recursion (forks can nest 10,000 deep): a lineage that does not match
+  // waits on the stack for its children's results, then stands as their path if any matched.
   const out: OverviewLineage[] = [];
+  const stack: { l: OverviewLineage; into: OverviewLineage[]; kept: OverviewLineage[]; next: number }[] = [];
+  const visit = (l: OverviewLineage, into: OverviewLineage[]): void => {
+    if (matches(l)) into.push(l);
+    else stack.push({ l, into, kept: [], next: 0 });
+  };
   for (const l of lineages) {
-    if (matches(l)) {
-      out.push(l);
-      continue;
+    visit(l, out);
+    while (stack.length) {
+      const f = stack[stack.length - 1];
+      if (f.next < f.l.children.length) visit(f.l.children[f.next++], f.kept);
+      else {
+        stack.pop();
+        if (f.kept.length) f.into.push({ ...f.l, children: f.kept });
+      }
     }
-    const children = filterLineages(l.children, filter);
-    if (children.length) out.push({ ...l, children });
   }
   return out;
 }

@@ -7,7 +7,7 @@ import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../anal
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
-import { ReportNotWritten, writeHtmlReport } from './htmlReport';
+import { ReportNotWritten, writeHtmlReport, writeJson } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
 import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
@@ -415,14 +415,14 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       const overview = sessionOverview(transcript, report);
       const column = o.sort === null ? undefined : overviewColumn(o.sort);
       const shown = filterLineages(column ? sortLineages(overview.lineages, column, o.desc) : overview.lineages, o.filter);
-      if (o.json) out(JSON.stringify({ schemaVersion: 1, ...overview, lineages: shown }, null, 2));
+      if (o.json) out(jsonText({ schemaVersion: 1, ...overview, lineages: shown }));
       else for (const line of sessionsTable(overview, shown)) out(line);
       return 0;
     }
     if (command === 'analyze') {
       if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
       const { transcript, report } = await analyzeFile(o.files[0], o);
-      if (o.json) out(JSON.stringify(report, null, 2));
+      if (o.json) out(jsonText(report));
       else out(textReport(report, o.turn, placement(sessionOverview(transcript, report), report), !transcript.listedOnly));
       return 0;
     }
@@ -479,6 +479,21 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     }
     err(`prompt-inspector: internal error: ${visible((e as Error).message)}`);
     return 3;
+  }
+}
+
+/**
+ * JSON indented for reading; where it nests deeper than the stack allows to indent (forks 10,000
+ * deep), the same value without indentation, which writeJson writes at any depth.
+ */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const parts: string[] = [];
+    writeJson(value, (s) => parts.push(s));
+    return parts.join('');
   }
 }
 

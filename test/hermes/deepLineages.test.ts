@@ -492,3 +492,29 @@ describe('writeJson: JSON.stringify’s text, in pieces, at any depth', () => {
     assert.throws(() => writeJson(a, () => undefined), TypeError);
   });
 });
+
+describe('10,000 nested branches: every sessions option', () => {
+  const N = 10_000;
+  let path: string;
+  before(() => {
+    path = store('branches', N);
+  });
+
+  it('--sort, --has, --filter and --json walk the tree without recursion', async () => {
+    const sorted = await run('sessions', path, '--sort', 'turns');
+    assert.equal(sorted.code, 0, sorted.err.join('\n'));
+    const has = await run('sessions', path, '--has', 'breaks');
+    assert.equal(has.code, 0, has.err.join('\n'));
+    const filtered = await run('sessions', path, '--filter', shapeId(N - 1));
+    assert.equal(filtered.code, 0, filtered.err.join('\n'));
+    assert.ok(
+      filtered.out.some((l) => l.includes(shapeId(N - 1))),
+      'the deepest branch, under the path to it',
+    );
+    const json = await run('sessions', path, '--json', '--sort', '-turns');
+    assert.equal(json.code, 0, json.err.join('\n'));
+    let depth = 0;
+    for (let l = (JSON.parse(json.out.join('\n')) as { lineages: { children: unknown[] }[] }).lineages[0]; l; l = l.children[0] as typeof l) depth++;
+    assert.equal(depth, N, 'every branch nested under the one before');
+  });
+});
