@@ -47,14 +47,17 @@ export function shownLineages(overview: SessionOverview, state: OverviewState): 
 /** The shown lineages as table rows: each lineage, its sessions when expanded, then its forks one level deeper. */
 export function overviewRows(lineages: readonly OverviewLineage[], expanded: ReadonlySet<string>): OverviewRow[] {
   const out: OverviewRow[] = [];
-  const add = (l: OverviewLineage, depth: number): void => {
+  // Depth first without recursion: forks can nest 10,000 deep.
+  const stack: { l: OverviewLineage; depth: number }[] = [];
+  for (let i = lineages.length - 1; i >= 0; i--) stack.push({ l: lineages[i], depth: 0 });
+  for (let f = stack.pop(); f; f = stack.pop()) {
+    const { l, depth } = f;
     const expandable = l.sessions.length > 1;
     const open = expandable && expanded.has(l.id);
     out.push({ kind: 'lineage', lineage: l, depth, expandable, expanded: open });
     if (open) for (const session of l.sessions) out.push({ kind: 'session', lineage: l, session, depth: depth + 1 });
-    for (const c of l.children) add(c, depth + 1);
-  };
-  for (const l of lineages) add(l, 0);
+    for (let i = l.children.length - 1; i >= 0; i--) stack.push({ l: l.children[i], depth: depth + 1 });
+  }
   return out;
 }
 

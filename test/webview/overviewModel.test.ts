@@ -200,3 +200,24 @@ describe('bidi controls in the overview', () => {
     assert.equal(revealBidiControls('\u202egnp.exe\u202c \u2066i\u2069 \u200e\u200f\u061c'), '\u21c6gnp.exe\u21c6 \u21c6i\u21c6 \u21c6\u21c6\u21c6');
   });
 });
+
+describe('an overview of forks nested 20,000 deep', () => {
+  it('gives its rows, filters and sorts without recursion', () => {
+    const N = 20_000;
+    const nest = (id: number): OverviewLineage =>
+      ({ id: `s${id}`, title: null, source: 'cli', sessions: [{ id: `s${id}`, title: null, source: 'cli' }], children: [] }) as unknown as OverviewLineage;
+    const top = nest(0);
+    let at = top;
+    for (let i = 1; i < N; i++) {
+      const c = nest(i);
+      at.children.push(c);
+      at = c;
+    }
+    const rows = overviewRows([top], new Set());
+    assert.equal(rows.length, N);
+    assert.equal(rows[N - 1].depth, N - 1);
+    const overview = { lineages: [top] } as unknown as SessionOverview;
+    const shown = shownLineages(overview, { ...EMPTY_OVERVIEW_STATE, filter: `s${N - 1}`, sort: { column: 'title', descending: true } });
+    assert.equal(overviewRows(shown, new Set()).length, N, 'the path to the deepest fork, kept');
+  });
+});
