@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe } from 'node:test';
 import fc from 'fast-check';
 import { everyLineage } from '../../src/analysis/overviewColumns';
 import { analyze, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
@@ -23,6 +23,10 @@ import { loadTranscript } from '../../src/transcripts/load';
 import { tempDir } from '../cli/support';
 import { writeHermesDb } from '../support/hermesDb';
 import { shapeId, writeLineageShape, type LineageShape } from '../support/lineageShapes';
+import { countedBadInputs } from '../robustness/tally';
+
+// Each shape counts toward the robustness summary line (test/robustness/tally.ts).
+const it = countedBadInputs('deep-lineages');
 
 const OPTIONS: AnalyzeOptions = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
 const ids = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => shapeId(from + i));

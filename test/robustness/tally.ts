@@ -1,5 +1,5 @@
 // The one summary line of the robustness run. bad-input.test.ts, fuzz.test.ts, cli/hostile.test.ts and the state.db
-// damage cases (transcripts/localDamage, hotJournal, sessionIds) run in separate
+// damage cases (transcripts/localDamage, hotJournal, sessionIds) and hermes/deepLineages run in separate
 // processes under one `node --test` runner; each records its counts in a part file keyed by the
 // runner's pid, and whichever finishes last prints the combined line (a file run alone prints its
 // own counts).
@@ -23,6 +23,7 @@ const FILES = {
   'store-damage': 'transcripts/localDamage.test.ts',
   'hot-journal': 'transcripts/hotJournal.test.ts',
   'session-ids': 'transcripts/sessionIds.test.ts',
+  'deep-lineages': 'hermes/deepLineages.test.ts',
 } as const;
 type Part = keyof typeof FILES;
 const PARTS = Object.keys(FILES) as Part[];
