@@ -29,6 +29,12 @@ const CELL = 12;
 /** Anthropic's default cache lifetime: an idle gap this long loses a cached prefix (OpenAI's lasts longer). */
 const LONG_GAP = 300;
 
+/** Epoch seconds as a UTC time; a time no date can hold (a hostile row's) as its number. */
+function utcTime(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  return Number.isNaN(d.getTime()) ? `${seconds} s since 1970` : `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+}
+
 function duration(s: number): string {
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
@@ -116,11 +122,7 @@ export class CachePanel extends LitElement {
   private sentLine(r: RequestSummary) {
     const at = this.detail?.sentAt;
     const when =
-      at === undefined
-        ? html`<span class="muted">loading…</span>`
-        : at === null
-          ? html`<span class="muted">not recorded</span>`
-          : html`${new Date(at * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+      at === undefined ? html`<span class="muted">loading…</span>` : at === null ? html`<span class="muted">not recorded</span>` : html`${utcTime(at)}`;
     if (r.previousRequest < 0 || r.gapSeconds < 0) return when;
     const long = r.gapSeconds >= LONG_GAP;
     return html`${when} · <span class=${long ? 'long-gap' : ''}>${duration(r.gapSeconds)} after request #${r.previousRequest}${long ? ' — longer than a 5-minute cache lifetime' : ''}</span>`;

@@ -308,8 +308,10 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
 function timing(r: ReplayRequest, previous: ReplayRequest | null): { sentAt?: number; gapSeconds?: number } {
   if (r.sentAt === null) return {};
   const since = previous ? (previous.answeredAt ?? previous.sentAt) : null;
-  // Clocks of rows copied across a compaction can run backwards: no gap then.
-  return since === null || r.sentAt < since ? { sentAt: r.sentAt } : { sentAt: r.sentAt, gapSeconds: Math.round((r.sentAt - since) * 1000) / 1000 };
+  const gap = since === null ? NaN : r.sentAt - since;
+  // Clocks of rows copied across a compaction can run backwards, and a hostile one can overflow: no gap then.
+  if (!(gap >= 0) || !Number.isFinite(gap * 1000)) return { sentAt: r.sentAt };
+  return { sentAt: r.sentAt, gapSeconds: Math.round(gap * 1000) / 1000 };
 }
 
 /**

@@ -309,7 +309,8 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
       userWireIndex: column(requests, (r) => r.userWireIndex ?? -1),
       previousRequest: column(requests, (r) => r.previousRequest ?? -1),
       breakMessage: column(requests, (r) => r.breakAt?.messageIndex ?? -1),
-      gapSeconds: column(requests, (r) => (r.gapSeconds === null ? -1 : Math.round(r.gapSeconds))),
+      // Whole seconds, at most 2^31 (68 years): the packed column holds safe integers only.
+      gapSeconds: column(requests, (r) => (r.gapSeconds === null ? -1 : Math.min(Math.round(r.gapSeconds), 2 ** 31))),
       flags: column(requests, (r) => {
         const previous = r.previousRequest === null ? undefined : requests[r.previousRequest];
         return (

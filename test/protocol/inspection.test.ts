@@ -165,7 +165,7 @@ describe('the index the view gets first', () => {
           compaction: r.breakAt?.cause === 'compression',
           rewind: r.breakAt?.cause === 'rewind',
           failed: r.failed,
-          gapSeconds: r.gapSeconds === null ? -1 : Math.round(r.gapSeconds),
+          gapSeconds: r.gapSeconds === null ? -1 : Math.min(Math.round(r.gapSeconds), 2 ** 31),
           systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
         });
       }
