@@ -5,6 +5,7 @@
 import { css, html, LitElement, nothing, svg } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
+import { durationText, utcText } from '../src/analysis/overviewColumns';
 import type { BreakContext, RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
@@ -28,18 +29,6 @@ const CAUSE: Record<string, string> = {
 const CELL = 12;
 /** Anthropic's default cache lifetime: an idle gap this long loses a cached prefix (OpenAI's lasts longer). */
 const LONG_GAP = 300;
-
-/** Epoch seconds as a UTC time; a time no date can hold (a hostile row's) as its number. */
-function utcTime(seconds: number): string {
-  const d = new Date(seconds * 1000);
-  return Number.isNaN(d.getTime()) ? `${seconds} s since 1970` : `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
-}
-
-function duration(s: number): string {
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-}
 
 export class CachePanel extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;
@@ -122,10 +111,14 @@ export class CachePanel extends LitElement {
   private sentLine(r: RequestSummary) {
     const at = this.detail?.sentAt;
     const when =
-      at === undefined ? html`<span class="muted">loading…</span>` : at === null ? html`<span class="muted">not recorded</span>` : html`${utcTime(at)}`;
+      at === undefined
+        ? html`<span class="muted">loading…</span>`
+        : at === null
+          ? html`<span class="muted">not recorded</span>`
+          : html`${utcText(at, true)} UTC`;
     if (r.previousRequest < 0 || r.gapSeconds < 0) return when;
     const long = r.gapSeconds >= LONG_GAP;
-    return html`${when} · <span class=${long ? 'long-gap' : ''}>${duration(r.gapSeconds)} after request #${r.previousRequest}${long ? ' — longer than a 5-minute cache lifetime' : ''}</span>`;
+    return html`${when} · <span class=${long ? 'long-gap' : ''}>${durationText(r.gapSeconds)} after request #${r.previousRequest}${long ? ' — longer than a 5-minute cache lifetime' : ''}</span>`;
   }
 
   private tokensLine(r: RequestSummary) {
@@ -182,7 +175,7 @@ export class CachePanel extends LitElement {
   private caption(x: IndexModel, i: number): string {
     const r = x.request(i);
     if (!r) return '';
-    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : PREFIX_STATUS_LABEL[x.status(i)]}${r.systemChanged ? ', system prompt changed' : ''}${r.previousRequest >= 0 && r.gapSeconds >= 0 ? `, ${duration(r.gapSeconds)} after #${r.previousRequest}` : ''}`;
+    return `#${r.index} (turn ${r.turn}): ${r.previousRequest < 0 ? 'first' : PREFIX_STATUS_LABEL[x.status(i)]}${r.systemChanged ? ', system prompt changed' : ''}${r.previousRequest >= 0 && r.gapSeconds >= 0 ? `, ${durationText(r.gapSeconds)} after #${r.previousRequest}` : ''}`;
   }
 
   private strip(x: IndexModel) {

@@ -153,14 +153,19 @@ export type MissingValue = 'not read' | 'not recorded';
 /** Columns the replay fills (a duration needs the rows too): null there means the rows were not read. */
 const NEEDS_ROWS = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'errors', 'warnings', 'duration']);
 
-/** "2026-09-18 14:00", UTC; a start no date can hold (a damaged cell) as the number it is. */
-function startText(seconds: number): string {
+/** "2026-09-18 14:00" (with seconds, "14:00:05"), UTC; a time no date can hold (a damaged cell) as the number it is. */
+export function utcText(seconds: number, withSeconds = false): string {
   const d = new Date(seconds * 1000);
-  return Number.isNaN(d.getTime()) ? String(seconds) : d.toISOString().slice(0, 16).replace('T', ' ');
+  return Number.isNaN(d.getTime())
+    ? String(seconds)
+    : d
+        .toISOString()
+        .slice(0, withSeconds ? 19 : 16)
+        .replace('T', ' ');
 }
 
 /** "48m50s", "22h09m", "3d04h": two units at most. */
-function durationText(seconds: number): string {
+export function durationText(seconds: number): string {
   const s = Math.round(seconds);
   if (s < 60) return `${s}s`;
   const two = (n: number): string => String(n).padStart(2, '0');
@@ -185,7 +190,7 @@ export function overviewCell(
     const read = fileRead && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
     return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? 'not read' : 'not recorded' };
   }
-  if (column.key === 'start') return { value: startText(v as number), missing: null };
+  if (column.key === 'start') return { value: utcText(v as number), missing: null };
   if (column.key === 'duration') return { value: durationText(v as number), missing: null };
   return { value: v, missing: null };
 }
