@@ -64,7 +64,8 @@ export type DiagnosticCode =
   | 'counters-not-recorded'
   | 'no-turns'
   | 'session-list-only'
-  | 'snapshot-incomplete';
+  | 'snapshot-incomplete'
+  | 'not-a-transcript';
 
 export interface Diagnostic {
   severity: Severity;

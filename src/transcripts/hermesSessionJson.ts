@@ -7,6 +7,7 @@ import type { Row } from '../model/rows';
 import { documentFindings, parseSplitDocument, readJsonDocument, type ElementsText, type ListEntry } from './jsonText';
 import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
+import { foreignDocument } from './foreign';
 import type { ByteSource } from '../model/byteSource';
 
 /**
@@ -26,6 +27,9 @@ export function readSplitSessionJson(
   return { transcript: fromDocument(path, split.value, messages, [], true), elements: split.elements };
 }
 
+/** Keys of a snapshot that JSON of other kinds seldom has at its top level (a "model" or "tools" it may). */
+const SNAPSHOT_KEYS = ['session_id', 'messages', 'system_prompt', 'session_start', 'last_updated', 'message_count'];
+
 export function readHermesSessionJson(path: string, text: string): Transcript {
   const findings: InputFinding[] = [];
   const read = readJsonDocument(text, ['messages']);
@@ -40,6 +44,10 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
     };
   }
   const doc = isObject ? (read.value as Record<string, unknown>) : {};
+  // A document read whole with none of a snapshot's own keys is not a snapshot at all.
+  if (!read.errors.length && SNAPSHOT_KEYS.every((k) => doc[k] === undefined)) {
+    return { path, format: 'hermes-session-json', sessions: [], captured: [], findings: [foreignDocument(path, doc)] };
+  }
   const entries = read.list ?? [];
   findings.push(...documentFindings(path, read, 'message', `showing the ${entries.length} complete messages before it`));
   if (!read.errors.length && !Array.isArray(doc.messages)) {

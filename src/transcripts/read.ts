@@ -7,6 +7,8 @@ import type { CapturedRequest, InputFinding, Transcript } from '../model/transcr
 import { parseError } from './acceptRow';
 import { bytesSource } from '../model/byteSource';
 import { isTurnTraceLine, readTurnTrace } from './turnTrace';
+import { isCassette, foreignText } from './foreign';
+import { parseJson } from './jsonText';
 
 export interface ReadInput {
   path: string;
@@ -33,6 +35,10 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   const json = !nul || /^\s*\{/.test(head);
   const firstLines = head.split('\n', 20);
   if (firstLines.some((l) => l.includes('"turn-trace"') && (isTurnTraceLine(l) || /\.jsonl$/i.test(path)))) return 'turn-trace';
+  // Other JSON lines (another agent's log) are read as a trace, whose reader says what they are
+  // instead. A cassette is told before the checks below: its request bodies name "messages" too.
+  if (isJsonLines(firstLines)) return 'turn-trace';
+  if (!nul && isCassette(head)) return 'unknown';
   const dumpName = /request_dump_[^/\\]*\.json$/i.test(path);
   if (json && /"request"\s*:\s*\{/.test(head) && (/"body"\s*:/.test(head) || dumpName)) return 'hermes-request-dump';
   if (json && (/"messages"\s*:/.test(head) || /"session_id"\s*:/.test(head))) return 'hermes-session-json';
@@ -41,6 +47,17 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   if (/session_[^/\\]*\.json$/i.test(path)) return 'hermes-session-json';
   if (/\.jsonl$/i.test(path)) return 'turn-trace';
   return 'unknown';
+}
+
+/**
+ * The first line is a whole JSON object and the next starts another: JSON lines. Our snapshots and
+ * dumps are indented, their first line a lone brace.
+ */
+function isJsonLines(firstLines: string[]): boolean {
+  const [first, next] = firstLines.filter((l) => l.trim() !== '');
+  if (next === undefined || !/^\s*\{/.test(next)) return false;
+  const p = parseJson(first);
+  return p.ok && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value);
 }
 
 /** The byte offset of the first byte that is not well-formed UTF-8, or -1. */
@@ -100,6 +117,7 @@ export function readTranscript(input: ReadInput): Transcript {
   }
   if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, journal: input.journal, session: input.session });
   if (format === 'unknown') {
+    // Binary input may be a damaged database; text is a file of another kind.
     const binary = bytes.subarray(0, 65536).includes(0);
     return {
       path,
@@ -107,10 +125,9 @@ export function readTranscript(input: ReadInput): Transcript {
       sessions: [],
       captured: [],
       findings: [
-        parseError(
-          `${path}: ${binary ? 'a binary file that is not an SQLite database' : 'not a Hermes transcript (no state.db header, session JSON, request dump or turn-trace line found)'}`,
-          { line: 1, column: 1, offset: 0 },
-        ),
+        binary
+          ? parseError(`${path}: a binary file that is not an SQLite database`, { line: 1, column: 1, offset: 0 })
+          : foreignText(path, decodeText(path, bytes).text),
       ],
     };
   }
@@ -123,7 +140,8 @@ export function readTranscript(input: ReadInput): Transcript {
       : format === 'hermes-request-dump'
         ? readHermesRequestDump(path, text)
         : readHermesSessionJson(path, text);
-  if (finding) transcript.findings.unshift(finding);
+  // Of a file that is not a transcript, that alone is said.
+  if (finding && transcript.findings[0]?.code !== 'not-a-transcript') transcript.findings.unshift(finding);
   return transcript;
 }
 

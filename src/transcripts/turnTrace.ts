@@ -4,8 +4,9 @@
 import type { Row } from '../model/rows';
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { nonFiniteNote, parseJson } from './jsonText';
-import type { Generation, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
+import { foreignJsonLines, type ParsedLine } from './foreign';
 
 interface TraceLine {
   kind?: unknown;
@@ -32,9 +33,30 @@ export function isTurnTraceLine(line: string): boolean {
   return p.ok && typeof p.value === 'object' && p.value !== null && (p.value as TraceLine).kind === 'turn-trace';
 }
 
+/**
+ * A trace line, or a line meant to be one: its kind, or the fields only a trace line has (a line
+ * whose kind was damaged still gets its own finding).
+ */
+function traceShaped(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const t = value as TraceLine;
+  return t.kind === 'turn-trace' || t.systemPrompt !== undefined || t.userMessage !== undefined;
+}
+
+/** A line that does not parse, yet names itself a trace line: a damaged one. */
+const DAMAGED_TRACE_LINE = /"kind"\s*:\s*"turn-trace"/;
+
+/** A line that does not parse, yet starts as JSON does: damaged, or still being written. */
+const DAMAGED_JSON = /^\s*[{[]/;
+
+/** The first lines that parse kept to tell what a file of no trace line is. */
+const FIRST_KEPT = 20;
+
 export function readTurnTrace(path: string, text: string): Transcript {
   const reader = new TurnTraceReader(path);
   reader.read(text);
+  const foreign = reader.notATrace();
+  if (foreign) return { path, format: 'turn-trace', sessions: [], captured: [], findings: [foreign] };
   readers.set(reader.transcript, reader);
   return reader.transcript;
 }
@@ -47,8 +69,10 @@ const readers = new WeakMap<Transcript, TurnTraceReader>();
  */
 export function continueTurnTrace(transcript: Transcript, text: string): boolean {
   const reader = readers.get(transcript);
-  reader?.read(text);
-  return reader !== undefined;
+  // Until a line shows the file is a trace, the lines to come may show it is none: read it whole.
+  if (!reader?.traceLines) return false;
+  reader.read(text);
+  return true;
 }
 
 /**
@@ -63,6 +87,10 @@ class TurnTraceReader {
   private readonly known = new Map<string, { session: TranscriptSession; gen: Generation }>();
   /** Lines read so far. */
   private lines = 0;
+  /** Lines that are, or were meant to be, turn-trace lines: a file of none is no trace. */
+  traceLines = 0;
+  /** Of the other lines: how many hold anything, how many parse (the first of them kept), how many start as JSON. */
+  private others = { lines: 0, parsed: 0, first: [] as ParsedLine[], damagedJson: 0 };
 
   constructor(path: string) {
     this.transcript = { path, format: 'turn-trace', sessions: [], captured: [], findings: [] };
@@ -83,6 +111,7 @@ class TurnTraceReader {
       const line = first + n + 1;
       const at: SourcePos = { line };
       const parsed = parseJson(raw);
+      this.sort(raw, line, parsed);
       if (!parsed.ok) {
         // Only an error where the last line ends can be a writer still writing it.
         const partial = parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n');
@@ -190,6 +219,30 @@ class TurnTraceReader {
     }
     this.session = session;
     this.gen = gen;
+  }
+
+  /** Counts a line as a trace line or as another. */
+  private sort(raw: string, line: number, parsed: ReturnType<typeof parseJson>): void {
+    if (parsed.ok ? traceShaped(parsed.value) : DAMAGED_TRACE_LINE.test(raw)) {
+      this.traceLines++;
+      return;
+    }
+    const o = this.others;
+    o.lines++;
+    if (!parsed.ok) {
+      if (DAMAGED_JSON.test(raw)) o.damagedJson++;
+    } else if (o.parsed++ < FIRST_KEPT) o.first.push({ line, value: parsed.value });
+  }
+
+  /**
+   * The one finding for a file none of whose lines is a trace line, and some parse (or none starts
+   * as JSON): what it looks like instead. Null for a trace, and for lines that are all JSON
+   * damaged or cut short (a trace being written): each of those gets its own finding.
+   */
+  notATrace(): InputFinding | null {
+    const { lines, parsed, first, damagedJson } = this.others;
+    if (this.traceLines || !lines || (!parsed && damagedJson)) return null;
+    return foreignJsonLines(this.transcript.path, first, parsed, lines);
   }
 }
 

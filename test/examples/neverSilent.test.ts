@@ -1,8 +1,8 @@
 // Never silent (issue 18): whatever a reader sets aside is counted in a finding that says how many
-// and why, and a session that holds rows but yields no turn always says why. Walks every example
-// and every bad-input fixture.
+// and why, a session that holds rows but yields no turn always says why, and so does a file that
+// yields no turn at all. Walks every example, every bad-input fixture and other tools' files.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
-import { example } from '../cli/support';
+import { example, ROOT } from '../cli/support';
 import { BAD_FIXTURES_DIR, sessionJson } from '../support/badFixtures';
 
 const counter = createTokenCounter('o200k_base');
@@ -24,6 +24,13 @@ const EXAMPLES = [
   'sidecars/request_dump_20260918_101500_a1b2c3_20260918_102255_523000.json',
 ].map(example);
 const FIXTURES = readdirSync(BAD_FIXTURES_DIR).map((f) => join(BAD_FIXTURES_DIR, f));
+// Other tools' files (another agent's log, recorded HTTP traffic), where they are kept.
+const FOREIGN_DIR = join(ROOT, '..', 'shared', 'fixtures', 'foreign');
+const FOREIGN = existsSync(FOREIGN_DIR)
+  ? readdirSync(FOREIGN_DIR, { recursive: true, encoding: 'utf8' })
+      .map((f) => join(FOREIGN_DIR, f))
+      .filter((f) => !f.endsWith('.md') && statSync(f).isFile())
+  : [];
 // Files that hold rows and yield no turn, each for another reason.
 const scratch = mkdtempSync(join(tmpdir(), 'pi-silent-'));
 const SILENT = [
@@ -43,7 +50,7 @@ const SILENT = [
 
 describe('never silent: every example and fixture', () => {
   after(() => rmSync(scratch, { recursive: true, force: true }));
-  for (const file of [...EXAMPLES, ...FIXTURES, ...SILENT]) {
+  for (const file of [...EXAMPLES, ...FIXTURES, ...SILENT, ...FOREIGN]) {
     it(file.slice(file.lastIndexOf('/', file.lastIndexOf('/') - 1) + 1), async () => {
       const transcript = await loadTranscript(file);
       const { report } = analyze(transcript, { profile: PROFILES['hermes-current'], counter, messages: false });
@@ -57,6 +64,8 @@ describe('never silent: every example and fixture', () => {
         );
       }
       if (SILENT.includes(file)) assert.equal(report.turns.length, 0, 'a file of this test that yields no turn');
+      // A file that yields no turn at all, for whatever reason (empty, damaged, of another kind), says so.
+      if (!report.turns.length) assert.ok(report.diagnostics.length > 0, 'a file with no turn and no finding');
       if (transcript.format === 'hermes-session-json') {
         const carried = transcript.sessions[0]?.generations[0]?.carried ?? 0;
         if (carried > 0) {
