@@ -1,13 +1,14 @@
 // The session overview as the table shows it: the lineages filtered and sorted by the shared rules
 // of overviewColumns.ts, flattened into rows (a chain's sessions under it when expanded, forks
-// under their parent), the slice of rows on screen, and each cell's text. Pure, so it runs in Node
-// too (test/webview/model.test.ts).
+// under their parent), the columns shown, the slice of rows on screen, and each cell's text. Pure,
+// so it runs in Node too (test/webview/overviewModel.test.ts).
 
 import {
   distinct,
   everyLineage,
   filterLineages,
   overviewCell,
+  OVERVIEW_COLUMNS,
   overviewColumn,
   sortLineages,
   type MissingValue,
@@ -30,7 +31,45 @@ export const EMPTY_OVERVIEW_STATE: OverviewState = {
   expanded: [],
   firstVisibleRow: 0,
   focused: null,
+  columns: null,
 };
+
+/** The columns the table offers: every overview column but the lineage id, which the title cell shows under the title. */
+export const TABLE_COLUMNS: readonly OverviewColumn[] = OVERVIEW_COLUMNS.filter((c) => c.key !== 'id');
+
+/** The title names a row and opens it: always shown (frozen at the table's left), whatever the choice. */
+export const TITLE_COLUMN = 'title';
+
+/**
+ * What the table shows until the user chooses (issue 20): what the row is, where and when it ran,
+ * and how well the prefix cache held; the rest is a choice away. Narrow enough for an editor beside
+ * the side bar.
+ */
+export const DEFAULT_COLUMNS: readonly string[] = [TITLE_COLUMN, 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct'];
+
+/**
+ * The columns a state shows, in the table's order: the title and the keys it chose. A key no column
+ * has (a state stored by another version) is ignored; a state that chose none it knows (null, or
+ * stored before columns could be chosen, so missing) shows the default set.
+ */
+export function shownColumns(columns: readonly string[] | null | undefined): OverviewColumn[] {
+  const known = (columns ?? []).filter((k) => TABLE_COLUMNS.some((c) => c.key === k));
+  const keys = new Set([TITLE_COLUMN, ...(known.length ? known : DEFAULT_COLUMNS)]);
+  return TABLE_COLUMNS.filter((c) => keys.has(c.key));
+}
+
+/**
+ * The choice to keep once column `key` is shown or hidden: the keys shown, or null when that is
+ * the default set again (so a later default reaches it). The title is never hidden.
+ */
+export function withColumn(columns: readonly string[] | null | undefined, key: string, show: boolean): string[] | null {
+  const keys = shownColumns(columns)
+    .map((c) => c.key)
+    .filter((k) => k !== key || k === TITLE_COLUMN);
+  if (show) keys.push(key);
+  const next = TABLE_COLUMNS.filter((c) => keys.includes(c.key)).map((c) => c.key);
+  return next.length === DEFAULT_COLUMNS.length && DEFAULT_COLUMNS.every((k) => next.includes(k)) ? null : next;
+}
 
 /** The sources the source filter offers: every session's, in first-seen order. */
 export function overviewSources(overview: SessionOverview): string[] {

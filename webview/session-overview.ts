@@ -1,13 +1,15 @@
 // The session overview (issue 10): one row per lineage of the file, its forks indented under it, a
 // compaction chain's sessions under it when expanded. Sorted and filtered by the shared column
 // rules (overview-model.ts); a row opens that lineage's inspector. It stays in the DOM while a
-// lineage is open, so sort, filters, scroll and focus are as the user left them.
+// lineage is open, so sort, filters, columns, scroll and focus are as the user left them. It shows a
+// compact set of columns until the user chooses others (the Columns menu), the title frozen at the
+// left while the figures scroll under it (issue 20).
 
 import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import { OVERVIEW_COLUMNS, type OverviewColumn } from '../src/analysis/overviewColumns';
+import { overviewColumn, type OverviewColumn } from '../src/analysis/overviewColumns';
 import type { SessionOverview } from '../src/analysis/overviewTypes';
 import type { OverviewState } from '../src/protocol/messages';
 import { piEvent } from './events';
@@ -21,7 +23,11 @@ import {
   overviewRows,
   overviewSources,
   rowWindow,
+  shownColumns,
   shownLineages,
+  TABLE_COLUMNS,
+  TITLE_COLUMN,
+  withColumn,
   type OverviewRow,
 } from './overview-model';
 import { roveTo } from './roving';
@@ -36,14 +42,16 @@ const OVERSCAN = 8;
 /** Scroll positions reach the app at most this often: it persists each one. */
 const SCROLL_REPORT_MS = 250;
 
-/** The lineage id is in the title cell (under the title), not a column of its own. */
-const COLUMNS = OVERVIEW_COLUMNS.filter((c) => c.key !== 'id');
-const WIDTH: Partial<Record<string, number>> = { title: 320, source: 100, model: 190, start: 140, end: 110, 'compaction-calls': 140 };
-const widthOf = (c: OverviewColumn): number => WIDTH[c.key] ?? Math.max(80, c.heading.length * 8 + 24);
-const TEMPLATE = COLUMNS.map((c) => `${widthOf(c)}px`).join(' ');
-const TABLE_WIDTH = COLUMNS.reduce((n, c) => n + widthOf(c), 0);
+/** The title's least width; it takes whatever the other columns leave of the view. */
+const TITLE_WIDTH = 320;
+/** Widths for what the cells hold: names, models, times, and token sums that run to hundreds of millions. */
+const WIDTH: Partial<Record<string, number>> = { source: 100, model: 190, start: 140, end: 110, input: 110, reused: 110, 'rec-input': 110, 'rec-output': 110 };
+/** A heading's 11 px capitals, the cell's padding, and room for the sort arrow, so neither is ever cut. */
+const widthOf = (c: OverviewColumn): number => WIDTH[c.key] ?? Math.max(80, c.heading.length * 9 + 32);
 
 const HAS_LABEL = { breaks: 'Has breaks', errors: 'Has errors' } as const;
+const ARROW = { ascending: '▲', descending: '▼' } as const;
+const RECORDED_TIP = 'The agent’s own counter, from the store’s sessions columns; the others are the replay’s';
 
 /** A row's key: its lineage id, or the lineage and session of a chain's session row. */
 const keyOf = (r: OverviewRow): string => (r.kind === 'lineage' ? `l:${r.lineage.id}` : `s:${r.lineage.id}:${r.session.id}`);
@@ -57,6 +65,9 @@ export class SessionOverviewElement extends LitElement {
   @state() accessor scrollTop = 0;
   @state() accessor viewport = 600;
   @state() accessor focusKey: string | null = null;
+  /** The Columns menu is open; `menuAt` is its item holding the focus. */
+  @state() accessor menuOpen = false;
+  @state() accessor menuAt = 0;
 
   private rows: OverviewRow[] = [];
   private shown = 0;
@@ -67,11 +78,24 @@ export class SessionOverviewElement extends LitElement {
   static styles = [
     tokens,
     css`
-    :host { display: flex; flex-direction: column; min-height: 0; height: 100%; background: var(--pi-bg); }
+    :host {
+      display: flex; flex-direction: column; min-height: 0; height: 100%; background: var(--pi-bg);
+      /* VS Code's menu colours; where a theme leaves them unset, the list's. */
+      --pi-menu-bg: var(--vscode-menu-background, var(--pi-bg));
+      --pi-menu-fg: var(--vscode-menu-foreground, var(--pi-fg));
+      --pi-menu-border: var(--vscode-menu-border, var(--pi-border));
+      --pi-menu-selected: var(--vscode-menu-selectionBackground, var(--pi-selected));
+      --pi-menu-selected-fg: var(--vscode-menu-selectionForeground, var(--pi-selected-fg));
+      --pi-menu-selected-border: var(--vscode-menu-selectionBorder, transparent);
+      --pi-menu-separator: var(--vscode-menu-separatorBackground, var(--pi-border));
+      --pi-shadow: var(--vscode-widget-shadow, rgba(0, 0, 0, 0.16));
+    }
     :host(:not([active])) { display: none; }
     .bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 10px; padding: 6px 12px; border-bottom: 1px solid var(--pi-border); }
     .bar h1 { margin: 0 6px 0 0; font-size: 13px; font-weight: 600; }
     .path { color: var(--pi-muted); overflow-wrap: anywhere; }
+    .sorted { display: inline-flex; align-items: center; gap: 4px; color: var(--pi-muted); white-space: nowrap; }
+    .sorted b { font-weight: 600; color: var(--pi-fg); }
     .count { margin-left: auto; color: var(--pi-muted); }
     input, select {
       font: inherit; color: var(--pi-input-fg); background: var(--pi-input-bg);
@@ -82,34 +106,65 @@ export class SessionOverviewElement extends LitElement {
     button.toggle {
       font: inherit; height: 24px; padding: 0 8px; border-radius: 2px; cursor: pointer;
       color: var(--pi-fg); background: transparent; border: 1px solid var(--pi-input-border);
+      display: inline-flex; align-items: center; gap: 4px;
     }
-    button.toggle[aria-pressed='true'] { background: var(--pi-selected); color: var(--pi-selected-fg); border-color: var(--pi-focus); }
+    button.toggle[aria-pressed='true'], button.toggle[aria-expanded='true'] { background: var(--pi-selected); color: var(--pi-selected-fg); border-color: var(--pi-focus); }
     button.toggle:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: 1px; }
-    .scroller { flex: 1; min-height: 0; overflow: auto; position: relative; }
+    button.icon { display: inline-flex; align-items: center; justify-content: center; width: 20px; height: 20px; border-radius: 3px; }
+    button.icon:hover { background: var(--vscode-toolbar-hoverBackground, var(--pi-hover)); }
+    .anchor { position: relative; }
+    .menu {
+      position: absolute; top: calc(100% + 2px); right: 0; z-index: 10; min-width: 200px; max-height: 70vh; overflow-y: auto;
+      padding: 4px 0; color: var(--pi-menu-fg); background: var(--pi-menu-bg); border: 1px solid var(--pi-menu-border);
+      border-radius: 5px; box-shadow: 0 2px 8px var(--pi-shadow);
+    }
+    .menu [role^='menuitem'] {
+      display: flex; align-items: center; gap: 6px; height: 24px; margin: 0 4px; padding: 0 10px 0 4px;
+      border-radius: 3px; border: 1px solid transparent; white-space: nowrap; cursor: pointer; user-select: none;
+    }
+    .menu [role^='menuitem']:hover, .menu [role^='menuitem']:focus {
+      outline: none; color: var(--pi-menu-selected-fg); background: var(--pi-menu-selected); border-color: var(--pi-menu-selected-border);
+    }
+    .menu [aria-disabled='true'] { opacity: 0.6; cursor: default; }
+    .menu .check { width: 16px; flex: none; }
+    .menu [aria-checked='false'] .check { visibility: hidden; }
+    .menu [role='separator'] { height: 1px; margin: 4px 0; background: var(--pi-menu-separator); }
+    /* The title's width is kept clear on the left when the keyboard scrolls a cell into view: it is frozen over them. */
+    .scroller { flex: 1; min-height: 0; overflow: auto; position: relative; scroll-padding-left: ${TITLE_WIDTH}px; }
     .table { position: relative; }
     .head, .row { display: grid; grid-template-columns: var(--cols); }
     .head {
-      position: sticky; top: 0; z-index: 1; height: ${HEAD}px; background: var(--pi-side-bg);
+      position: sticky; top: 0; z-index: 2; height: ${HEAD}px; background: var(--pi-side-bg);
       border-bottom: 1px solid var(--pi-border);
     }
     .head [role='columnheader'] { display: flex; align-items: stretch; min-width: 0; }
     .head button {
       flex: 1; display: flex; align-items: center; gap: 3px; padding: 0 8px; min-width: 0;
-      font-size: 11px; font-weight: 700; letter-spacing: 0.03em; white-space: nowrap; overflow: hidden;
+      font-size: 11px; font-weight: 700; letter-spacing: 0.03em; white-space: nowrap;
       color: var(--vscode-sideBarTitle-foreground, var(--pi-fg));
     }
-    .head .num button { justify-content: flex-end; }
+    /* The arrow sits on the side away from the figures, so a numeric heading stays over its numbers. */
+    .head .num button { flex-direction: row-reverse; }
+    .head .label { min-width: 0; overflow: hidden; text-overflow: ellipsis; }
     .head button:hover { background: var(--pi-hover); }
     .head button:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: -1px; }
-    .arrow { color: var(--pi-focus); font-size: 10px; }
+    /* Always there, empty when unsorted: sorting moves no heading. */
+    .arrow { flex: none; width: 10px; color: var(--pi-focus); font-size: 10px; text-align: center; }
     .body { position: relative; }
     .row {
-      position: absolute; left: 0; right: 0; height: ${ROW}px; align-items: center; cursor: default;
+      --tint: transparent;
+      position: absolute; left: 0; right: 0; height: ${ROW}px; align-items: center; cursor: default; background: var(--tint);
       border-bottom: 1px solid color-mix(in srgb, var(--pi-border) 60%, transparent);
     }
-    .row:hover { background: var(--pi-hover); }
-    .row:focus { background: var(--pi-selected); color: var(--pi-selected-fg); outline: 1px solid var(--pi-focus); outline-offset: -1px; }
+    .row:hover { --tint: var(--pi-hover); }
+    .row:focus { --tint: var(--pi-selected); color: var(--pi-selected-fg); outline: 1px solid var(--pi-focus); outline-offset: -1px; }
     .row.session { color: var(--pi-muted); }
+    /* The title stays at the left while the figures scroll under it: opaque, the row's tint over the page's. */
+    .head [data-column='title'], .row [data-column='title'] { position: sticky; left: 0; z-index: 1; border-right: 1px solid var(--pi-border); }
+    .head [data-column='title'] { background: var(--pi-side-bg); }
+    .row [data-column='title'] { align-self: stretch; background: linear-gradient(var(--tint), var(--tint)), var(--pi-bg); }
+    /* It covers the row's outline: the focus ring goes on around it. */
+    .row:focus [data-column='title'] { box-shadow: inset 1px 0 var(--pi-focus), inset 0 1px var(--pi-focus), inset 0 -1px var(--pi-focus); }
     [role='gridcell'] { padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; }
     [role='gridcell'].num { text-align: right; font-variant-numeric: tabular-nums; }
     .title { display: flex; align-items: center; gap: 4px; }
@@ -122,7 +177,8 @@ export class SessionOverviewElement extends LitElement {
     .missing { color: var(--pi-muted); font-size: 11px; font-style: italic; }
     .hot { color: var(--pi-error); font-weight: 600; }
     .warn { color: var(--pi-warning); font-weight: 600; }
-    .empty { padding: 16px 12px; color: var(--pi-muted); }
+    /* At the view's left however far the table is scrolled, so it is never cut. */
+    .empty { position: sticky; left: 0; width: max-content; max-width: 100%; padding: 16px 12px; color: var(--pi-muted); }
     .note { padding: 4px 12px; color: var(--pi-muted); font-size: 11px; border-top: 1px solid var(--pi-border); }
   `,
   ];
@@ -210,6 +266,53 @@ export class SessionOverviewElement extends LitElement {
     this.change({ sort: { column: column.key, descending: s?.column === column.key && !s.descending } });
   }
 
+  /** Opens the Columns menu on its first item, as VS Code's menus open. */
+  private openMenu(): void {
+    this.menuOpen = true;
+    void this.focusMenuItem(0);
+  }
+
+  private closeMenu(): void {
+    this.menuOpen = false;
+    this.renderRoot.querySelector<HTMLElement>('button.columns')?.focus();
+  }
+
+  private menuItems(): HTMLElement[] {
+    return [...this.renderRoot.querySelectorAll<HTMLElement>('.menu [role^="menuitem"]')];
+  }
+
+  private async focusMenuItem(at: number): Promise<void> {
+    this.menuAt = at;
+    await this.updateComplete;
+    this.menuItems()[at]?.focus();
+  }
+
+  private onMenuKey(e: KeyboardEvent): void {
+    const items = this.menuItems();
+    const at = items.indexOf(e.target as HTMLElement);
+    if (e.key === 'Escape' || e.key === 'Tab') {
+      // Tab too: the focus goes back to the button rather than off a menu that is about to go.
+      e.preventDefault();
+      this.closeMenu();
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      items[at]?.click();
+    } else {
+      const to = roveTo(e, 'vertical', items.length, at);
+      if (to !== undefined) void this.focusMenuItem(to);
+    }
+  }
+
+  /** The focus left the button and its menu (a click elsewhere, another window): the menu goes. */
+  private onMenuFocusOut(e: FocusEvent): void {
+    const to = e.relatedTarget as Node | null;
+    if (!to || !this.renderRoot.querySelector('.anchor')?.contains(to)) this.menuOpen = false;
+  }
+
+  private toggleColumn(c: OverviewColumn, show: boolean): void {
+    this.change({ columns: withColumn(this.state.columns, c.key, show) });
+  }
+
   private toggleHas(h: 'breaks' | 'errors'): void {
     const has = this.state.has.includes(h) ? this.state.has.filter((x) => x !== h) : [...this.state.has, h];
     this.narrow({ has });
@@ -286,26 +389,77 @@ export class SessionOverviewElement extends LitElement {
     if (to !== undefined) this.focusRow(to);
   }
 
-  private renderHead() {
+  private renderHead(columns: readonly OverviewColumn[]) {
     const sort = this.state.sort;
     return html`<div class="head" role="row" aria-rowindex="1">
-      ${COLUMNS.map((c) => {
+      ${columns.map((c) => {
         const sorted = sort?.column === c.key ? (sort.descending ? 'descending' : 'ascending') : 'none';
-        const tip = isRecorded(c) ? 'The agent’s own counter, from the store’s sessions columns; the others are the replay’s' : undefined;
         return html`<div role="columnheader" class=${c.text ? 'text' : 'num'} aria-sort=${sorted} data-column=${c.key}>
-          <button class="plain" title=${tip ?? `Sort by ${c.heading.toLowerCase()}`} @click=${() => this.sortBy(c)}>
-            ${c.heading}${sorted === 'none' ? nothing : html`<span class="arrow" aria-hidden="true">${sorted === 'ascending' ? '▲' : '▼'}</span>`}
+          <button class="plain" title=${isRecorded(c) ? RECORDED_TIP : `Sort by ${c.heading.toLowerCase()}`} @click=${() => this.sortBy(c)}>
+            <span class="label">${c.heading}</span><span class="arrow" aria-hidden="true">${sorted === 'none' ? '' : ARROW[sorted]}</span>
           </button>
         </div>`;
       })}
     </div>`;
   }
 
+  /** The sort in effect, said beside the filters: its column may be hidden or scrolled out of view. */
+  private renderSorted() {
+    const sort = this.state.sort;
+    const column = sort ? overviewColumn(sort.column) : undefined;
+    if (!sort || !column) return nothing;
+    const order = sort.descending ? 'descending' : 'ascending';
+    return html`<span class="sorted" data-sorted=${`${column.key} ${order}`}>
+      Sorted by <b>${column.heading}</b><span aria-hidden="true">${ARROW[order]}</span><span class="sr-only">${order}</span>
+      <button class="plain icon" title="Clear the sort (start order)" aria-label="Clear the sort (start order)" @click=${() => this.change({ sort: null })}>
+        <vscode-icon name="close"></vscode-icon>
+      </button>
+    </span>`;
+  }
+
+  /** The Columns button and its menu: a check per column (the title always shown), then the default set again. */
+  private renderColumnsMenu(columns: readonly OverviewColumn[]) {
+    const shown = new Set(columns.map((c) => c.key));
+    const item = (c: OverviewColumn, i: number) => {
+      const always = c.key === TITLE_COLUMN;
+      const on = shown.has(c.key);
+      return html`<div role="menuitemcheckbox" aria-checked=${String(on)} aria-disabled=${always ? 'true' : nothing} data-column=${c.key}
+        tabindex=${i === this.menuAt ? 0 : -1} title=${always ? 'Always shown: it names the row' : isRecorded(c) ? RECORDED_TIP : nothing}
+        @click=${() => (always ? undefined : this.toggleColumn(c, !on))}>
+        <vscode-icon class="check" name="check"></vscode-icon>${c.heading}
+      </div>`;
+    };
+    return html`<span class="anchor" @focusout=${this.onMenuFocusOut}>
+      <button class="toggle columns" aria-haspopup="menu" aria-expanded=${String(this.menuOpen)} aria-controls=${this.menuOpen ? 'columns-menu' : nothing}
+        @click=${() => (this.menuOpen ? this.closeMenu() : this.openMenu())}
+        @keydown=${(e: KeyboardEvent) => {
+          if (e.key === 'ArrowDown' && !this.menuOpen) {
+            e.preventDefault();
+            this.openMenu();
+          }
+        }}>Columns <vscode-icon name="chevron-down"></vscode-icon></button>
+      ${
+        this.menuOpen
+          ? html`<div class="menu" id="columns-menu" role="menu" aria-label="Columns shown" @keydown=${this.onMenuKey}
+            @focusin=${(e: FocusEvent) => {
+              this.menuAt = this.menuItems().indexOf(e.target as HTMLElement);
+            }}>
+            ${TABLE_COLUMNS.map(item)}
+            <div role="separator"></div>
+            <div role="menuitem" data-reset tabindex=${this.menuAt === TABLE_COLUMNS.length ? 0 : -1} @click=${() => this.change({ columns: null })}>
+              <span class="check"></span>Default columns
+            </div>
+          </div>`
+          : nothing
+      }
+    </span>`;
+  }
+
   private renderTitle(r: OverviewRow) {
     const indent = styleProps({ 'padding-left': `${8 + r.depth * 16}px` });
     if (r.kind === 'session') {
       const s = r.session;
-      return html`<div role="gridcell" class="title" ${indent}>
+      return html`<div role="gridcell" class="title" data-column="title" ${indent}>
         <span class="expander" aria-hidden="true">·</span>
         <span class="id" title=${revealBidiControls(s.id)}>${revealBidiControls(s.id)}</span>
         ${s.title === null ? nothing : html`<span class="name" title=${revealBidiControls(s.title)}>${revealBidiControls(s.title)}</span>`}
@@ -313,7 +467,7 @@ export class SessionOverviewElement extends LitElement {
     }
     const l = r.lineage;
     const name = revealBidiControls(l.title ?? l.id);
-    return html`<div role="gridcell" class="title" ${indent}>
+    return html`<div role="gridcell" class="title" data-column="title" ${indent}>
       ${
         r.expandable
           ? html`<button class="plain expander" tabindex="-1" aria-label=${r.expanded ? 'Hide its sessions' : 'Show its sessions'}
@@ -337,14 +491,14 @@ export class SessionOverviewElement extends LitElement {
     }</div>`;
   }
 
-  private renderRow(r: OverviewRow, i: number, fileRead: boolean) {
+  private renderRow(r: OverviewRow, i: number, fileRead: boolean, columns: readonly OverviewColumn[]) {
     const key = keyOf(r);
     const title = revealBidiControls(r.kind === 'lineage' ? (r.lineage.title ?? r.lineage.id) : r.session.id);
     return html`<div class="row ${r.kind}" role="row" ${styleProps({ top: `${i * ROW}px` })} data-key=${key} data-lineage=${r.lineage.id}
       data-session=${r.kind === 'session' ? r.session.id : nothing} aria-rowindex=${i + 2} aria-level=${r.depth + 1}
       aria-expanded=${r.kind === 'lineage' && r.expandable ? String(r.expanded) : nothing} aria-label=${title}
       tabindex=${key === this.focusKey ? 0 : -1} @dblclick=${() => this.open(r)}>
-      ${COLUMNS.map((c) => (c.key === 'title' ? this.renderTitle(r) : this.renderCell(c, r, fileRead)))}
+      ${columns.map((c) => (c.key === TITLE_COLUMN ? this.renderTitle(r) : this.renderCell(c, r, fileRead)))}
     </div>`;
   }
 
@@ -360,6 +514,10 @@ export class SessionOverviewElement extends LitElement {
     // The focused row stays in the DOM when scrolled away, so Tab still lands on it.
     const focusAt = this.rows.findIndex((r) => keyOf(r) === this.focusKey);
     if (focusAt >= 0 && (focusAt < first || focusAt > last)) visible.push(focusAt);
+    const columns = shownColumns(s.columns);
+    // The title takes what the other columns leave; past the view's width the table scrolls under it.
+    const template = columns.map((c) => (c.key === TITLE_COLUMN ? `minmax(${TITLE_WIDTH}px, 1fr)` : `${widthOf(c)}px`)).join(' ');
+    const width = columns.reduce((n, c) => n + (c.key === TITLE_COLUMN ? TITLE_WIDTH : widthOf(c)), 0);
     return html`
       <div class="bar">
         <h1>Sessions</h1>
@@ -374,24 +532,26 @@ export class SessionOverviewElement extends LitElement {
           (h) =>
             html`<button class="toggle" aria-pressed=${String(s.has.includes(h))} data-has=${h} @click=${() => this.toggleHas(h)}>${HAS_LABEL[h]}</button>`,
         )}
+        ${this.renderSorted()}
         <span class="count" data-count>${plural(counts.lineages, 'lineage')}, ${plural(counts.sessions, 'session')} (${num(this.shown)} shown)</span>
+        ${this.renderColumnsMenu(columns)}
       </div>
       <div class="scroller" @scroll=${this.onScroll}>
-        <div class="table" role="treegrid" aria-label="Lineages" aria-rowcount=${this.rows.length + 1} aria-colcount=${COLUMNS.length}
-          ${styleProps({ '--cols': TEMPLATE, width: `${TABLE_WIDTH}px` })} @keydown=${this.onKey} @focusin=${this.onFocusIn}>
-          ${this.renderHead()}
+        <div class="table" role="treegrid" aria-label="Lineages" aria-rowcount=${this.rows.length + 1} aria-colcount=${columns.length}
+          ${styleProps({ '--cols': template, width: `max(100%, ${width}px)` })} @keydown=${this.onKey} @focusin=${this.onFocusIn}>
+          ${this.renderHead(columns)}
           <div class="body" role="rowgroup" ${styleProps({ height: `${this.rows.length * ROW}px` })}>
             ${
               // Keyed: a row's element follows its lineage when rows move (a sort, a live update), so the focus stays on it.
               repeat(
                 visible,
                 (i) => keyOf(this.rows[i]),
-                (i) => this.renderRow(this.rows[i], i, o.read),
+                (i) => this.renderRow(this.rows[i], i, o.read, columns),
               )
             }
           </div>
         </div>
-        ${this.rows.length ? nothing : html`<div class="empty">No lineage matches the filters.</div>`}
+        ${this.rows.length ? nothing : html`<div class="empty" role="status">No lineage matches the filters.</div>`}
       </div>
       <div class="note">* the agent’s own counters (the store’s sessions columns); the other figures are the replay’s. Enter or a double-click opens a lineage.</div>
     `;

@@ -60,6 +60,7 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'breaks', heading: 'BREAKS', text: false, value: (r) => r.cacheBreaks },
   { key: 'input', heading: 'INPUT', text: false, value: (r) => r.inputTokens },
   { key: 'reused', heading: 'REUSED', text: false, value: (r) => r.reusedTokens },
+  { key: 'reused-pct', heading: 'REUSED %', text: false, value: reusedPercent },
   { key: 'rec-input', heading: 'INPUT*', text: false, value: (r) => r.recorded.inputTokens },
   { key: 'rec-cache-read', heading: 'CACHE READ*', text: false, value: (r) => r.recorded.cacheReadTokens },
   { key: 'rec-cache-write', heading: 'CACHE WRITE*', text: false, value: (r) => r.recorded.cacheWriteTokens },
@@ -68,6 +69,11 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'errors', heading: 'ERRORS', text: false, value: (r) => r.errors },
   { key: 'warnings', heading: 'WARNINGS', text: false, value: (r) => r.warnings },
 ];
+
+/** The share of the tokens sent that a prefix cache could have served, in percent; null when nothing was sent (or read). */
+function reusedPercent(r: OverviewLineage | OverviewSession): number | null {
+  return r.inputTokens && r.reusedTokens !== null ? (r.reusedTokens / r.inputTokens) * 100 : null;
+}
 
 export function overviewColumn(key: string): OverviewColumn | undefined {
   return OVERVIEW_COLUMNS.find((c) => c.key === key);
@@ -151,7 +157,7 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
 export type MissingValue = 'not read' | 'not recorded';
 
 /** Columns the replay fills (a duration needs the rows too): null there means the rows were not read. */
-const NEEDS_ROWS = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'errors', 'warnings', 'duration']);
+const NEEDS_ROWS = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'reused-pct', 'errors', 'warnings', 'duration']);
 
 /** "2026-09-18 14:00" (with seconds, "14:00:05"), UTC; a time no date can hold (a damaged cell) as the number it is. */
 export function utcText(seconds: number, withSeconds = false): string {
@@ -185,12 +191,15 @@ export function overviewCell(
 ): { value: string | number; missing: null } | { value: null; missing: MissingValue | null } {
   const v = column.value(row);
   if (v === null) {
-    // A session row has no sessions count of its own: its lineage row says it.
-    if (column.key === 'sessions') return { value: null, missing: null };
+    // A session row has no sessions count of its own (its lineage row says it), and a row that sent
+    // nothing has no share of it reused: nothing is missing.
+    if (column.key === 'sessions' || (column.key === 'reused-pct' && row.inputTokens === 0)) return { value: null, missing: null };
     const read = fileRead && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
     return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? 'not read' : 'not recorded' };
   }
   if (column.key === 'start') return { value: utcText(v as number), missing: null };
   if (column.key === 'duration') return { value: durationText(v as number), missing: null };
+  // One decimal always, so a column of shares lines up.
+  if (column.key === 'reused-pct') return { value: (v as number).toFixed(1), missing: null };
   return { value: v, missing: null };
 }

@@ -222,6 +222,11 @@ export interface OverviewState {
   firstVisibleRow: number;
   /** The row holding the keyboard focus: a lineage id, or null. */
   focused: string | null;
+  /**
+   * The column keys the table shows (the title always is); null: the default set. Missing from a
+   * state stored before columns could be chosen, which reads as null.
+   */
+  columns?: string[] | null;
 }
 
 /**

@@ -2,7 +2,7 @@
 // what hangs under what, what is summed, and that nothing the store does not hold is filled in.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filterLineages, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
+import { filterLineages, overviewCell, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
 import type { OverviewLineage } from '../../src/analysis/overviewTypes';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import type { Diagnostic, Report, ReportCompaction } from '../../src/analysis/reportTypes';
@@ -521,6 +521,33 @@ describe('session overview: sort and filter', () => {
       assert.equal(sortLineages(tree(), overviewColumn('title')!, descending).at(-1)?.id, 'c', 'no title sorts last');
     }
     assert.deepEqual(ids(sortLineages(tree(), overviewColumn('title')!, true)), ['b', 'a', 'c']);
+  });
+
+  it('gives the reused share of the tokens sent in percent, printed to one decimal, nothing for a lineage that sent none, and sorts by it', () => {
+    const pct = overviewColumn('reused-pct')!;
+    const lineages = overviewOf(
+      build(
+        [
+          { id: 'x', startedAt: 1, requests: 2, input: 1000, reused: 950 },
+          { id: 'y', startedAt: 2, requests: 1, input: 3, reused: 2 },
+          { id: 'z', startedAt: 3 },
+        ],
+        [
+          ['x', 2],
+          ['y', 1],
+        ],
+      ),
+    ).lineages;
+    assert.deepEqual(
+      lineages.map((l) => [l.id, pct.value(l), overviewCell(pct, l)]),
+      [
+        ['x', 95, { value: '95.0', missing: null }],
+        ['y', (2 / 3) * 100, { value: '66.7', missing: null }],
+        ['z', null, { value: null, missing: null }],
+      ],
+    );
+    assert.deepEqual(ids(sortLineages(lineages, pct, false)), ['y', 'x', 'z']);
+    assert.deepEqual(ids(sortLineages(lineages, pct, true)), ['x', 'y', 'z']);
   });
 
   it('filters by text in title or id, keeping a parent as the path to a matching child, and by breaks or errors', () => {

@@ -597,7 +597,6 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       `${since().join('\n')}\nthe log ends: ${extensionLog().slice(-6).join('\n')}\nlogs: ${logFiles().join(', ')}`,
     );
     assert.ok(!since().some((l) => l.includes('analysed whole')), since().join('\n'));
-    assert.equal(Number(await overviewCell(frame, chain.id, 'requests')), (chain.requests ?? 0) + 1);
     assert.equal((await overviewShown(frame)).filter, text, 'the filter is kept through the update');
     await screenshot(p, 'overview-live-light');
     // Unfiltered again for the restore after the reload (the sort stays).

@@ -1,7 +1,9 @@
 // The session overview in real Chromium, with the host side played by the real engine on a
 // state.db of several lineages written by real SQLite (test/support/hermesDb.ts): rows, sorting,
 // filters, expansion, the keyboard, opening a lineage's inspector scoped to it and coming back to
-// the overview exactly as it was left; and a 2,000-lineage overview kept virtualised.
+// the overview exactly as it was left; a 2,000-lineage overview kept virtualised; and on a real Hermes
+// home at 1440 and 1100 px, the columns: the compact default set, the frozen title, the Columns menu,
+// sorting that never scrolls the table sideways.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -11,8 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import type { OverviewLineage, SessionOverview } from '../../src/analysis/overviewTypes';
 import type { Inspection } from '../../src/protocol/inspection';
 import type { ViewState } from '../../src/protocol/messages';
+import { DEFAULT_COLUMNS, EMPTY_OVERVIEW_STATE, TABLE_COLUMNS } from '../../webview/overview-model';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
-import { eventually, Harness, inspectLineages, SHOTS, type HostScopes, type View } from '../support/webviewHarness';
+import { eventually, example, Harness, inspectLineages, SHOTS, type HostScopes, type View } from '../support/webviewHarness';
 
 /** A chain (a1 → a2, the second with another system prompt: a cache break), a plain session, one with an unmarked child, and another. */
 const SESSIONS: SessionSpec[] = [
@@ -54,6 +57,10 @@ const focusedKey = (v: View): Promise<string | null> =>
     .evaluate(
       (e) => (e.shadowRoot as unknown as { activeElement: { getAttribute(n: string): string | null } | null }).activeElement?.getAttribute('data-key') ?? null,
     );
+
+/** The columns shown, by their headers' keys, in order. */
+const headerKeys = (v: View): Promise<string[]> =>
+  v.page.locator('session-overview [role=columnheader]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-column') as string));
 
 const overviewShown = (v: View): Promise<boolean> =>
   v.page.locator('session-overview').evaluate((e) => (e as unknown as { checkVisibility(): boolean }).checkVisibility());
@@ -111,6 +118,10 @@ describe('session overview (Chromium, real engine as host)', () => {
       assert.equal(await v.page.locator('session-overview [data-key="l:c-child"]').getAttribute('aria-level'), '2');
       assert.equal(await v.page.locator('session-overview [data-key="l:c"]').getAttribute('aria-level'), '1');
       assert.equal(await v.page.locator('session-overview [data-key="l:c-child"] .chip').textContent(), 'child');
+      // The agent's counters are a choice away (not in the default set).
+      await v.page.locator('session-overview button.columns').click();
+      await v.page.locator('session-overview .menu [data-column=api-calls]').click();
+      await v.page.keyboard.press('Escape');
       for (const l of every) {
         const row = v.page.locator(`session-overview [data-key="l:${l.id}"]`);
         assert.equal(await row.locator('[data-column=turns]').innerText(), String(l.turns));
@@ -267,6 +278,8 @@ describe('session overview (Chromium, real engine as host)', () => {
     const v = await h.open(whole, { scopes, state });
     try {
       await eventually(async () => assert.equal(await v.page.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id'), 'turn-1'));
+      // Stored before columns could be chosen (no columns field): the default set.
+      assert.deepEqual(await headerKeys(v), [...DEFAULT_COLUMNS]);
       // The host's init index already was the lineage's: no second open.
       assert.deepEqual(opened(v), []);
       assert.equal(await v.page.locator('turn-stepper [role=option]').count(), 2);
@@ -471,6 +484,296 @@ describe('session overview (Chromium, real engine as host)', () => {
       } finally {
         await v.close();
       }
+    }
+  });
+});
+
+/** The table's horizontal scroll: how far, how wide, how much shows. */
+const scrollX = (v: View): Promise<{ left: number; width: number; client: number }> =>
+  v.page.locator('session-overview .scroller').evaluate((e: any) => ({ left: e.scrollLeft, width: e.scrollWidth, client: e.clientWidth }));
+const scrollTo = (v: View, left: number): Promise<void> =>
+  v.page.locator('session-overview .scroller').evaluate((e: any, x) => {
+    e.scrollLeft = x;
+  }, left);
+
+/**
+ * Where an element of the overview (a selector in its shadow root) is against the table's view: its
+ * box, the view's, its position, and whether it is what shows at the point `dx` px inside its left edge.
+ */
+const place = (v: View, selector: string, dx = 4) =>
+  v.page.locator('session-overview').evaluate(
+    (host: any, [sel, inset]) => {
+      const root = host.shadowRoot;
+      const el = root.querySelector(sel);
+      const r = el.getBoundingClientRect();
+      const view = root.querySelector('.scroller').getBoundingClientRect();
+      const hit = root.elementFromPoint(r.left + inset, r.top + r.height / 2);
+      return {
+        left: r.left,
+        right: r.right,
+        viewLeft: view.left,
+        viewRight: view.right,
+        onTop: !!hit && el.contains(hit),
+        position: (globalThis as any).getComputedStyle(el).position,
+      };
+    },
+    [selector, dx] as const,
+  );
+
+/** Each header whose heading or sort arrow does not fit in it: heading cut, or the arrow outside the button. */
+const cutHeadings = (v: View): Promise<string[]> =>
+  v.page.locator('session-overview').evaluate((host: any) =>
+    [...host.shadowRoot.querySelectorAll('[role=columnheader]')]
+      .filter((h: any) => {
+        const label = h.querySelector('.label');
+        const button = h.querySelector('button').getBoundingClientRect();
+        const arrow = h.querySelector('.arrow').getBoundingClientRect();
+        return label.scrollWidth > label.clientWidth || arrow.left < button.left || arrow.right > button.right || arrow.width === 0;
+      })
+      .map((h: any) => h.dataset.column as string),
+  );
+
+const sortedLabel = (v: View): Promise<string | null> => v.page.locator('session-overview [data-sorted]').getAttribute('data-sorted', { timeout: 1000 });
+
+describe('session overview columns (Chromium, examples/home: 42 lineages)', () => {
+  let h: Harness;
+  let home: { whole: Inspection; scopes: HostScopes };
+  const ALL = TABLE_COLUMNS.map((c) => c.key);
+  /** Every column shown, as a state stored with that choice. */
+  const everyColumn: ViewState = { lineage: null, ui: null, overview: { ...EMPTY_OVERVIEW_STATE, columns: ALL } };
+
+  before(async () => {
+    home = await inspectLineages(example('home/state.db'), 'hermes-current');
+    h = await Harness.start();
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  for (const width of [1440, 1100]) {
+    it(`at ${width} px: the compact default set fits without a horizontal scroll; with every column the title stays frozen as the table scrolls`, async () => {
+      const v = await h.open(home.whole, { scopes: home.scopes, width });
+      try {
+        await eventually(async () => assert.ok((await lineageKeys(v)).length > 20));
+        assert.deepEqual(await headerKeys(v), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct']);
+        const compact = await scrollX(v);
+        assert.ok(compact.width <= compact.client, `${compact.width} px of table in ${compact.client} px`);
+        assert.deepEqual(await cutHeadings(v), []);
+        await v.page.screenshot({ path: join(SHOTS, `overview-columns-${width}.png`) });
+
+        // Every column, chosen with the mouse: now the table is wider than the view.
+        await v.page.locator('session-overview button.columns').click();
+        for (const key of ALL.filter((k) => !DEFAULT_COLUMNS.includes(k))) await v.page.locator(`session-overview .menu [data-column="${key}"]`).click();
+        await v.page.keyboard.press('Escape');
+        assert.deepEqual(await headerKeys(v), ALL);
+        const wide = await scrollX(v);
+        assert.ok(wide.width > wide.client + 500, `${wide.width} px of table in ${wide.client} px`);
+        await scrollTo(v, wide.width);
+        assert.ok((await scrollX(v)).left > 500);
+        const first = (await lineageKeys(v))[0];
+        for (const sel of ['[role=columnheader][data-column=title]', `[data-key="l:${first}"] [data-column=title]`, `[data-key="l:${first}"] button.name`]) {
+          const p = await place(v, sel);
+          assert.ok(Math.abs(p.left - p.viewLeft) < 30, `${sel} at ${p.left}, the view at ${p.viewLeft}`);
+          assert.ok(p.onTop, `${sel} shows, not covered by the cells scrolled under it`);
+        }
+        assert.equal((await place(v, `[data-key="l:${first}"] [data-column=title]`)).position, 'sticky');
+        // The last column is reached, beside the title.
+        const last = await place(v, `[data-key="l:${first}"] [data-column=warnings]`);
+        assert.ok(last.right <= last.viewRight + 1 && last.onTop, JSON.stringify(last));
+        assert.deepEqual(await cutHeadings(v), []);
+        await v.page.screenshot({ path: join(SHOTS, `overview-columns-scrolled-${width}.png`) });
+        await assertClean(v);
+      } finally {
+        await v.close();
+      }
+    });
+  }
+
+  it('sorting by a header (mouse or keyboard, partly shown or not) never scrolls the table sideways; the arrow, aria-sort and the sorted-by label show it', async () => {
+    const v = await h.open(home.whole, { scopes: home.scopes, width: 1100, state: everyColumn });
+    try {
+      await eventually(async () => assert.deepEqual(await headerKeys(v), ALL));
+      // Scrolled so that the view's right edge cuts COMPACTION CALLS*, 40 px of it out of view.
+      const calls = v.page.locator('session-overview [role=columnheader][data-column=compaction-calls]');
+      const [offset, width] = await calls.evaluate((e: any) => [e.offsetLeft, e.offsetWidth]);
+      await scrollTo(v, offset + width - 40 - (await scrollX(v)).client);
+      const left = (await scrollX(v)).left;
+      assert.ok(left > 0);
+      const cutBox = await place(v, '[role=columnheader][data-column=compaction-calls]');
+      assert.ok(cutBox.left < cutBox.viewRight - 30 && cutBox.right > cutBox.viewRight, JSON.stringify(cutBox));
+      // Clicked where it shows.
+      const cut = { key: 'compaction-calls', x: cutBox.left + 12, y: (await calls.boundingBox())!.y + 10 };
+      await v.page.mouse.click(cut.x, cut.y);
+      const cutHead = v.page.locator(`session-overview [role=columnheader][data-column="${cut.key}"]`);
+      await eventually(async () => assert.equal(await cutHead.getAttribute('aria-sort'), 'ascending'));
+      assert.equal((await scrollX(v)).left, left, 'not scrolled sideways');
+      assert.equal(await sortedLabel(v), `${cut.key} ascending`);
+
+      // A header in full view, by the mouse twice and then by the keyboard.
+      const turns = v.page.locator('session-overview [role=columnheader][data-column=turns]');
+      const p = await place(v, '[role=columnheader][data-column=turns]');
+      assert.ok(p.left > p.viewLeft + 320 && p.right < p.viewRight, `TURNS in full view right of the title: ${JSON.stringify(p)}`);
+      const box = await turns.boundingBox();
+      assert.ok(box);
+      await v.page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await eventually(async () => assert.equal(await turns.getAttribute('aria-sort'), 'ascending'));
+      assert.equal(await cutHead.getAttribute('aria-sort'), 'none');
+      await v.page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await eventually(async () => assert.equal(await turns.getAttribute('aria-sort'), 'descending'));
+      assert.equal((await scrollX(v)).left, left);
+      assert.equal(await turns.locator('.arrow').innerText(), '▼');
+      const arrow = await place(v, '[role=columnheader][data-column=turns] .arrow', 4);
+      assert.ok(arrow.left >= p.left && arrow.right <= p.right && arrow.onTop, `the arrow in view: ${JSON.stringify(arrow)}`);
+      assert.equal(await sortedLabel(v), 'turns descending');
+      await turns.locator('button').press('Enter');
+      await eventually(async () => assert.equal(await turns.getAttribute('aria-sort'), 'ascending'));
+      assert.equal((await scrollX(v)).left, left);
+
+      // Sorted by each column in turn: its heading and arrow whole, the table where it was.
+      for (const key of ALL) {
+        await v.page.locator(`session-overview [role=columnheader][data-column="${key}"] button`).evaluate((b: any) => b.click());
+        await eventually(async () =>
+          assert.equal(await v.page.locator(`session-overview [role=columnheader][data-column="${key}"]`).getAttribute('aria-sort'), 'ascending'),
+        );
+        assert.deepEqual(await cutHeadings(v), [], key);
+        assert.equal((await scrollX(v)).left, left, key);
+      }
+      // A header the keyboard reaches under the frozen title is scrolled out from under it.
+      await scrollTo(v, 300);
+      await v.page.locator('session-overview [role=columnheader][data-column=source] button').evaluate((b: any) => b.focus());
+      const source = await place(v, '[role=columnheader][data-column=source]');
+      assert.ok(source.left >= source.viewLeft + 320 && source.onTop, JSON.stringify(source));
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('chooses columns from a keyboard menu, kept in the state across a lineage open and back and a reload; a hidden sort column stays said', async () => {
+    const v = await h.open(home.whole, { scopes: home.scopes, width: 1100 });
+    try {
+      await eventually(async () => assert.ok((await lineageKeys(v)).length > 20));
+      const turns = v.page.locator('session-overview [role=columnheader][data-column=turns] button');
+      await turns.click();
+      await turns.click();
+      await eventually(async () => assert.equal(await sortedLabel(v), 'turns descending'));
+      const order = await lineageKeys(v);
+
+      const button = v.page.locator('session-overview button.columns');
+      assert.equal(await button.getAttribute('aria-haspopup'), 'menu');
+      assert.equal(await button.getAttribute('aria-expanded'), 'false');
+      await button.focus();
+      await v.page.keyboard.press('Enter');
+      const menu = v.page.locator('session-overview [role=menu]');
+      await menu.waitFor({ state: 'visible', timeout: 5000 });
+      assert.equal(await button.getAttribute('aria-expanded'), 'true');
+      const focusedItem = (): Promise<string | null> =>
+        v.page
+          .locator('session-overview')
+          .evaluate(
+            (e: any) => e.shadowRoot.activeElement?.getAttribute('data-column') ?? (e.shadowRoot.activeElement?.hasAttribute('data-reset') ? 'reset' : null),
+          );
+      // It opens on its first item: the title, always shown.
+      await eventually(async () => assert.equal(await focusedItem(), 'title'));
+      const item = (key: string) => menu.locator(`[data-column="${key}"]`);
+      assert.equal(await item('title').getAttribute('aria-disabled'), 'true');
+      assert.equal(await item('title').getAttribute('aria-checked'), 'true');
+      assert.equal(await item('model').getAttribute('role'), 'menuitemcheckbox');
+      assert.equal(await item('model').getAttribute('aria-checked'), 'false');
+      await v.page.keyboard.press('Space');
+      assert.deepEqual(await headerKeys(v), [...DEFAULT_COLUMNS], 'the title cannot be hidden');
+      await v.page.keyboard.press('ArrowDown');
+      await v.page.keyboard.press('ArrowDown');
+      assert.equal(await focusedItem(), 'model');
+      await v.page.keyboard.press('Space');
+      await eventually(async () => assert.equal(await item('model').getAttribute('aria-checked'), 'true'));
+      await v.page.keyboard.press('End');
+      assert.equal(await focusedItem(), 'reset');
+      await v.page.keyboard.press('Home');
+      assert.equal(await focusedItem(), 'title');
+      for (let i = 0; i < ALL.length && (await focusedItem()) !== 'turns'; i++) await v.page.keyboard.press('ArrowDown');
+      await v.page.keyboard.press('Enter');
+      await eventually(async () => assert.equal(await item('turns').getAttribute('aria-checked'), 'false'));
+      await v.page.keyboard.press('Escape');
+      await eventually(async () => assert.equal(await menu.count(), 0));
+      assert.equal(await button.getAttribute('aria-expanded'), 'false');
+      assert.equal(await button.evaluate((b: any) => b.getRootNode().activeElement === b), true, 'the focus back on the button');
+
+      const chosen = ['title', 'source', 'model', 'start', 'breaks', 'input', 'reused-pct'];
+      assert.deepEqual(await headerKeys(v), chosen);
+      // Sorted by a column no longer shown: the order stays, and says so.
+      assert.equal(await sortedLabel(v), 'turns descending');
+      assert.match(await v.page.locator('session-overview [data-sorted]').innerText(), /^Sorted by\s+TURNS\s+▼/);
+      assert.deepEqual(await lineageKeys(v), order);
+      await eventually(() => assert.deepEqual(lastState(v)?.overview?.columns, chosen));
+      assert.deepEqual(lastState(v)?.overview?.sort, { column: 'turns', descending: true });
+      await v.page.screenshot({ path: join(SHOTS, 'overview-columns-chosen.png') });
+
+      // A lineage opened and closed: the same columns.
+      await v.page.locator(`session-overview [data-key="l:${order[0]}"]`).focus();
+      await v.page.keyboard.press('Enter');
+      await eventually(async () => assert.equal(await overviewShown(v), false));
+      await v.page.locator('turn-stepper [role=option]').first().waitFor({ timeout: 10_000 });
+      await v.page.keyboard.press('Backspace');
+      await eventually(async () => assert.equal(await overviewShown(v), true));
+      assert.deepEqual(await headerKeys(v), chosen);
+      assert.equal(await sortedLabel(v), 'turns descending');
+      const stored = lastState(v);
+      assert.ok(stored);
+
+      // A reload, as the host hands the stored state back.
+      const again = await h.open(home.whole, { scopes: home.scopes, width: 1100, state: stored });
+      try {
+        await eventually(async () => assert.deepEqual(await headerKeys(again), chosen));
+        assert.equal(await sortedLabel(again), 'turns descending');
+        // Tab leaves the menu, which closes, the focus on its button.
+        const againButton = again.page.locator('session-overview button.columns');
+        await againButton.click();
+        await again.page.locator('session-overview [role=menu]').waitFor({ state: 'visible', timeout: 5000 });
+        await again.page.keyboard.press('Tab');
+        await eventually(async () => assert.equal(await again.page.locator('session-overview [role=menu]').count(), 0));
+        assert.equal(await againButton.evaluate((b: any) => b.getRootNode().activeElement === b), true);
+        // A click elsewhere closes it too; its last item brings the default set back (stored as null).
+        await againButton.click();
+        await again.page.locator('session-overview h1').click();
+        await eventually(async () => assert.equal(await again.page.locator('session-overview [role=menu]').count(), 0));
+        await againButton.click();
+        await again.page.locator('session-overview [role=menu] [data-reset]').click();
+        await eventually(async () => assert.deepEqual(await headerKeys(again), [...DEFAULT_COLUMNS]));
+        await eventually(() => assert.equal(lastState(again)?.overview?.columns, null));
+        // The sort cleared from its label.
+        await again.page.locator('session-overview [data-sorted] button').click();
+        await eventually(async () => assert.equal(await again.page.locator('session-overview [data-sorted]').count(), 0));
+        await eventually(() => assert.equal(lastState(again)?.overview?.sort, null));
+        await assertClean(again);
+      } finally {
+        await again.close();
+      }
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
+  it('a state naming unknown columns shows the ones it knows; the empty-state text stays in view however far the table is scrolled', async () => {
+    const state: ViewState = { lineage: null, ui: null, overview: { ...EMPTY_OVERVIEW_STATE, columns: ['hit-rate', 'model', ...ALL.slice(8)] } };
+    const v = await h.open(home.whole, { scopes: home.scopes, width: 1100, state });
+    try {
+      await eventually(async () => assert.deepEqual(await headerKeys(v), ['title', 'model', ...ALL.slice(8)]));
+      const wide = await scrollX(v);
+      assert.ok(wide.width > wide.client);
+      await scrollTo(v, wide.width);
+      await v.page.locator('session-overview input[type=search]').fill('no such lineage');
+      const empty = v.page.locator('session-overview .empty');
+      await eventually(async () => assert.equal(await empty.innerText({ timeout: 500 }), 'No lineage matches the filters.'));
+      assert.ok((await scrollX(v)).left > 0, 'still scrolled: the header is as wide');
+      const p = await place(v, '.empty');
+      assert.ok(p.left >= p.viewLeft && p.right <= p.viewRight, `the text in view: ${JSON.stringify(p)}`);
+      assert.ok(p.onTop);
+      await v.page.screenshot({ path: join(SHOTS, 'overview-columns-empty.png') });
+      await assertClean(v);
+    } finally {
+      await v.close();
     }
   });
 });

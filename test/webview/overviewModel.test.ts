@@ -1,19 +1,23 @@
 // The session overview's table model in plain Node: which rows a tree of lineages makes with some
 // chains expanded, what the filters and sorting let through, the count line, the window of rows on
-// screen, and each cell's text.
+// screen, each cell's text, and which columns the table shows.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { overviewColumn } from '../../src/analysis/overviewColumns';
+import { OVERVIEW_COLUMNS, overviewColumn } from '../../src/analysis/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/analysis/overviewTypes';
 import {
   cellOf,
+  DEFAULT_COLUMNS,
   EMPTY_OVERVIEW_STATE,
   overviewCounts,
   overviewRows,
   overviewSources,
   rowWindow,
+  shownColumns,
   shownLineages,
+  TABLE_COLUMNS,
+  withColumn,
   type OverviewRow,
 } from '../../webview/overview-model';
 import { revealBidiControls } from '../../webview/format';
@@ -165,6 +169,74 @@ describe('overview window and cells', () => {
     // A session row leaves the chain's session count to its lineage row.
     assert.deepEqual(cellOf(sessions, session('a2'), true), { text: '', missing: null });
     assert.deepEqual(cellOf(sessions, chain, true), { text: '2', missing: null });
+  });
+
+  it('gives the reused share of the tokens sent to one decimal, nothing for a row that sent none', () => {
+    const pct = overviewColumn('reused-pct');
+    assert.ok(pct);
+    assert.deepEqual(cellOf(pct, lineage('t', { inputTokens: 3, reusedTokens: 2 }), true), { text: '66.7', missing: null });
+    assert.deepEqual(cellOf(pct, lineage('t', { inputTokens: 200, reusedTokens: 192 }), true), { text: '96.0', missing: null });
+    assert.deepEqual(cellOf(pct, session('s', { inputTokens: 0, reusedTokens: 0, requests: 0 }), true), { text: '', missing: null });
+    assert.deepEqual(cellOf(pct, session('s', { read: false, inputTokens: null, reusedTokens: null }), true), { text: 'not read', missing: 'not read' });
+    // Sorted by the share, not by its text.
+    const shares = [
+      lineage('x', { inputTokens: 1000, reusedTokens: 95 }),
+      lineage('y', { inputTokens: 10, reusedTokens: 9 }),
+      lineage('z', { inputTokens: 0, reusedTokens: 0 }),
+    ];
+    const sorted = shownLineages(file(shares), { ...EMPTY_OVERVIEW_STATE, sort: { column: 'reused-pct', descending: true } });
+    assert.deepEqual(
+      sorted.map((l) => l.id),
+      ['y', 'x', 'z'],
+    );
+  });
+});
+
+describe('overview columns shown', () => {
+  const keys = (columns: readonly string[] | null | undefined): string[] => shownColumns(columns).map((c) => c.key);
+
+  it('starts from the compact set: title, source, start, turns, breaks, tokens sent, reused %', () => {
+    assert.deepEqual(keys(null), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct']);
+    assert.deepEqual(keys(null), [...DEFAULT_COLUMNS]);
+    assert.equal(EMPTY_OVERVIEW_STATE.columns, null);
+    // A state stored before columns could be chosen has no such field: the default set.
+    const { columns: _, ...stored } = EMPTY_OVERVIEW_STATE;
+    assert.equal('columns' in stored, false);
+    assert.deepEqual(keys((stored as typeof EMPTY_OVERVIEW_STATE).columns), [...DEFAULT_COLUMNS]);
+    // Every column is on offer but the lineage id, which the title cell shows.
+    assert.deepEqual(
+      TABLE_COLUMNS.map((c) => c.key),
+      OVERVIEW_COLUMNS.map((c) => c.key).filter((k) => k !== 'id'),
+    );
+  });
+
+  it('shows the columns chosen in the table’s order, the title always, and ignores keys no column has', () => {
+    assert.deepEqual(keys(['warnings', 'model', 'title']), ['title', 'model', 'warnings']);
+    assert.deepEqual(keys(['model']), ['title', 'model'], 'the title, chosen or not');
+    assert.deepEqual(keys(['title']), ['title'], 'every other column hidden');
+    assert.deepEqual(
+      keys(['hit-rate', 'model', 'id', 'TURNS']),
+      ['title', 'model'],
+      'unknown keys (a later or an earlier version’s), the id and other cases ignored',
+    );
+    // Nothing it knows (a list of another version's keys, an empty one): the default set, not an empty table.
+    assert.deepEqual(keys(['hit-rate']), [...DEFAULT_COLUMNS]);
+    assert.deepEqual(keys([]), [...DEFAULT_COLUMNS]);
+  });
+
+  it('keeps a choice as the keys shown, null once it is the default set again; the title cannot be hidden', () => {
+    assert.deepEqual(withColumn(null, 'model', true), ['title', 'source', 'model', 'start', 'turns', 'breaks', 'input', 'reused-pct']);
+    assert.deepEqual(withColumn(null, 'turns', false), ['title', 'source', 'start', 'breaks', 'input', 'reused-pct']);
+    assert.equal(withColumn(withColumn(null, 'model', true), 'model', false), null);
+    assert.equal(withColumn(['title', 'source', 'start', 'turns', 'breaks', 'input'], 'reused-pct', true), null);
+    assert.equal(withColumn(null, 'title', false), null);
+    assert.deepEqual(withColumn(['title', 'model'], 'title', false), ['title', 'model']);
+    // Hiding the last column but the title leaves the title alone, kept as such.
+    assert.deepEqual(withColumn(['title', 'model'], 'model', false), ['title']);
+    assert.deepEqual(keys(withColumn(['title', 'model'], 'model', false)), ['title']);
+    // Unknown keys are dropped on the next change; showing one twice keeps it once.
+    assert.deepEqual(withColumn(['hit-rate', 'model'], 'errors', true), ['title', 'model', 'errors']);
+    assert.deepEqual(withColumn(['title', 'model'], 'model', true), ['title', 'model']);
   });
 });
 

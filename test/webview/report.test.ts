@@ -158,6 +158,56 @@ describe('standalone HTML report', () => {
     await page.close();
   });
 
+  it('shows the overview of a Hermes home with its compact columns, the Columns menu and the title frozen, as the editor does', async () => {
+    const out = join(tempDir(), 'home.html');
+    const r = cli('report', example('home/state.db'), '-o', out);
+    assert.equal(r.code, 0, r.stderr);
+    const { page, requests, problems } = await openReport(out);
+    await page.setViewportSize({ width: 1100, height: 900 });
+    const overview = page.locator('session-overview');
+    await overview.locator('[role=row][data-key]').first().waitFor({ state: 'visible', timeout: 15_000 });
+    const headers = () => overview.locator('[role=columnheader]').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-column')));
+    const scroll = () => overview.locator('.scroller').evaluate((e: any) => ({ left: e.scrollLeft, width: e.scrollWidth, client: e.clientWidth }));
+    assert.deepEqual(await headers(), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct']);
+    const compact = await scroll();
+    assert.ok(compact.width <= compact.client, JSON.stringify(compact));
+    // Every column from the menu, by the keyboard: a check per column after the title, then the default set.
+    await overview.locator('button.columns').focus();
+    await page.keyboard.press('ArrowDown');
+    const items = overview.locator('[role=menu] [role=menuitemcheckbox]');
+    await items.first().waitFor({ state: 'visible', timeout: 5000 });
+    const count = await items.count();
+    for (let i = 1; i < count; i++) {
+      await page.keyboard.press('ArrowDown');
+      if ((await items.nth(i).getAttribute('aria-checked')) === 'false') await page.keyboard.press('Enter');
+    }
+    await page.keyboard.press('Escape');
+    assert.equal((await headers()).length, count);
+    const wide = await scroll();
+    assert.ok(wide.width > wide.client, JSON.stringify(wide));
+    await overview.locator('.scroller').evaluate((e: any) => {
+      e.scrollLeft = e.scrollWidth;
+    });
+    // The title cell is what shows at the view's left edge, however far the table is scrolled.
+    const frozen = await overview.evaluate((host: any) => {
+      const root = host.shadowRoot;
+      const cell = root.querySelector('.body [role=row] [data-column=title]');
+      const view = root.querySelector('.scroller').getBoundingClientRect();
+      const hit = root.elementFromPoint(view.left + 40, cell.getBoundingClientRect().top + 10);
+      return { scrolled: root.querySelector('.scroller').scrollLeft, onTop: cell.contains(hit) };
+    });
+    assert.ok(frozen.scrolled > 0 && frozen.onTop, JSON.stringify(frozen));
+    const warnings = overview.locator('[role=columnheader][data-column=warnings]');
+    await warnings.locator('button').press('Enter');
+    assert.equal(await warnings.getAttribute('aria-sort'), 'ascending');
+    assert.equal(await overview.locator('[data-sorted]').getAttribute('data-sorted'), 'warnings ascending');
+    assert.equal((await scroll()).left, frozen.scrolled, 'sorting kept the table where it was');
+    await page.screenshot({ path: join(SHOTS, 'report-overview-columns.png') });
+    assert.deepEqual(requests, []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   it('shows bidi controls in the session overview as a visible ⇆, never applied: titles, ids, sources, models, end reasons', async () => {
     const dir = tempDir();
     const db = join(dir, 'state.db');
@@ -184,6 +234,10 @@ describe('standalone HTML report', () => {
     await overview.locator(`[data-key="l:a1${RLO}"]`).focus();
     await page.keyboard.press('ArrowRight');
     await overview.locator(`[data-key="s:a1${RLO}:a2${RLO}"]`).waitFor({ state: 'visible', timeout: 15_000 });
+    // Model and end reason are not in the default columns: chosen from the Columns menu.
+    await overview.locator('button.columns').click();
+    for (const key of ['model', 'end']) await overview.locator(`.menu [data-column=${key}]`).click();
+    await page.keyboard.press('Escape');
     // Every text node and every shown attribute of the overview (tooltips, accessible names, options).
     const shown = await overview.evaluate((host: any) => {
       const root = host.shadowRoot;
