@@ -1,16 +1,9 @@
 // Numbers and labels as the panels print them.
 
 import type { InjectionKind } from '../src/model/injection';
+import { num } from '../src/protocol/counted';
 
-/** "12,345": by hand, as Intl.NumberFormat costs tens of microseconds a call and charts make thousands. */
-export function num(n: number): string {
-  // Up to three decimals, as Intl's default.
-  const [digits, decimals] = String(Math.round(Math.abs(n) * 1000) / 1000).split('.');
-  let out = '';
-  for (let i = digits.length; i > 0; i -= 3) out = (i > 3 ? ',' : '') + digits.slice(Math.max(0, i - 3), i) + out;
-  if (decimals) out += `.${decimals}`;
-  return n < 0 && out !== '0' ? `-${out}` : out;
-}
+export { num, plural } from '../src/protocol/counted';
 
 /** A signed difference: "+12", "−589" (a real minus sign, so columns of deltas line up). */
 export function delta(n: number): string {
@@ -24,10 +17,6 @@ export function percentOf(after: number, before: number): string {
 
 export function shortHash(sha: string): string {
   return sha.slice(0, 12);
-}
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${num(n)} ${n === 1 ? one : many}`;
 }
 
 export const PREFIX_STATUS_LABEL: Record<'stable' | 'break' | 'compaction' | 'rewind', string> = {

@@ -9,7 +9,8 @@ import type { Diagnostic } from '../analysis/reportTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
 import type { SessionSummary } from '../model/transcript';
 import type { SessionOverview } from '../analysis/overviewTypes';
-import { EngineClient } from './engineProtocol';
+import { plural } from '../protocol/counted';
+import { EngineClient, EnginePool } from './engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 
@@ -83,8 +84,14 @@ export class RemoteInspection extends RemotePages {
   }
 }
 
+/**
+ * Workers at most: one file's analysis then holds up no other of the first four a window shows
+ * (a worker holds the tokenizer's rank tables, some tens of megabytes, so not one per file).
+ */
+const WORKERS = 4;
+
 export class AnalysisCache implements vscode.Disposable {
-  private readonly engine: EngineClient;
+  private readonly engines: EnginePool;
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
@@ -92,7 +99,7 @@ export class AnalysisCache implements vscode.Disposable {
   // between still get answers; one replaced under other settings is freed.
   private readonly analyses = new OnePerFile<RemoteInspection>(
     (file) => this.changed.fire(vscode.Uri.parse(file)),
-    (key) => void this.engine.call('drop', { key }),
+    (key, file) => void this.engines.for(file).call('drop', { key }),
   );
 
   constructor(
@@ -101,7 +108,7 @@ export class AnalysisCache implements vscode.Disposable {
     /** Where each analysis says how it went: what a live refresh replayed, how long it took. */
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.engine = new EngineClient(join(extensionUri.fsPath, 'dist', 'engine.js'));
+    this.engines = new EnginePool(join(extensionUri.fsPath, 'dist', 'engine.js'), WORKERS);
   }
 
   /** The session (lineage) chosen for a state.db, or undefined for all of them. */
@@ -119,9 +126,10 @@ export class AnalysisCache implements vscode.Disposable {
     const session = this.session(uri);
     const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}`;
     const title = vscode.workspace.asRelativePath(uri);
+    const engine = this.engines.for(uri.toString());
     return this.analyses.get(uri.toString(), key, () => {
       const started = Date.now();
-      return this.engine
+      return engine
         .call('analyze', {
           key,
           path: uri.fsPath,
@@ -138,7 +146,7 @@ export class AnalysisCache implements vscode.Disposable {
               ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
               : 'analysed whole';
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
-          return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, this.engine, key);
+          return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, engine, key);
         });
     });
   }
@@ -154,10 +162,6 @@ export class AnalysisCache implements vscode.Disposable {
 
   dispose(): void {
     this.changed.dispose();
-    void this.engine.dispose();
+    void this.engines.dispose();
   }
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

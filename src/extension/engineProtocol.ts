@@ -89,3 +89,35 @@ export class EngineClient {
     await worker?.terminate();
   }
 }
+
+/**
+ * Workers by file, so that one file's long analysis never holds up another file's pages (issue 20,
+ * item 5): each file is bound to a worker for its analyses and scopes; a new file gets a worker of
+ * its own while there are fewer than `size`, and beyond that shares the one with the fewest files.
+ * Workers start on their first call, so a window with one transcript runs one.
+ */
+export class EnginePool {
+  private readonly workers: { client: EngineClient; files: number }[] = [];
+  private readonly byFile = new Map<string, { client: EngineClient; files: number }>();
+
+  constructor(
+    private readonly script: string,
+    private readonly size: number,
+  ) {}
+
+  for(file: string): EngineClient {
+    let worker = this.byFile.get(file);
+    if (!worker) {
+      worker =
+        this.workers.length < this.size ? { client: new EngineClient(this.script), files: 0 } : this.workers.reduce((a, b) => (b.files < a.files ? b : a));
+      if (!this.workers.includes(worker)) this.workers.push(worker);
+      worker.files++;
+      this.byFile.set(file, worker);
+    }
+    return worker.client;
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.client.dispose()));
+  }
+}

@@ -19,14 +19,14 @@ export class OnePerFile<T> {
    */
   constructor(
     private readonly changed: (file: string) => void,
-    private readonly replaced: (key: string) => void,
+    private readonly replaced: (key: string, file: string) => void,
   ) {}
 
   /** The result for `file` under `key` (settings and choices that change it), started if needed. */
   get(file: string, key: string, start: () => Promise<T>): Promise<T> {
     const hit = this.entries.get(file);
     if (hit && hit.key === key) return hit.value;
-    if (hit) this.replaced(hit.key);
+    if (hit) this.replaced(hit.key, file);
     const entry: Entry<T> = { key, value: start(), settled: false, stale: false };
     this.entries.set(file, entry);
     const settle = (): void => {

@@ -3,9 +3,8 @@
 // re-billing a compaction or a rewind causes told apart from the breaks to look into.
 
 import { deliberateBreak } from '../analysis/reportTypes';
+import { plural } from '../protocol/counted';
 import type { InspectorIndex } from '../protocol/messages';
-
-const count = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;
@@ -16,18 +15,18 @@ export function statusOf(index: InspectorIndex): { text: string; tooltip: string
   const errors = index.summary.findings.error ?? 0;
   const text =
     breaks > 0
-      ? `$(warning) ${count(breaks, 'cache break')}`
+      ? `$(warning) ${plural(breaks, 'cache break')}`
       : errors > 0
-        ? `$(error) ${count(errors, 'error')}`
+        ? `$(error) ${plural(errors, 'error')}`
         : index.requestCount === 0
           ? '$(info) no requests'
           : '$(pass) cache-stable';
-  const rebilled = [compactions ? count(compactions, 'compaction') : '', rewinds ? count(rewinds, 'rewind') : ''].filter((s) => s).join(' and ');
+  const rebilled = [compactions ? plural(compactions, 'compaction') : '', rewinds ? plural(rewinds, 'rewind') : ''].filter((s) => s).join(' and ');
   const tooltip = [
-    `Prompt Inspector: ${count(index.requestCount, 'request')}, ${count(breaks, 'cache break')} to look into`,
-    systemChanges ? ` (${count(systemChanges, 'system-prompt change')})` : '',
+    `Prompt Inspector: ${plural(index.requestCount, 'request')}, ${plural(breaks, 'cache break')} to look into`,
+    systemChanges ? ` (${plural(systemChanges, 'system-prompt change')})` : '',
     rebilled ? `; ${rebilled} re-billed by design` : '',
-    errors ? `; ${count(errors, 'error')} in the findings` : '',
+    errors ? `; ${plural(errors, 'error')} in the findings` : '',
     breaks ? '. Click to jump to the next break.' : '.',
   ].join('');
   return { text, tooltip };

@@ -3,11 +3,12 @@
 // answers as `--lineage` replays it (narrowed from the rows read, or loaded alone from a state.db
 // only listed), and what cannot be answered rejects.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { EngineClient } from '../../src/extension/engineProtocol';
+import { EngineClient, EnginePool } from '../../src/extension/engineProtocol';
 import { everyLineage } from '../../src/analysis/overviewColumns';
 import { sqliteExec } from '../support/sqliteExec';
 import { buildStore } from '../support/upstreamStores';
@@ -120,5 +121,49 @@ describe('the analysis worker: lineage scopes', () => {
     assert.equal(listed.index.turnCount, whole.index.turnCount);
     assert.ok(listed.index.turnCount > 0);
     assert.equal(listed.catalog?.length, 2, 'both sessions of the chain');
+  });
+});
+
+describe('the analysis workers: one file per worker', () => {
+  const pool = new EnginePool(join(ROOT, 'dist', 'engine.js'), 4);
+  after(() => pool.dispose());
+
+  it("a small file's pages answer while a large home is still being analysed", async () => {
+    // A home of 300 sessions written by upstream's write paths: a second or more to analyse here.
+    const dir = mkdtempSync(join(tmpdir(), 'pi-pool-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const written = spawnSync(
+      'python3',
+      [join(ROOT, 'test/support/hermes_home.py'), dir, '--sessions', '300', '--seed', '7', '--target-mb', '12', '--long-lineage', '40'],
+      {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      },
+    );
+    assert.equal(written.status, 0, written.stderr);
+    const small = example('trace/agent.trace.jsonl');
+    const smallClient = pool.for(small);
+    await smallClient.call('analyze', params('small', small));
+
+    let homeDone = false;
+    const home = pool
+      .for(join(dir, 'state.db'))
+      .call('analyze', params('big', join(dir, 'state.db')))
+      .finally(() => (homeDone = true));
+    assert.notEqual(pool.for(join(dir, 'state.db')), smallClient, 'each file its own worker');
+    const turns = await smallClient.call('page', { key: 'small', list: 'turns', start: 0, count: 10 });
+    assert.ok(turns.length > 0);
+    assert.equal(homeDone, false, 'answered before the home was done, not behind it');
+    assert.ok((await home).overview);
+  });
+
+  it('beyond its size a file shares the worker with the fewest files', () => {
+    const two = new EnginePool(join(ROOT, 'dist', 'engine.js'), 2);
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((f) => two.for(f));
+    assert.notEqual(a, b);
+    assert.equal(c, a);
+    assert.equal(d, b);
+    assert.equal(two.for('a'), a, 'a file keeps its worker');
+    return two.dispose();
   });
 });
