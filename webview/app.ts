@@ -27,7 +27,7 @@ import './findings-list';
 import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
 import { plural, PREFIX_STATUS_LABEL } from './format';
-import { NO_REQUEST, restore, selectRequest, selectTurn, step } from './navigation';
+import { NO_REQUEST, restore, revealed, selectRequest, selectTurn, step } from './navigation';
 import { EMPTY_OVERVIEW_STATE, hasLineage, lineageLabel } from './overview-model';
 import { Pages, type Details } from './pages';
 import { PagesController } from './pages-controller';
@@ -178,7 +178,7 @@ export class InspectorApp extends LitElement {
   }
 
   /** Asks the host to scope every later request to `lineage`, then shows its inspector at `ui`. */
-  private openLineage(lineage: string, ui: UiState | null): void {
+  private openLineage(lineage: string, ui: UiState | null, place?: (model: IndexModel) => UiState): void {
     const rpc = this.rpc;
     if (!rpc) return;
     const ticket = ++this.opening;
@@ -186,7 +186,7 @@ export class InspectorApp extends LitElement {
     rpc.call('openLineage', { lineage }).then(
       (index) => {
         if (ticket !== this.opening || !this.onOverview) return;
-        this.showScope(lineage, index, ui);
+        this.showScope(lineage, index, place ? place(new IndexModel(index)) : ui);
         this.announcement = `Lineage ${index.title}: ${plural(index.turnCount, 'turn')}.`;
       },
       (e: unknown) => {
@@ -249,6 +249,9 @@ export class InspectorApp extends LitElement {
       case 'navigate':
         this.go(m.to);
         return;
+      case 'reveal':
+        this.reveal(m.lineage, (model) => revealed(model, m.turn, m.request));
+        return;
       case 'response':
         this.rpc?.settle(m);
         return;
@@ -271,6 +274,20 @@ export class InspectorApp extends LitElement {
       this.showOverview();
       this.openLineage(lineage, wanted?.ui ?? null);
     }
+  }
+
+  /** A tree click: its lineage opened (unless open already), then its place selected there. */
+  private reveal(lineage: string | null, place: (model: IndexModel) => UiState): void {
+    if (this.model && !this.onOverview && this.lineage === lineage) {
+      this.moveTo(place(this.model));
+      return;
+    }
+    if (lineage === null || !this.overview || !hasLineage(this.overview, lineage)) {
+      if (this.overview && !this.onOverview) this.back();
+      return;
+    }
+    if (!this.onOverview) this.showOverview();
+    this.openLineage(lineage, null, place);
   }
 
   private go(to: Navigation): void {

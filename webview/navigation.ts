@@ -34,6 +34,15 @@ function breakAt(model: IndexModel, request: number): UiState {
 }
 
 /**
+ * A place chosen outside the view: a request opened where its prefix broke (a break's first
+ * differing message, else the user message), else a turn, else the first turn.
+ */
+export function revealed(model: IndexModel, turn: number | null, request: number | null): UiState {
+  if (request !== null && model.request(request)) return breakAt(model, request);
+  return selectTurn(model, turn ?? 0);
+}
+
+/**
  * A saved or current state checked against a (possibly new) index: kept where it still points at
  * the same turn and request, otherwise moved to the nearest valid place.
  */

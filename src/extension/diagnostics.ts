@@ -13,19 +13,18 @@ const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
 };
 
 export function toDiagnostics(diagnostics: Diagnostic[]): vscode.Diagnostic[] {
-  return diagnostics
-    .filter((d) => d.severity !== 'info')
-    .map((d) => {
-      const line = Math.max(0, (d.line ?? 1) - 1);
-      const column = Math.max(0, (d.column ?? 1) - 1);
-      const where = d.line === undefined && d.sessionId ? ` (session ${d.sessionId}${d.rowId !== undefined ? `, message id ${d.rowId}` : ''})` : '';
-      const diag = new vscode.Diagnostic(
-        new vscode.Range(line, column, line, Number.MAX_SAFE_INTEGER),
-        revealBidiControls(`${d.message}${where}`),
-        SEVERITY[d.severity],
-      );
-      diag.code = d.code;
-      diag.source = 'prompt-inspector';
-      return diag;
-    });
+  // Info findings too: the view's header counts them, and Problems' own filter hides them.
+  return diagnostics.map((d) => {
+    const line = Math.max(0, (d.line ?? 1) - 1);
+    const column = Math.max(0, (d.column ?? 1) - 1);
+    const where = d.line === undefined && d.sessionId ? ` (session ${d.sessionId}${d.rowId !== undefined ? `, message id ${d.rowId}` : ''})` : '';
+    const diag = new vscode.Diagnostic(
+      new vscode.Range(line, column, line, Number.MAX_SAFE_INTEGER),
+      revealBidiControls(`${d.message}${where}`),
+      SEVERITY[d.severity],
+    );
+    diag.code = d.code;
+    diag.source = 'prompt-inspector';
+    return diag;
+  });
 }

@@ -8,7 +8,7 @@ import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../protocol/m
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';
-import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
+import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel, type RevealTarget } from './inspectorView';
 import { statusOf } from './statusText';
 import { tabTitle } from './tabTitle';
 import { sizeText, transcriptKind } from './transcriptKind';
@@ -65,6 +65,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const heldBack = new Map<string, NodeJS.Timeout>();
   const publish = async (uri: vscode.Uri): Promise<void> => {
     clearTimeout(heldBack.get(uri.toString()));
+    // Problems lists the files open in an inspector, not every file the tree has read.
+    if (!InspectorView.on(uri)) {
+      problems.delete(uri);
+      return;
+    }
     try {
       const diagnostics = (await cache.get(uri)).diagnostics;
       const fresh = Date.now() - (await stat(uri.fsPath)).mtimeMs < WRITER_QUIET_MS;
@@ -91,15 +96,20 @@ export function activate(context: vscode.ExtensionContext): void {
     watchTranscripts();
     const view = new InspectorView(uri, panel, context.extensionUri, cache, context.workspaceState, restored);
     void publish(uri);
+    // The view removed itself from the open ones first (its own listener came first).
+    panel.onDidDispose(() => void publish(uri));
     return view;
   };
 
-  const openPanel = (uri: vscode.Uri): void => {
+  /** The view already open on `uri`, brought forward; a new panel only when there is none. */
+  const openPanel = (uri: vscode.Uri): InspectorView => {
+    const open = InspectorView.on(uri);
+    if (open) return open;
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, tabTitle(uri.path, null, null), vscode.ViewColumn.Active, {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
     });
-    openView(uri, panel, null);
+    return openView(uri, panel, null);
   };
 
   context.subscriptions.push(
@@ -144,12 +154,14 @@ export function activate(context: vscode.ExtensionContext): void {
         }),
       );
       const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Transcript to inspect' });
-      if (pick) openPanel(pick.uri);
+      if (pick) void openPanel(pick.uri).reveal(null);
     }),
     vscode.commands.registerCommand('promptInspector.openFile', (uri?: vscode.Uri) => {
       const target = uri ?? vscode.window.activeTextEditor?.document.uri;
-      if (target) openPanel(target);
+      if (target) void openPanel(target).reveal(null);
     }),
+    // Agent Transcripts' nodes: not in the palette (package.json lists it nowhere), a click's target.
+    vscode.commands.registerCommand('promptInspector.reveal', (uri: vscode.Uri, target: RevealTarget) => openPanel(uri).reveal(target)),
     vscode.commands.registerCommand('promptInspector.refreshTranscripts', () => tree.refresh()),
     vscode.commands.registerCommand('promptInspector.chooseSession', () => InspectorView.active?.chooseSession()),
     vscode.commands.registerCommand('promptInspector.copyRequest', async () => {

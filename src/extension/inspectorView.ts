@@ -15,6 +15,7 @@ import {
   type ViewState,
 } from '../protocol/messages';
 import { everyLineage } from '../analysis/overviewColumns';
+import type { SessionOverview } from '../analysis/overviewTypes';
 import { serve } from '../protocol/rpc';
 import { renderInspectorHtml } from '../webviewHtml';
 import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
@@ -31,12 +32,25 @@ export interface PersistedPanel {
   source: string | null;
 }
 
+/**
+ * A place in a file chosen outside the view (a node of Agent Transcripts): a lineage, a session, or
+ * a session's turn by its position there, landing on its first break when `toBreak`.
+ */
+export type RevealTarget =
+  { kind: 'lineage'; lineage: string } | { kind: 'session'; session: string } | { kind: 'turn'; session: string; ordinal: number; toBreak: boolean };
+
 export class InspectorView implements vscode.Disposable {
   private static activeView: InspectorView | undefined;
+  /** Every open view, latest shown last: a tree click goes to the view already open on its file. */
+  private static readonly open: InspectorView[] = [];
   private static readonly activeChanged = new vscode.EventEmitter<InspectorView | undefined>();
   static readonly onDidChangeActive = InspectorView.activeChanged.event;
 
   private ready = false;
+  /** Init was posted: the page can take a reveal. */
+  private initialised = false;
+  /** A reveal asked for before init: posted right after it. */
+  private pendingReveal: ToWebview | null = null;
   private state: ViewState | null;
   private inspection: RemoteInspection | undefined;
   /** The lineage opened from the overview; page requests answer from it while it is open. */
@@ -63,11 +77,45 @@ export class InspectorView implements vscode.Disposable {
       }),
       panel.onDidDispose(() => this.dispose()),
     );
+    InspectorView.open.push(this);
     this.trackActive();
   }
 
   static get active(): InspectorView | undefined {
     return InspectorView.activeView;
+  }
+
+  /** The view on `uri` the user saw last, if one is open. */
+  static on(uri: vscode.Uri): InspectorView | undefined {
+    const key = uri.toString();
+    return [...InspectorView.open].reverse().find((v) => v.uri.toString() === key);
+  }
+
+  /**
+   * Brings this view forward at `target`: its lineage opened (when the file has several), the
+   * session's turn selected, or its first break, as the view's own navigation would.
+   */
+  async reveal(target: RevealTarget | null): Promise<void> {
+    this.panel.reveal();
+    if (!target) return;
+    const inspection = this.inspection ?? (await this.load());
+    if (!inspection) return;
+    const lineage = target.kind === 'lineage' ? target.lineage : lineageOfSession(inspection.overview, target.session);
+    let place: { turn: number | null; request: number | null } = { turn: null, request: null };
+    if (target.kind !== 'lineage') {
+      // The turn's index in the lineage's own scope, where the view numbers its turns from 0.
+      const opened = lineage !== null && this.scope?.lineage !== lineage ? await inspection.openLineage(lineage) : undefined;
+      try {
+        const turns = await (opened ?? this.scope ?? inspection).sessionTurns(target.session);
+        const turn = turns[target.kind === 'turn' ? target.ordinal : 0];
+        if (turn) place = { turn: turn.index, request: target.kind === 'turn' && target.toBreak ? turn.firstBreak : null };
+      } finally {
+        opened?.close();
+      }
+    }
+    const message: ToWebview = { type: 'reveal', lineage, ...place };
+    if (this.initialised) this.post(message);
+    else this.pendingReveal = message;
   }
 
   /** What the view shows: the open lineage, else the whole file. */
@@ -91,6 +139,10 @@ export class InspectorView implements vscode.Disposable {
   }
 
   private trackActive(): void {
+    if (this.panel.visible) {
+      InspectorView.open.splice(InspectorView.open.indexOf(this), 1);
+      InspectorView.open.push(this);
+    }
     if (this.panel.active) {
       InspectorView.activeView = this;
       InspectorView.activeChanged.fire(this);
@@ -129,6 +181,9 @@ export class InspectorView implements vscode.Disposable {
         const index = lineage === null ? null : await this.reopen(inspection, lineage);
         const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
         this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? inspection.index, overview: inspection.overview, state });
+        this.initialised = true;
+        if (this.pendingReveal) this.post(this.pendingReveal);
+        this.pendingReveal = null;
         return;
       }
       case 'request':
@@ -236,9 +291,15 @@ export class InspectorView implements vscode.Disposable {
       InspectorView.activeView = undefined;
       InspectorView.activeChanged.fire(undefined);
     }
+    InspectorView.open.splice(InspectorView.open.indexOf(this), 1);
     this.scope?.close();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** The overview row whose chain holds `session`; null for a file without an overview. */
+function lineageOfSession(overview: SessionOverview | null, session: string): string | null {
+  return overview ? (everyLineage(overview.lineages).find((l) => l.sessions.some((s) => s.id === session))?.id ?? null) : null;
 }
 
 function hasLineage(inspection: RemoteInspection, lineage: string): boolean {

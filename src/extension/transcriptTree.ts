@@ -5,15 +5,20 @@
 
 import * as vscode from 'vscode';
 import { revealBidiControls, type SessionTurn } from '../protocol/inspection';
-import type { OverviewLineage } from '../analysis/overviewTypes';
+import type { OverviewLineage, OverviewSession } from '../analysis/overviewTypes';
+import { utcText } from '../analysis/overviewColumns';
+import { plural } from '../protocol/counted';
+import type { RevealTarget } from './inspectorView';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 
 type Node =
   | { kind: 'file'; uri: vscode.Uri }
   | { kind: 'lineage'; uri: vscode.Uri; lineage: OverviewLineage }
-  | { kind: 'session'; uri: vscode.Uri; id: string }
-  | { kind: 'turn'; uri: vscode.Uri; turn: SessionTurn };
+  /** `row`: the session as the overview lists it; null in a file of one lineage, which has none. */
+  | { kind: 'session'; uri: vscode.Uri; id: string; row: OverviewSession | null }
+  /** `ordinal`: its position among its session's turns, what a click reveals in whatever scope is open. */
+  | { kind: 'turn'; uri: vscode.Uri; session: string; ordinal: number; turn: SessionTurn };
 
 export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -43,12 +48,13 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     }
     const { index, overview } = inspection;
     const lineageNode = (lineage: OverviewLineage): Node => ({ kind: 'lineage', uri: node.uri, lineage });
-    if (node.kind === 'file') return overview ? overview.lineages.map(lineageNode) : index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
+    if (node.kind === 'file')
+      return overview ? overview.lineages.map(lineageNode) : index.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id, row: null }));
     if (node.kind === 'lineage') {
-      const sessions: Node[] = node.lineage.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id }));
+      const sessions: Node[] = node.lineage.sessions.map((s) => ({ kind: 'session', uri: node.uri, id: s.id, row: s }));
       return [...sessions, ...node.lineage.children.map(lineageNode)];
     }
-    return (await inspection.sessionTurns(node.id)).map((turn) => ({ kind: 'turn', uri: node.uri, turn }));
+    return (await inspection.sessionTurns(node.id)).map((turn, ordinal) => ({ kind: 'turn', uri: node.uri, session: node.id, ordinal, turn }));
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -62,27 +68,45 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     if (node.kind === 'lineage') {
       const l = node.lineage;
       const item = new vscode.TreeItem(revealBidiControls(l.title ?? l.id), vscode.TreeItemCollapsibleState.Collapsed);
-      const breaks = l.cacheBreaks ? `${l.cacheBreaks} cache break${l.cacheBreaks > 1 ? 's' : ''}` : '';
-      const turns = l.turns === null ? 'not read' : `${l.turns} turn${l.turns === 1 ? '' : 's'}`;
-      item.description = [l.kind === 'conversation' ? '' : l.kind, `${l.sessions.length} session${l.sessions.length > 1 ? 's' : ''}`, turns, breaks]
-        .filter(Boolean)
-        .join(' · ');
+      const breaks = l.cacheBreaks ? plural(l.cacheBreaks, 'cache break') : '';
+      const turns = l.turns === null ? 'not read' : plural(l.turns, 'turn');
+      item.description = [l.kind === 'conversation' ? '' : l.kind, plural(l.sessions.length, 'session'), turns, breaks].filter(Boolean).join(' · ');
       item.tooltip = revealBidiControls(`lineage ${l.id}${l.forkedFrom ? ` (${l.kind} of ${l.forkedFrom})` : ''}`);
       item.iconPath = new vscode.ThemeIcon(l.kind === 'conversation' ? 'comment-discussion' : 'git-branch');
+      item.command = reveal(node.uri, { kind: 'lineage', lineage: l.id });
       return item;
     }
     if (node.kind === 'session') {
-      const item = new vscode.TreeItem(revealBidiControls(node.id), vscode.TreeItemCollapsibleState.Collapsed);
+      const row = node.row;
+      const item = new vscode.TreeItem(revealBidiControls(row?.title || node.id), vscode.TreeItemCollapsibleState.Collapsed);
+      item.description = row
+        ? [
+            row.title ? revealBidiControls(node.id) : '',
+            row.startedAt === null ? '' : utcText(row.startedAt),
+            row.turns === null ? 'not read' : plural(row.turns, 'turn'),
+          ]
+            .filter(Boolean)
+            .join(' · ')
+        : '';
+      item.tooltip = revealBidiControls(
+        row ? [`session ${node.id}`, row.source && `source ${row.source}`, row.model && `model ${row.model}`].filter(Boolean).join('\n') : `session ${node.id}`,
+      );
       item.iconPath = new vscode.ThemeIcon('comment-discussion');
+      item.command = reveal(node.uri, { kind: 'session', session: node.id });
       return item;
     }
     const t = node.turn;
     const item = new vscode.TreeItem(`Turn ${t.index}: ${revealBidiControls(t.title)}`, vscode.TreeItemCollapsibleState.None);
-    const badges = [t.breaks ? `${t.breaks} cache break${t.breaks > 1 ? 's' : ''}` : '', t.compacted ? 'compaction' : ''].filter(Boolean);
+    const badges = [t.breaks ? plural(t.breaks, 'cache break') : '', t.compacted ? 'compaction' : ''].filter(Boolean);
     item.description = badges.join(' · ');
     item.iconPath = new vscode.ThemeIcon(t.breaks ? 'warning' : t.compacted ? 'fold' : 'pass');
-    item.tooltip = `${t.requests} request(s); user row ${t.userMessageIndex}${t.injectedKinds.length ? `; injected: ${t.injectedKinds.join(', ')}` : ''}`;
-    item.command = { command: 'promptInspector.openFile', title: 'Open in Prompt Inspector', arguments: [node.uri] };
+    item.tooltip = `${plural(t.requests, 'request')}; user row ${t.userMessageIndex}${t.injectedKinds.length ? `; injected: ${t.injectedKinds.join(', ')}` : ''}`;
+    // A turn with a break lands on it, as its badge says; any other on its user message.
+    item.command = reveal(node.uri, { kind: 'turn', session: node.session, ordinal: node.ordinal, toBreak: t.breaks > 0 });
     return item;
   }
+}
+
+function reveal(uri: vscode.Uri, target: RevealTarget): vscode.Command {
+  return { command: 'promptInspector.reveal', title: 'Show in Prompt Inspector', arguments: [uri, target] };
 }

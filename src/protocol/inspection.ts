@@ -80,6 +80,8 @@ export interface SessionTurn {
   injectedKinds: TurnView['injectedKinds'];
   compacted: boolean;
   breaks: number;
+  /** Its first request whose prefix broke for a cause to fix (as `breaks` counts them); null when none. */
+  firstBreak: number | null;
 }
 
 export class Inspection {
@@ -167,15 +169,19 @@ export class Inspection {
   sessionTurns(sessionId: string): SessionTurn[] {
     return this.turns
       .filter((t) => t.sessionId === sessionId)
-      .map((t) => ({
-        index: t.index,
-        title: t.title,
-        requests: t.requests.length,
-        userMessageIndex: t.userMessageIndex,
-        injectedKinds: t.injectedKinds,
-        compacted: t.compression !== null,
-        breaks: t.requests.filter((r) => !this.requests[r].stable && !deliberateBreak(this.requests[r].breakAt?.cause)).length,
-      }));
+      .map((t) => {
+        const broken = t.requests.filter((r) => !this.requests[r].stable && !deliberateBreak(this.requests[r].breakAt?.cause));
+        return {
+          index: t.index,
+          title: t.title,
+          requests: t.requests.length,
+          userMessageIndex: t.userMessageIndex,
+          injectedKinds: t.injectedKinds,
+          compacted: t.compression !== null,
+          breaks: broken.length,
+          firstBreak: broken[0] ?? null,
+        };
+      });
   }
 
   /** Wire messages [start, start + count) of a request. */

@@ -283,7 +283,12 @@ export type ToWebview =
   /** The file changed: the current scope's index again, and the overview's rows. */
   | { type: 'update'; index: InspectorIndex; overview: SessionOverview | null }
   | RpcResponse
-  | { type: 'navigate'; to: Navigation };
+  | { type: 'navigate'; to: Navigation }
+  /**
+   * Go to a place chosen outside the view (a tree click): open `lineage` (null: the whole file),
+   * then select `turn` and `request` there, both indexes of that scope (null: its first).
+   */
+  | { type: 'reveal'; lineage: string | null; turn: number | null; request: number | null };
 
 /** A transport: the VS Code webview API, or the standalone report's in-page host. */
 export interface Transport {

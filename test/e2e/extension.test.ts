@@ -416,6 +416,35 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     assert.match(text, /1 cache break/);
     assert.match(text, /compaction/);
     await shot(p, 'transcripts-view-light');
+
+    // A click goes to that turn's break in the panel already open on the file (the cache scenario
+    // opened it), not to a new one.
+    const tabs = () => p.locator('.tabs-container .tab', { hasText: 'rotation-prompt-changed/state.db' }).count();
+    assert.equal(await tabs(), 1);
+    const frame = await inspectorFor('rotation-prompt-changed/state.db');
+    await frame.locator('turn-stepper #turn-0').click();
+    await compacted.locator('.label-name').click();
+    assert.equal(
+      await eventually(
+        () => selectedTurn(frame),
+        (v) => v === 'turn-5',
+        15_000,
+      ),
+      'turn-5',
+    );
+    assert.match(
+      await eventually(
+        () => frame.locator('cache-panel [data-status]').innerText(),
+        (t) => /cache break/.test(t),
+      ),
+      /system-changed/,
+      'lands on the request that broke',
+    );
+    assert.equal(await tabs(), 1, 'no second panel');
+    // The same file opened again focuses its panel.
+    await item('rotation-prompt-changed/state.db').locator('.label-name').click();
+    await p.waitForTimeout(500);
+    assert.equal(await tabs(), 1, 'opening the file again focuses its panel');
   });
 
   scenario('live refresh: a turn appended to an open trace shows within a second', async () => {

@@ -194,7 +194,17 @@ describe('the index the view gets first', () => {
       'the compaction re-bills the prefix',
     );
     assert.equal(compacted.breaks, own.filter((r) => !r.stable && r.breakAt?.cause !== 'compression').length);
+    assert.equal(compacted.firstBreak, null, 'a compaction alone leaves nothing for a click to land on');
     assert.deepEqual(ins.sessionTurns('no such session'), []);
+
+    // The changed system prompt: the tree's break badge lands on the request that broke.
+    const changed = await inspect(example('rotation-prompt-changed/state.db'));
+    const broken = changed.index.sessions.flatMap((s) => changed.sessionTurns(s.id)).filter((t) => t.breaks > 0);
+    assert.ok(broken.length > 0);
+    for (const t of broken) {
+      assert.ok(t.firstBreak !== null && changed.turns[t.index].requests.includes(t.firstBreak));
+      assert.equal(changed.requests[t.firstBreak].stable, false);
+    }
   });
 
   it('pages are slices, empty past the end', async () => {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { buildIndex } from '../../src/protocol/inspection';
 import type { MessageView, RequestView, TurnView } from '../../src/protocol/messages';
 import { IndexModel } from '../../webview/index-model';
-import { restore, selectRequest, step } from '../../webview/navigation';
+import { restore, revealed, selectRequest, step } from '../../webview/navigation';
 import { Pages } from '../../webview/pages';
 import { roveTo } from '../../webview/roving';
 import { changedRange, collapsePoint, segment } from '../../webview/segments';
@@ -57,6 +57,13 @@ describe('webview selection', () => {
     const last = selectRequest(x, 5);
     assert.equal(step(x, last, 'nextRequest'), last);
     assert.deepEqual(step(x, last, 'previousRequest'), { turn: 1, request: 4, firstVisibleMessage: 3 });
+  });
+
+  it('reveals a tree click: a break at its differing message, a turn at its user message, else the first turn', () => {
+    assert.deepEqual(revealed(x, 1, 2), { turn: 1, request: 2, firstVisibleMessage: 1 });
+    assert.deepEqual(revealed(x, 2, null), { turn: 2, request: 5, firstVisibleMessage: 5 });
+    assert.deepEqual(revealed(x, null, null), { turn: 0, request: 0, firstVisibleMessage: 1 });
+    assert.deepEqual(revealed(x, 1, 99), { turn: 1, request: 2, firstVisibleMessage: 3 }, 'a request the scope lacks: the turn');
   });
 
   it('cycles through the breaks with nextBreak', () => {
