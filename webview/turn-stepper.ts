@@ -49,8 +49,10 @@ export class TurnStepper extends LitElement {
     .turn:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: -1px; }
     .n { grid-row: span 2; min-width: 3ch; text-align: right; color: var(--pi-muted); font-variant-numeric: tabular-nums; }
     .title { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
-    .meta { display: flex; flex-wrap: nowrap; overflow: hidden; align-items: center; gap: 3px; font-size: 11px; }
-    /* A row is one line high: what does not fit is cut, breaks and compactions first so they show. */
+    /* One line of chips: one that does not fit wraps onto a hidden second line (a row gap as tall
+       as the line keeps it wholly below), never cut mid-word ("plu"); breaks and compactions come
+       first so they show, and the row's title lists all. */
+    .meta { display: flex; flex-wrap: wrap; height: 18px; overflow: hidden; align-items: center; align-content: flex-start; gap: 18px 3px; font-size: 11px; }
     .meta > * { flex-shrink: 0; white-space: nowrap; }
     .reqs { color: var(--pi-muted); margin-right: 2px; }
     .empty { padding: 12px; color: var(--pi-muted); }
@@ -100,7 +102,7 @@ export class TurnStepper extends LitElement {
         tabindex=${selected ? 0 : -1} @click=${() => this.dispatchEvent(piEvent('pi-select', { turn: i }))}>
         <span class="n">${i}</span>
         <span class="title" title=${title}>${title}</span>
-        <span class="meta">
+        <span class="meta" title=${[model.broken(i) ? 'cache break' : '', model.compacted(i) ? 'compacted' : '', ...model.injectedKinds(i).map((k) => KIND_LABEL[k])].filter(Boolean).join(', ')}>
           <span class="reqs">${plural(model.requestsOf(i).length, 'req', 'reqs')}</span>
           ${model.broken(i) ? html`<span class="chip break solid" data-badge="break">cache break</span>` : nothing}
           ${model.compacted(i) ? html`<span class="chip compaction" data-badge="compaction">compacted</span>` : nothing}

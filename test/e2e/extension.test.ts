@@ -447,6 +447,40 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     assert.equal(await tabs(), 1, 'opening the file again focuses its panel');
   });
 
+  scenario('a Claude Code session log: one finding, no green status, Problems clean once closed', async () => {
+    const p = page as Page;
+    // A real Claude Code log (../shared/fixtures/foreign, PROVENANCE.md there), put in the workspace for this run only.
+    const name = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+    mkdirSync(join(workspace, 'claude'));
+    cpSync(join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code', 'spotter', name), join(workspace, 'claude', name));
+    await openFromPalette(`claude/${name}`);
+    const frame = await inspectorFor(`claude/${name}`);
+    assert.equal((await appIndex(frame)).turnCount, 0);
+    await runCommand(p, 'Problems: Focus on Problems View');
+    const rows = p.locator('.markers-panel .monaco-list-row');
+    await eventually(
+      () => rows.filter({ hasText: 'not-a-transcript' }).count(),
+      (n) => n === 1,
+      15_000,
+    );
+    const listed = await p.locator('.markers-panel').innerText();
+    assert.match(listed, /Claude Code session log/);
+    assert.doesNotMatch(listed, /parse-error/);
+    const statusText = await p.locator('.part.statusbar').innerText();
+    assert.doesNotMatch(statusText, /cache-stable/);
+    assert.match(statusText, /1 error/);
+    await screenshot(p, 'claude-code-log-light');
+
+    // Its only inspector closes: its findings leave Problems.
+    await frame.locator('body').click();
+    await runCommand(p, 'View: Close Editor');
+    await eventually(
+      () => rows.filter({ hasText: 'not-a-transcript' }).count(),
+      (n) => n === 0,
+      15_000,
+    );
+  });
+
   scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
     await openFromPalette('agent.trace.jsonl');
     const frame = await inspectorFor('agent.trace.jsonl');
@@ -493,7 +527,8 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       appendFileSync(file, rest.slice(i, i + chunk));
       await new Promise((r) => setTimeout(r, 50));
       if (i % (chunk * 10) === 0) {
-        if ((await markers.innerText()).includes('agent.trace.jsonl')) errorsWhileWriting++;
+        // Errors only: the compaction's info finding is listed as soon as its turn is written.
+        if ((await markers.innerText()).includes('parse-error')) errorsWhileWriting++;
         turnsSeen.add((await appIndex(frame)).turnCount);
       }
     }

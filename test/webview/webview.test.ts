@@ -259,6 +259,47 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     }
   });
 
+  it('never cuts a turn chip mid-word: one that does not fit is hidden whole, and the row names them all', async () => {
+    const current = await inspect(SIDECARS, 'hermes-current', 'session_20260918_101500_a1b2c3.json');
+    const v = await h.open(current);
+    try {
+      const stepper = v.page.locator('turn-stepper');
+      await stepper.locator('.turn .meta').first().waitFor();
+      // The turn list as wide as a side column squeezed by a narrow window, down to where chips no longer fit.
+      for (const width of [250, 170, 140]) {
+        await stepper.evaluate((e: any, w) => (e.style.width = `${w}px`), width);
+        const rows = await stepper.locator('.turn .meta').evaluateAll((metas) =>
+          metas.map((meta) => {
+            const box = meta.getBoundingClientRect();
+            const chips = [...meta.querySelectorAll('.chip')].map((c) => {
+              const r = c.getBoundingClientRect();
+              return { text: c.textContent ?? '', shown: r.top < box.bottom, whole: r.right <= box.right + 0.5 };
+            });
+            return { title: meta.getAttribute('title') ?? '', chips };
+          }),
+        );
+        assert.ok(
+          rows.some((r) => r.chips.length > 0),
+          'some turn has chips',
+        );
+        for (const r of rows) {
+          for (const c of r.chips) {
+            assert.ok(!c.shown || c.whole, `${width} px: "${c.text}" is cut`);
+            assert.ok(r.title.includes(c.text), `${width} px: the row's title names "${c.text}"`);
+          }
+        }
+        if (width === 140)
+          assert.ok(
+            rows.some((r) => r.chips.some((c) => !c.shown)),
+            'at 140 px a chip does not fit and is hidden whole',
+          );
+      }
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('names the first differing byte of a hermes-v0 break and shows both sides of it', async () => {
     const ctx = v0.breakContext(2);
     assert.ok(ctx && ctx.byteOffset === 58);
