@@ -1,9 +1,9 @@
 // Numbers and labels as the panels print them.
 
 import type { InjectionKind } from '../src/model/injection';
-import { num } from '../src/protocol/counted';
+import { num } from '../src/protocol/shownText';
 
-export { num, plural } from '../src/protocol/counted';
+export { num, plural, revealBidiControls } from '../src/protocol/shownText';
 
 /** A signed difference: "+12", "−589" (a real minus sign, so columns of deltas line up). */
 export function delta(n: number): string {
@@ -48,18 +48,4 @@ export function cacheBreakpointLabel(dumpPath: string): string {
 /** Invisible characters in a diff made visible, so a difference in whitespace can be seen. */
 export function showWhitespace(text: string): string {
   return text.replace(/\n/g, '\u21b5\n').replace(/\t/g, '\u2192\t').replace(/\r/g, '\u240d');
-}
-
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Text from the transcript with each bidi control (U+202E and friends) shown as a visible ⇆ rather
- * than applied, so a title, source or id cannot reverse what the view shows of it. The webview's
- * copy of src/protocol/inspection.ts's revealBidiControls, which the host applies to message text
- * and the tree and Problems panel to their labels (the webview may not import that module: it
- * builds the view from the engine); test/webview/overviewModel.test.ts checks they agree on every
- * code point. Applied where the text is shown, never to the values filters and ids compare.
- */
-export function revealBidiControls(text: string): string {
-  return text.replace(BIDI_CONTROLS, '\u21c6');
 }

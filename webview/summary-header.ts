@@ -6,7 +6,7 @@ import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import { piEvent } from './events';
 import type { IndexModel } from './index-model';
-import { plural } from './format';
+import { plural, revealBidiControls } from './format';
 import { tokens } from './theme';
 
 export class SummaryHeader extends LitElement {
@@ -30,7 +30,6 @@ export class SummaryHeader extends LitElement {
     button.back:focus-visible { outline: 1px solid var(--pi-focus); outline-offset: 1px; }
     h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
     h1 .of { font-weight: 400; color: var(--pi-muted); }
-    .path { color: var(--pi-muted); overflow-wrap: anywhere; }
     dl { display: flex; flex-wrap: wrap; gap: 2px 12px; margin: 0; }
     dt { display: inline; color: var(--pi-muted); }
     dd { display: inline; margin: 0 0 0 4px; font-weight: 600; }
@@ -70,8 +69,13 @@ export class SummaryHeader extends LitElement {
             ? html`<button class="back" title="Back to the sessions overview (Backspace, Alt+Left)" @click=${() => this.dispatchEvent(piEvent('pi-back', null))}>← Sessions</button>`
             : nothing
         }
-        <h1>${this.lineage === null ? x.title : html`<span data-lineage>${this.lineage}</span> <span class="of">— ${x.title}</span>`}</h1>
-        <span class="path" title=${x.source.path}>${x.source.path}</span>
+        <h1 title=${revealBidiControls(x.source.path)}>
+          ${
+            this.lineage === null
+              ? revealBidiControls(x.title)
+              : html`<span data-lineage>${revealBidiControls(this.lineage)}</span> <span class="of">— ${revealBidiControls(x.title)}</span>`
+          }
+        </h1>
         <dl aria-label="Analysis">
           <div><dt>format</dt><dd>${x.source.format}</dd></div>
           <div><dt>profile</dt><dd>${x.profile}</dd></div>

@@ -9,7 +9,7 @@ import type { Diagnostic } from '../analysis/reportTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
 import type { SessionSummary } from '../model/transcript';
 import type { SessionOverview } from '../analysis/overviewTypes';
-import { plural } from '../protocol/counted';
+import { plural } from '../protocol/shownText';
 import { EngineClient, EnginePool } from './engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';

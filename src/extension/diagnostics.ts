@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { Diagnostic } from '../analysis/reportTypes';
-import { revealBidiControls } from '../protocol/inspection';
+import { revealBidiControls } from '../protocol/shownText';
 
 const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,

@@ -3,7 +3,7 @@
 // re-billing a compaction or a rewind causes told apart from the breaks to look into.
 
 import { deliberateBreak } from '../analysis/reportTypes';
-import { plural } from '../protocol/counted';
+import { plural } from '../protocol/shownText';
 import type { InspectorIndex } from '../protocol/messages';
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {

@@ -4,7 +4,7 @@
 
 import { everyLineage } from '../analysis/overviewColumns';
 import type { SessionOverview } from '../analysis/overviewTypes';
-import { revealBidiControls } from '../protocol/inspection';
+import { revealBidiControls } from '../protocol/shownText';
 
 /** `home/state.db` for `/…/home/state.db`. */
 export function shortPath(path: string): string {

@@ -2,6 +2,7 @@
 // of message bodies the view pulls afterwards. Pure, so the extension host and the standalone
 // report serve the same answers.
 
+import { revealBidiControls } from './shownText';
 import type { WireMessage } from '../engine/apiMessages';
 import { isSummaryCarrier } from '../hermes/compactionMarkers';
 import { estimateMessagesTokensRough } from '../engine/estimator';
@@ -40,16 +41,6 @@ const BREAK_CONTEXT_CHARS = 160;
 function preview(text: string, max = 120): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Bidi controls (U+202E and friends) would reorder what the view shows, so a transcript could
- * disguise its own text: each is shown as a visible ⇆, one UTF-16 unit for one, so span offsets hold.
- */
-export function revealBidiControls(text: string): string {
-  return text.replace(BIDI_CONTROLS, '\u21c6');
 }
 
 /** Display text of a content value: text parts joined by newlines, images as "[image]". */

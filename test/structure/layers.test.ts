@@ -43,7 +43,7 @@ const ALLOWED_FILES: Record<string, string[]> = {
     'src/protocol/messages.ts',
     'src/protocol/rpc.ts',
     'src/protocol/embedded.ts',
-    'src/protocol/counted.ts',
+    'src/protocol/shownText.ts',
     'src/analysis/reportTypes.ts',
     'src/analysis/overviewTypes.ts',
     'src/analysis/overviewColumns.ts',

@@ -71,6 +71,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     try {
       assert.deepEqual(v.sent('ready'), [{ type: 'ready', version: PROTOCOL_VERSION }]);
       await expectSelection(v, 0, 0);
+      // The header names the file once; its full path is the title's tooltip, not a second line.
+      const h1 = v.page.locator('summary-header h1');
+      assert.equal(await h1.getAttribute('title'), v0.index.source.path);
+      assert.ok(!(await v.page.locator('summary-header').innerText()).includes(v0.index.source.path));
       // A file of one lineage has no overview: no way back to one, and Backspace asks the host nothing.
       assert.equal(await v.page.locator('session-overview, summary-header button.back').count(), 0);
       await v.page.keyboard.press('Backspace');

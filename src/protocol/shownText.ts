@@ -1,5 +1,5 @@
-// Counts as every view words them (the panels, the tree, the status bar): one wording, one
-// thousands separator, wherever a number of things is shown.
+// How every view shows numbers, counts and transcript text (the panels, the tree, the status bar,
+// Problems): one wording, one thousands separator, one way of disarming bidi controls.
 
 /** "12,345": by hand, as Intl.NumberFormat costs tens of microseconds a call and charts make thousands. */
 export function num(n: number): string {
@@ -14,4 +14,15 @@ export function num(n: number): string {
 /** "1 turn", "1,024 turns". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${num(n)} ${n === 1 ? one : many}`;
+}
+
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Bidi controls (U+202E and friends) would reorder what a view shows, so a transcript could
+ * disguise its own text: each is shown as a visible ⇆, one UTF-16 unit for one, so span offsets
+ * hold. Applied where text is shown, never to the values filters and ids compare.
+ */
+export function revealBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '\u21c6');
 }
