@@ -80,6 +80,9 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'transcripts-view-light': 'agent-transcripts.png',
   'overview-light': 'overview-light.png',
   'overview-dark': 'overview-dark.png',
+  'overview-1440-sidebar-light': 'overview-1440.png',
+  'overview-1100-light': 'overview-1100.png',
+  'overview-lineage-open-light': 'lineage-tab.png',
 };
 
 /** screenshot(), and for a README picture its copy in media/ when it changed. */
@@ -584,6 +587,18 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     );
     assert.deepEqual(sorted.rows, expectedRows(overview, turns, true));
     await shot(p, 'overview-light');
+    // At 1,440 px with the side bar open, the compact column set fits, the title column first;
+    // at 1,100 px without it too.
+    await p.setViewportSize({ width: 1440, height: 900 });
+    await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
+    const fits = () => frame.locator('session-overview .scroller').evaluate((e: any) => e.scrollWidth <= e.clientWidth + 1);
+    assert.equal(await eventually(fits, (v) => v), true, 'no sideways scroll at 1,440 px with the side bar open');
+    await shot(p, 'overview-1440-sidebar-light');
+    await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
+    await p.setViewportSize({ width: 1100, height: 900 });
+    assert.equal(await eventually(fits, (v) => v), true, 'no sideways scroll at 1,100 px');
+    await shot(p, 'overview-1100-light');
+    await p.setViewportSize({ width: 1400, height: 900 });
 
     // Filter by the chain's last session's id: the chain's row (a session of it matches).
     const last = chain.sessions[chain.sessions.length - 1];
@@ -616,7 +631,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       (n) => n === 1,
       10_000,
     );
-    await screenshot(p, 'overview-lineage-open-light');
+    await shot(p, 'overview-lineage-open-light');
 
     // Back: the overview as it was left, sort and filter kept.
     await frame.locator('summary-header button.back').click();
