@@ -5,7 +5,7 @@ import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
 import { compactionMadeProgress } from '../engine/progress';
-import { replayAgain, replayTranscript, resumeReplay, type Replay, type ReplayCompaction, type ReplayRequest } from '../engine/replay';
+import { replayAgain, replayTranscript, resumeReplay, type Replay, type ReplayCompaction, type ReplayRequest, type ReplayTurn } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { comparePrefix } from './prefix';
@@ -57,6 +57,11 @@ interface ReportParts {
 
 const parts = new WeakMap<Analysis, ReportParts>();
 
+/** Parts of a report assembled from its first turn. */
+function noParts(opts: AnalyzeOptions, sha: (s: string) => string): ReportParts {
+  return { opts, sha, turns: [], requests: [], turnDiagnostics: [], requestDiagnostics: [] };
+}
+
 export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis {
   const shaCache = new Map<string, string>();
   const sha = (s: string): string => {
@@ -67,8 +72,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
     }
     return h;
   };
-  const built: ReportParts = { opts, sha, turns: [], requests: [], turnDiagnostics: [], requestDiagnostics: [] };
-  return assemble(transcript, replayTranscript(transcript, opts.profile), new RequestWire(opts.profile, opts.counter), built);
+  return assemble(transcript, replayTranscript(transcript, opts.profile), new RequestWire(opts.profile, opts.counter), noParts(opts, sha));
 }
 
 /**
@@ -104,14 +108,61 @@ export function reanalyzeChanged(previous: Analysis, transcript: Transcript, kep
   const built = parts.get(previous);
   const replay = built && replayAgain(previous.replay, transcript, kept);
   if (!built || !replay) return null;
-  return assemble(transcript, replay, previous.wire, {
-    opts: built.opts,
-    sha: built.sha,
-    turns: [],
-    requests: [],
-    turnDiagnostics: [],
-    requestDiagnostics: [],
-  });
+  return assemble(transcript, replay, previous.wire, noParts(built.opts, built.sha));
+}
+
+/** Each session's turns and requests in an analysis's replay, by index: worked out once, for sliceAnalysis. */
+const placed = new WeakMap<Analysis, Map<TranscriptSession, { turns: number[]; requests: number[] }>>();
+
+/**
+ * analyze(narrowed), with the options `whole` was analysed with, for a lineage of `whole`'s
+ * transcript that replays the same alone (narrowToLineage, replaysAlone): its turns and requests
+ * are the whole replay's, renumbered from 0, and their wire copies and token counts are `whole`'s,
+ * so nothing is replayed or counted again; the report is assembled anew (its findings name the new
+ * numbers). Null where the slice is not one lineage's turns and requests in the order a replay of
+ * it alone makes them (each request in its turn, turn by turn); analyze it then.
+ */
+export function sliceAnalysis(whole: Analysis, narrowed: Transcript): Analysis | null {
+  const built = parts.get(whole);
+  if (!built) return null;
+  const { replay } = whole;
+  let bySession = placed.get(whole);
+  if (!bySession) {
+    const map = new Map<TranscriptSession, { turns: number[]; requests: number[] }>();
+    const of = (s: TranscriptSession): { turns: number[]; requests: number[] } => {
+      let p = map.get(s);
+      if (!p) {
+        p = { turns: [], requests: [] };
+        map.set(s, p);
+      }
+      return p;
+    };
+    replay.turns.forEach((t, i) => of(t.session).turns.push(i));
+    replay.requests.forEach((r, i) => of(r.session).requests.push(i));
+    placed.set(whole, map);
+    bySession = map;
+  }
+  const ids = (list: 'turns' | 'requests'): number[] => narrowed.sessions.flatMap((s) => bySession.get(s)?.[list] ?? []).sort((x, y) => x - y);
+  const [turnIds, requestIds] = [ids('turns'), ids('requests')];
+  const lineage = replay.turns[turnIds[0]]?.lineage;
+  const turns: ReplayTurn[] = [];
+  const requests: ReplayRequest[] = [];
+  for (const old of turnIds) {
+    const t = replay.turns[old];
+    if (t.lineage !== lineage) return null;
+    const own: number[] = [];
+    for (const r of t.requests) {
+      const k = requests.length;
+      const q = replay.requests[r];
+      // Alone, the lineage's requests are numbered turn by turn, each compared with the one before.
+      if (r !== requestIds[k] || q.turn !== old || q.previous !== (k ? requestIds[k - 1] : null)) return null;
+      own.push(k);
+      requests.push({ ...q, index: k, turn: turns.length, previous: k ? k - 1 : null });
+    }
+    turns.push({ ...t, index: turns.length, requests: own });
+  }
+  if (requests.length !== requestIds.length) return null;
+  return assemble(narrowed, { profile: replay.profile, turns, requests }, whole.wire, noParts(built.opts, built.sha));
 }
 
 /** The report of the replay's turns and requests that `built` does not hold yet, and of the rest. */

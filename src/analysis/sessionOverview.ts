@@ -7,7 +7,7 @@
 // not read (a file listed, not loaded; a session outside `--session`'s lineage), is null, never a
 // guess: the CLI prints "not recorded" / "not read".
 
-import { continuesParent, Lineages, listedSessions, type ListedSession } from '../hermes/lineage';
+import { continuesParent, listedLineages, type ListedSession } from '../hermes/lineage';
 import type { RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
 import { distinct, everyLineage, lineageModel } from './overviewColumns';
 import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from './overviewTypes';
@@ -78,7 +78,8 @@ function figuresBySession(report: Report): { bySession: Map<string, OverviewFigu
 
 function recordedOf(node: ListedSession): OverviewRecorded {
   const r = node.loaded?.recorded;
-  const out = Object.fromEntries(RECORDED_KEYS.map((k) => [k, r?.[k] ?? null])) as unknown as OverviewRecorded;
+  const out = {} as OverviewRecorded;
+  for (const k of RECORDED_KEYS) out[k] = r?.[k] ?? null;
   // A session that was listed but not loaded still has its message_count in the catalogue.
   if (out.messages === null) out.messages = node.messageCount;
   return out;
@@ -110,6 +111,17 @@ function lastRowAt(s: TranscriptSession | undefined): number | null {
   return last;
 }
 
+/** The sum of a value over the sessions, left to right; null when any of them has none. */
+function total(sessions: readonly OverviewSession[], value: (s: OverviewSession) => number | null): number | null {
+  let sum = 0;
+  for (const s of sessions) {
+    const v = value(s);
+    if (v === null) return null;
+    sum += v;
+  }
+  return sum;
+}
+
 /**
  * A chain's counters. Upstream counts per session (a rotation child starts at 0), so they add up;
  * a gateway writes its agent's running totals instead, seen as each session's api_call_count
@@ -126,26 +138,22 @@ function chainRecorded(sessions: OverviewSession[]): OverviewRecorded {
     && sessions.some((s) => s.recorded.apiCalls !== s.requests);
   const out = {} as OverviewRecorded;
   for (const k of RECORDED_KEYS) {
-    const values = sessions.map((s) => s.recorded[k]);
     // A chain where any session lacks the counter has no total for it.
-    out[k] = values.some((v) => v === null) ? null : cumulative ? values[values.length - 1] : (values as number[]).reduce((a, b) => a + b, 0);
+    const sum = total(sessions, (s) => s.recorded[k]);
+    out[k] = sum !== null && cumulative ? sessions[sessions.length - 1].recorded[k] : sum;
   }
   return out;
 }
 
 function sumFigures(sessions: OverviewSession[]): OverviewFigures {
   const out = zeroFigures();
-  for (const k of FIGURE_KEYS) {
-    const values = sessions.map((s) => s[k]);
-    out[k] = values.some((v) => v === null) ? null : (values as number[]).reduce((a, b) => a + b, 0);
-  }
+  for (const k of FIGURE_KEYS) out[k] = total(sessions, (s) => s[k]);
   return out;
 }
 
 /** The overview of an analysed transcript: its report and what the readers listed. */
 export function sessionOverview(transcript: Transcript, report: Report): SessionOverview {
-  const nodes = listedSessions(transcript);
-  const lineages = new Lineages(nodes);
+  const { lineages, chains } = listedLineages(transcript);
   const { bySession, unplaced } = figuresBySession(report);
   const read = !transcript.listedOnly;
 
@@ -167,11 +175,10 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
       read: f !== undefined,
       recorded: recordedOf(n),
       recordedCompactionCalls: compactionCallsOf(n),
-      ...(f ? { ...f } : nullFigures()),
+      ...(f ?? nullFigures()),
     };
   };
 
-  const chains = lineages.chains();
   const rows = new Map<string, OverviewLineage>();
   for (const [rootId, chain] of chains) {
     const root = chain[0];
@@ -182,8 +189,6 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
     // The chain ends when its last session does; a rotated session's ended_at is only a handover.
     const endedAt = sessions[sessions.length - 1].endedAt;
     const sources = distinct(sessions.map((s) => s.source));
-    // Auxiliary rows are per-call deltas on every path (a gateway's too): a chain's are summed.
-    const calls = sessions.map((s) => s.recordedCompactionCalls);
     rows.set(rootId, {
       id: rootId,
       kind,
@@ -199,7 +204,8 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
       sessions,
       ...sumFigures(sessions),
       recorded: chainRecorded(sessions),
-      recordedCompactionCalls: calls.some((v) => v === null) ? null : (calls as number[]).reduce((a, b) => a + b, 0),
+      // Auxiliary rows are per-call deltas on every path (a gateway's too): a chain's are summed.
+      recordedCompactionCalls: total(sessions, (s) => s.recordedCompactionCalls),
       children: [],
     });
   }

@@ -275,21 +275,23 @@ export function listedSessions(transcript: Transcript): ListedSession[] {
 }
 
 /**
- * What lineageMembers and narrowToLineage need of a transcript, worked out once: a report asks them
- * for every lineage of the file in turn (src/protocol/reportData.ts), and a walk of the whole file
- * per lineage would make 50,000 lineages cost 50,000² steps. Kept beside the transcript while its
- * lists are the same arrays of the same lengths (a transcript is not changed in place once read;
- * one that is gets a new index).
+ * What the overview, lineageMembers and narrowToLineage need of a transcript, worked out once: a
+ * report asks them for every lineage of the file in turn (src/protocol/reportData.ts), and a walk of
+ * the whole file per lineage would make 50,000 lineages cost 50,000² steps. Kept beside the
+ * transcript while its lists are the same arrays of the same lengths (a transcript is not changed in
+ * place once read; one that is gets a new index).
  */
 interface LineageIndex {
   lists: readonly unknown[];
-  /** Each listed session's lineage (its compaction chain's first session), by session id. */
-  rootOf?: Map<string, string>;
-  /** Each lineage's sessions in lineage order, by its first session's id. */
-  members?: Map<string, string[]>;
+  /** listedLineages(). */
+  listed?: ListedLineages;
+  /** Each listed session's compaction chain, by session id. */
+  chainOf?: Map<string, ListedSession[]>;
   /** Where each session's sessions, catalogue entries, dumps and findings sit in the transcript's lists. */
   at?: {
     sessions: Map<string, number[]>;
+    /** The loaded sessions whose parent is each session, by the parent's id. */
+    children: Map<string, number[]>;
     catalog: Map<string, number[]>;
     captured: Map<string, number[]>;
     findings: Map<string, number[]>;
@@ -299,6 +301,22 @@ interface LineageIndex {
 }
 
 const indexes = new WeakMap<Transcript, LineageIndex>();
+
+/** The sessions a file names (listedSessions), their walker, and its compaction chains by first session's id. */
+export interface ListedLineages {
+  lineages: Lineages<ListedSession>;
+  chains: Map<string, ListedSession[]>;
+}
+
+/** The lineages of every session the file names, worked out once per transcript (see LineageIndex). */
+export function listedLineages(transcript: Transcript): ListedLineages {
+  const index = lineageIndex(transcript);
+  if (!index.listed) {
+    const lineages = new Lineages(listedSessions(transcript));
+    index.listed = { lineages, chains: lineages.chains() };
+  }
+  return index.listed;
+}
 
 function lineageIndex(transcript: Transcript): LineageIndex {
   const { sessions, catalog, captured, findings } = transcript;
@@ -324,6 +342,23 @@ function positions<T>(list: readonly T[], key: (item: T) => string | undefined, 
   return out;
 }
 
+/** LineageIndex.at, worked out on first use. */
+function placesOf(transcript: Transcript): NonNullable<LineageIndex['at']> {
+  const index = lineageIndex(transcript);
+  index.at ??= (() => {
+    const unplaced: number[] = [];
+    return {
+      sessions: positions(transcript.sessions, (s) => s.id),
+      children: positions(transcript.sessions, (s) => s.parentId ?? undefined),
+      catalog: positions(transcript.catalog ?? [], (s) => s.id),
+      captured: positions(transcript.captured, (c) => c.sessionId),
+      findings: positions(transcript.findings, (f) => f.pos.sessionId, unplaced),
+      unplaced,
+    };
+  })();
+  return index.at;
+}
+
 /**
  * The sessions of the lineage that holds session `id` (one overview row: its compaction chain), in
  * lineage order, from what the file names (the state.db catalogue included, so a chain member that
@@ -331,20 +366,11 @@ function positions<T>(list: readonly T[], key: (item: T) => string | undefined, 
  */
 export function lineageMembers(transcript: Transcript, id: string): string[] {
   const index = lineageIndex(transcript);
-  if (!index.rootOf || !index.members) {
-    const lineages = new Lineages(listedSessions(transcript));
-    index.rootOf = new Map();
-    index.members = new Map();
-    for (const [root, chain] of lineages.chains()) {
-      index.members.set(
-        root,
-        chain.map((n) => n.id),
-      );
-      for (const n of chain) index.rootOf.set(n.id, root);
-    }
+  if (!index.chainOf) {
+    index.chainOf = new Map();
+    for (const chain of listedLineages(transcript).chains.values()) for (const n of chain) index.chainOf.set(n.id, chain);
   }
-  const root = index.rootOf.get(id);
-  return root === undefined ? [] : [...(index.members.get(root) as string[])];
+  return index.chainOf.get(id)?.map((n) => n.id) ?? [];
 }
 
 /**
@@ -354,18 +380,7 @@ export function lineageMembers(transcript: Transcript, id: string): string[] {
  * Each list keeps its order; the cost is the lineage's size, not the file's.
  */
 export function narrowToLineage(transcript: Transcript, members: readonly string[]): Transcript {
-  const index = lineageIndex(transcript);
-  index.at ??= (() => {
-    const unplaced: number[] = [];
-    return {
-      sessions: positions(transcript.sessions, (s) => s.id),
-      catalog: positions(transcript.catalog ?? [], (s) => s.id),
-      captured: positions(transcript.captured, (c) => c.sessionId),
-      findings: positions(transcript.findings, (f) => f.pos.sessionId, unplaced),
-      unplaced,
-    };
-  })();
-  const at = index.at;
+  const at = placesOf(transcript);
   const keep = [...new Set(members)];
   const pick = <T>(list: readonly T[], by: Map<string, number[]>, also: readonly number[] = []): T[] => {
     const picked = [...also];
@@ -379,4 +394,21 @@ export function narrowToLineage(transcript: Transcript, members: readonly string
     captured: pick(transcript.captured, at.captured),
     findings: pick(transcript.findings, at.findings, at.unplaced),
   };
+}
+
+/**
+ * True when no loaded session of the lineage `members` (lineageMembers) has its parent or a child
+ * among the file's other loaded sessions. The replay reads a fork's parent's list (the turn a fork
+ * answers) and a parent's forks (the row that turn takes away), so only such a lineage replays the
+ * same alone (narrowToLineage) as within the whole file.
+ */
+export function replaysAlone(transcript: Transcript, members: readonly string[]): boolean {
+  const at = placesOf(transcript);
+  const own = new Set(members);
+  const outside = (id: string | null): boolean => id !== null && !own.has(id) && at.sessions.has(id);
+  for (const id of own) {
+    for (const i of at.sessions.get(id) ?? []) if (outside(transcript.sessions[i].parentId)) return false;
+    for (const i of at.children.get(id) ?? []) if (outside(transcript.sessions[i].id)) return false;
+  }
+  return true;
 }

@@ -2,17 +2,17 @@
 // a file of several as its overview and each lineage's inspection, so the page opens on the
 // overview and a row opens the lineage as `openLineage` does in the editor.
 
-import { analyze, type AnalyzeOptions, type Analysis } from '../analysis/report';
+import { analyze, sliceAnalysis, type AnalyzeOptions, type Analysis } from '../analysis/report';
 import { everyLineage } from '../analysis/overviewColumns';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
-import { lineageMembers, narrowToLineage } from '../hermes/lineage';
+import { lineageMembers, narrowToLineage, replaysAlone } from '../hermes/lineage';
 import { Inspection } from './inspection';
 import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from './messages';
 
 /**
- * The report's data. Each lineage is replayed alone, as `--lineage` replays it, from the rows already
- * read; a lineage whose rows were not read (a state.db only listed, or outside `--session`) is a row
- * of the overview without an inspection to open.
+ * The report's data. Each lineage is as `--lineage` replays it alone, from the rows already read; a
+ * lineage whose rows were not read (a state.db only listed, or outside `--session`) is a row of the
+ * overview without an inspection to open. `options` are those `analysis` was made with.
  */
 export function reportData(analysis: Analysis, title: string, options: AnalyzeOptions): EmbeddedReport {
   const { transcript, report } = analysis;
@@ -24,7 +24,10 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
   for (const lineage of everyLineage(overview.lineages)) {
     const members = lineageMembers(transcript, lineage.id);
     if (!members.every((m) => loaded.has(m))) continue;
-    lineages[lineage.id] = new Inspection(analyze(narrowToLineage(transcript, members), options), title).exportAll();
+    const narrowed = narrowToLineage(transcript, members);
+    // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
+    const alone = (replaysAlone(transcript, members) ? sliceAnalysis(analysis, narrowed) : null) ?? analyze(narrowed, options);
+    lineages[lineage.id] = new Inspection(alone, title).exportAll();
   }
   return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };
 }

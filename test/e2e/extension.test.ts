@@ -456,7 +456,16 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const name = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
     mkdirSync(join(workspace, 'claude'));
     cpSync(join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code', 'spotter', name), join(workspace, 'claude', name));
-    await openFromPalette(`claude/${name}`);
+    // As the issue's user did: the log opened from the Explorer, then reopened with the inspector.
+    await runCommand(p, 'File: Refresh Explorer');
+    const explorerRow = (label: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: label }) }).first();
+    await runCommand(p, 'View: Show Explorer');
+    await explorerRow('claude').click();
+    await explorerRow(name).click();
+    await runCommand(p, 'View: Reopen Editor With...');
+    const choice = p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Prompt Inspector' }).first();
+    await choice.waitFor({ state: 'visible', timeout: 15_000 });
+    await choice.click();
     const frame = await inspectorFor(`claude/${name}`);
     assert.equal((await appIndex(frame)).turnCount, 0);
     await runCommand(p, 'Problems: Focus on Problems View');

@@ -1,0 +1,252 @@
+// The lineages a report embeds (src/protocol/reportData.ts): a lineage that replays alone is taken
+// from the whole file's analysis (sliceAnalysis), the others analysed by themselves. Either way
+// each must be what that lineage analysed alone is, report and everything the view gets, as
+// `analyze --lineage ID` shows it: on every example and bad fixture, every upstream-written store,
+// the extreme lineage shapes, lineages whose turns interleave in time, and findings said once per
+// file or placed in no session (each lineage says its own).
+
+import assert from 'node:assert/strict';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { everyLineage } from '../../src/analysis/overviewColumns';
+import { analyze, sliceAnalysis, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
+import { createTokenCounter } from '../../src/analysis/tokenizer';
+import { PROFILES } from '../../src/engine/profile';
+import { lineageMembers, listedLineages, narrowToLineage, replaysAlone } from '../../src/hermes/lineage';
+import type { InputFinding, Transcript } from '../../src/model/transcript';
+import type { EmbeddedInspection } from '../../src/protocol/messages';
+import { Inspection } from '../../src/protocol/inspection';
+import { reportData } from '../../src/protocol/reportData';
+import { loadTranscript } from '../../src/transcripts/load';
+import { ROOT, tempDir } from '../cli/support';
+import { writeHermesDb } from '../support/hermesDb';
+import { shapeId, writeLineageShape, type LineageShape } from '../support/lineageShapes';
+import { sqliteExec } from '../support/sqliteExec';
+import { buildStore, scenarioNames } from '../support/upstreamStores';
+
+const OPTIONS: AnalyzeOptions = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function newDir(): string {
+  const dir = tempDir();
+  dirs.push(dir);
+  return dir;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return filesUnder(path);
+    return /\.(json|jsonl|db)$/.test(name) ? [path] : [];
+  });
+}
+
+const view = (a: Analysis): EmbeddedInspection => new Inspection(a, 'T').exportAll();
+
+/**
+ * The lineage analysed by itself, from a copy of its rows no replay has read: the replay keeps what
+ * it learned of a list beside it, and a second replay of the same rows can differ (a turn that went
+ * on before a compaction), where `--lineage` reads the file afresh.
+ */
+const byItself = (transcript: Transcript, members: readonly string[]): Analysis => analyze(structuredClone(narrowToLineage(transcript, members)), OPTIONS);
+
+interface Checked {
+  /** Lineages whose rows were read, so the report embeds them. */
+  lineages: number;
+  /** Of them, taken from the whole file's analysis. */
+  sliced: number;
+}
+
+/**
+ * Every lineage of the file: the slice of the whole analysis (where it replays alone) and the
+ * report's embedded inspection equal the lineage analysed by itself, and, for a file on disk,
+ * what `--lineage` reads.
+ */
+async function checkLineages(label: string, transcript: Transcript, path?: string): Promise<Checked> {
+  const whole = analyze(transcript, OPTIONS);
+  const data = reportData(whole, 'T', OPTIONS);
+  const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
+  const embedded = data.overview ? data.lineages : {};
+  // `--lineage` finds a session in the sessions table: rows of one it does not list are no lineage to ask it for.
+  const named = transcript.catalog && new Set(transcript.catalog.map((c) => c.id));
+  const out: Checked = { lineages: 0, sliced: 0 };
+  for (const id of listedLineages(transcript).chains.keys()) {
+    const members = lineageMembers(transcript, id);
+    if (!members.every((m) => loaded.has(m))) continue;
+    out.lineages++;
+    const at = `${label}, lineage ${id}`;
+    const expected = byItself(transcript, members);
+    const expectedView = view(expected);
+    if (replaysAlone(transcript, members)) {
+      const slice = sliceAnalysis(whole, narrowToLineage(transcript, members));
+      assert.ok(slice, `${at}: not sliced`);
+      out.sliced++;
+      assert.deepEqual(slice.report, expected.report, at);
+      assert.deepEqual(view(slice), expectedView, at);
+    }
+    if (data.overview) assert.deepEqual(embedded[id], expectedView, at);
+    if (path && (!named || named.has(id)))
+      assert.deepEqual(view(analyze(await loadTranscript(path, { lineage: id }), OPTIONS)), expectedView, `${at} (--lineage)`);
+  }
+  if (data.overview) assert.equal(Object.keys(embedded).length, out.lineages, label);
+  return out;
+}
+
+describe('each lineage a report embeds, sliced from the whole analysis or analysed alone, is the lineage analysed by itself', () => {
+  it('on every example, bad fixture and upstream-written store', async () => {
+    const paths = [
+      ...filesUnder(join(ROOT, 'examples')),
+      ...filesUnder(join(ROOT, 'test', 'fixtures')),
+      ...scenarioNames().flatMap((name) => filesUnder(buildStore(name).dir)),
+    ];
+    let sliced = 0;
+    let several = 0;
+    for (const path of paths) {
+      let transcript: Transcript;
+      try {
+        transcript = await loadTranscript(path);
+      } catch {
+        // A fixture refused whole (not a transcript at all) has no lineage.
+        continue;
+      }
+      const label = path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path;
+      const checked = await checkLineages(label, transcript, path);
+      sliced += checked.sliced;
+      if (checked.lineages > 1) several++;
+    }
+    assert.ok(sliced > 50, `only ${sliced} lineages sliced`);
+    assert.ok(several > 5, `only ${several} files of several lineages`);
+  });
+
+  const shapes: [LineageShape, number][] = [
+    ['chain', 30],
+    ['cycle', 20],
+    ['branches', 30],
+    ['flat', 40],
+    ['children', 31],
+    ['compacted-children', 31],
+  ];
+  for (const [shape, n] of shapes) {
+    it(`on the ${shape} shape of ${n} sessions`, async () => {
+      const path = join(newDir(), 'state.db');
+      writeLineageShape(path, shape, n);
+      const checked = await checkLineages(shape, await loadTranscript(path), path);
+      // Sessions of their own are each a lineage of its own, all taken from the whole analysis.
+      if (shape === 'flat') assert.deepEqual(checked, { lineages: n, sliced: n });
+    });
+  }
+
+  it('on lineages whose turns interleave in time, numbered otherwise in the whole file', async () => {
+    const path = join(newDir(), 'state.db');
+    writeHermesDb(
+      path,
+      [
+        { id: 'a', startedAt: 900 },
+        { id: 'b', startedAt: 901 },
+      ],
+      // Rows are stamped in this order: a's turns and b's take turns.
+      [0, 1, 2].flatMap((k) => [
+        ['a', 'user', `a asks ${k}`],
+        ['a', 'assistant', `a answered ${k}`],
+        ['b', 'user', `b asks ${k}`],
+        ['b', 'assistant', `b answered ${k}`],
+      ]),
+    );
+    const transcript = await loadTranscript(path);
+    assert.deepEqual(
+      analyze(transcript, OPTIONS).report.turns.map((t) => t.sessionId),
+      ['a', 'b', 'a', 'b', 'a', 'b'],
+    );
+    assert.deepEqual(await checkLineages('interleaved', transcript, path), { lineages: 2, sliced: 2 });
+    // Two lineages are no slice of one.
+    assert.equal(sliceAnalysis(analyze(transcript, OPTIONS), narrowToLineage(transcript, ['a', 'b'])), null);
+  });
+
+  it('on a branch that answers its parent’s last ask: the two replay together, so each is analysed alone', async () => {
+    const path = join(newDir(), 'state.db');
+    writeHermesDb(
+      path,
+      [
+        { id: 'p', startedAt: 900, endReason: 'branched' },
+        { id: 'c', parent: 'p', startedAt: 950 },
+      ],
+      [
+        ['p', 'user', 'first ask'],
+        ['p', 'assistant', 'first answer'],
+        ['p', 'user', 'second ask'],
+        ['c', 'user', 'first ask'],
+        ['c', 'assistant', 'first answer'],
+        ['c', 'user', 'second ask'],
+        ['c', 'assistant', 'second answer, in the branch'],
+      ],
+    );
+    const transcript = await loadTranscript(path);
+    const whole = analyze(transcript, OPTIONS);
+    for (const id of ['p', 'c']) {
+      const members = lineageMembers(transcript, id);
+      assert.equal(replaysAlone(transcript, members), false, id);
+      // Within the file the branch answers the parent's last ask; alone, the parent's list holds it unanswered.
+      assert.notDeepEqual(sliceAnalysis(whole, narrowToLineage(transcript, members))?.report, byItself(transcript, members).report, id);
+    }
+    assert.deepEqual(await checkLineages('branch', transcript, path), { lineages: 2, sliced: 0 });
+  });
+
+  it('on findings said once per file or placed in no session: each lineage says its own', async () => {
+    const n = 8;
+    const path = join(newDir(), 'state.db');
+    writeLineageShape(path, 'flat', n);
+    sqliteExec(path, [
+      // Counters not kept in three sessions (one info per file naming them), one that disagrees,
+      // and a session of one tool result and no ask.
+      `UPDATE sessions SET api_call_count = 0 WHERE id IN ('${shapeId(0)}', '${shapeId(1)}', '${shapeId(2)}');`,
+      `UPDATE sessions SET api_call_count = 4 WHERE id = '${shapeId(3)}';`,
+      `INSERT INTO sessions (id, source, started_at, end_reason, message_count, api_call_count) VALUES ('${shapeId(n)}', 'cli', 1789800000, 'user_exit', 1, 0);`,
+      `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${shapeId(n)}', 'tool', 'a tool result, and no ask', 1789800001);`,
+    ]);
+    const read = await loadTranscript(path);
+    const finding = (message: string, sessionId?: string): InputFinding => ({
+      severity: 'warning',
+      code: 'parse-error',
+      message,
+      pos: sessionId === undefined ? { offset: 0 } : { sessionId },
+    });
+    const transcript: Transcript = { ...read, findings: [...read.findings, finding('the file as a whole'), finding('session 5 alone', shapeId(5))] };
+    const whole = analyze(transcript, OPTIONS);
+    const unkept = (d: { code: string }[]): number => d.filter((f) => f.code === 'counters-not-recorded').length;
+    assert.equal(unkept(whole.report.diagnostics), 1);
+    assert.match(whole.report.diagnostics.find((d) => d.code === 'counters-not-recorded')?.message ?? '', /for 3 sessions/);
+
+    assert.deepEqual(await checkLineages('findings', transcript), { lineages: n + 1, sliced: n + 1 });
+    const data = reportData(whole, 'T', OPTIONS);
+    assert.ok(data.overview);
+    assert.equal(everyLineage(data.overview.lineages).length, n + 1);
+    const findings = (id: string): string[] => data.lineages[id].findings.map((f) => `${f.code}: ${f.message}`);
+    for (let i = 0; i <= n; i++) {
+      const id = shapeId(i);
+      const own = findings(id);
+      assert.ok(own.includes('parse-error: the file as a whole'), id);
+      assert.equal(own.includes('parse-error: session 5 alone'), i === 5, id);
+      assert.equal(unkept(data.lineages[id].findings), i < 3 ? 1 : 0, id);
+      if (i < 3)
+        assert.ok(
+          own.some((f) => f.startsWith('counters-not-recorded') && f.includes(`for 1 session `) && f.includes(id)),
+          id,
+        );
+      assert.equal(
+        own.some((f) => f.startsWith('replay-count-mismatch')),
+        i === 3,
+        id,
+      );
+      assert.equal(
+        own.some((f) => f.startsWith('no-turns')),
+        i === n,
+        id,
+      );
+    }
+  });
+});
