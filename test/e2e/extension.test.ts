@@ -457,7 +457,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     mkdirSync(join(workspace, 'claude'));
     cpSync(join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code', 'spotter', name), join(workspace, 'claude', name));
     // As the user did: the log opened from the Explorer, then reopened with the inspector.
-    await runCommand(p, 'File: Refresh Explorer');
+    await runCommand(p, 'Refresh Explorer');
     const explorerRow = (label: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: label }) }).first();
     await runCommand(p, 'View: Show Explorer');
     await explorerRow('claude').click();
