@@ -8,7 +8,7 @@ import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import { durationText, utcText } from '../src/analysis/overviewColumns';
 import type { BreakContext, RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
-import { num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
+import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
@@ -27,8 +27,6 @@ const CAUSE: Record<string, string> = {
 };
 
 const CELL = 12;
-/** Anthropic's default cache lifetime: an idle gap this long loses a cached prefix (OpenAI's lasts longer). */
-const LONG_GAP = 300;
 
 export class CachePanel extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;

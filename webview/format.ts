@@ -15,6 +15,18 @@ export function percentOf(after: number, before: number): string {
   return before > 0 ? `${((after / before) * 100).toFixed(1)} %` : '—';
 }
 
+/** Anthropic's default cache lifetime in seconds: an idle gap this long loses a cached prefix (OpenAI's lasts longer). */
+export const LONG_GAP = 300;
+
+/**
+ * The step between an axis's labelled ticks: the smallest of 1, 2, 5, 10, 20, 50 … whose ticks are
+ * at least `minPx` apart when one unit is `unitPx` wide.
+ */
+export function tickStep(unitPx: number, minPx: number): number {
+  if (!(unitPx > 0)) return 1;
+  for (let decade = 1; ; decade *= 10) for (const m of [1, 2, 5]) if (m * decade * unitPx >= minPx) return m * decade;
+}
+
 export function shortHash(sha: string): string {
   return sha.slice(0, 12);
 }

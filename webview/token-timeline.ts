@@ -7,7 +7,7 @@ import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import type { RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
-import { num, percentOf, PREFIX_STATUS_LABEL } from './format';
+import { LONG_GAP, num, percentOf, PREFIX_STATUS_LABEL, tickStep } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
 import type { Pages } from './pages';
 import { PagesController } from './pages-controller';
@@ -23,6 +23,9 @@ const MIN_SLOT = 4;
 const MAX_SLOT = 28;
 /** Bars drawn beyond each side of the visible window, so a scroll rarely shows a gap. */
 const OVERSCAN = 64;
+/** Room under the bars for the request numbers, and the least distance between two of them. */
+const AXIS = 13;
+const TICK_SPACING = 44;
 
 export class TokenTimeline extends LitElement {
   @property({ attribute: false }) accessor model: IndexModel | null = null;
@@ -60,6 +63,9 @@ export class TokenTimeline extends LitElement {
     }
     .band { fill: var(--turn-band); }
     .axis { stroke: var(--pi-border); stroke-width: 1; }
+    .tick { fill: var(--pi-muted); font-size: 10px; font-variant-numeric: tabular-nums; }
+    .gap, .sw.gap { stroke: var(--vscode-charts-orange, #d18616); stroke-width: 2; background: var(--vscode-charts-orange, #d18616); }
+    .sw.gap { width: 3px; }
     svg { cursor: pointer; }
     .reused { fill: var(--reused); }
     .billed { fill: var(--billed); }
@@ -135,10 +141,12 @@ export class TokenTimeline extends LitElement {
     let brokenPath = '';
     let markers = '';
     let compactionMarkers = '';
+    let gaps = '';
     const column = (left: number, top: number, height: number): string => (height > 0 ? `M${left} ${top}h${w}v${height}h${-w}z` : '');
     for (let i = first; i < end; i++) {
       const r = x.request(i) as RequestSummary;
       const left = i * slot + gap / 2;
+      if (r.previousRequest >= 0 && r.gapSeconds >= LONG_GAP) gaps += `M${i * slot + 0.5} ${TOP - 4}V${base}`;
       const total = (r.inputTokens / max) * HEIGHT;
       const reused = (Math.min(r.reusedTokens, r.inputTokens) / max) * HEIGHT;
       reusedPath += column(left, base - reused, reused);
@@ -152,6 +160,14 @@ export class TokenTimeline extends LitElement {
         billedPath += column(left, base - total, total - reused);
         if (status === 'compaction') compactionMarkers += marker;
       }
+    }
+    const step = tickStep(slot, TICK_SPACING);
+    const ticks = [];
+    for (let i = Math.ceil(first / step) * step; i < end; i += step) {
+      const at = i * slot + slot / 2;
+      ticks.push(
+        svg`<text class="tick" x=${at} y=${base + AXIS} text-anchor=${i === 0 ? 'start' : 'middle'}>${i}</text><path class="axis" d="M${at} ${base}v3"></path>`,
+      );
     }
     const selected = x.request(this.request);
     const outline = selected
@@ -169,11 +185,12 @@ export class TokenTimeline extends LitElement {
           <span><span class="sw broken"></span>cache break ▼</span>
           <span><span class="sw compaction"></span>compaction ▼</span>
           <span><span class="sw turn"></span>selected turn</span>
+          <span><span class="sw gap"></span>5+ min idle before it</span>
         </div>
-        <span class="scale">max ${num(max)} tokens</span>
+        <span class="scale">request number → · max ${num(max)} tokens</span>
       </div>
       <div class="plot" @scroll=${this.onScroll}>
-        <svg width=${width} height=${base + 4} role="slider" tabindex="0" aria-labelledby="chart-label" aria-orientation="horizontal"
+        <svg width=${width} height=${base + AXIS + 3} role="slider" tabindex="0" aria-labelledby="chart-label" aria-orientation="horizontal"
           aria-valuemin="0" aria-valuemax=${x.requestCount - 1} aria-valuenow=${selected ? selected.index : nothing}
           aria-valuetext=${selected ? this.label(selected) : 'no request selected'}
           @keydown=${this.onKey} @click=${this.onClick} @mousemove=${this.onHover}>
@@ -185,6 +202,8 @@ export class TokenTimeline extends LitElement {
           <path class="billed broken" d=${brokenPath}></path>
           <path class="marker" d=${markers}></path>
           <path class="marker compaction" d=${compactionMarkers}></path>
+          <path class="gap" data-long-gaps d=${gaps}></path>
+          ${ticks}
           ${outline}
         </svg>
       </div>

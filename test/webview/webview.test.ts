@@ -238,6 +238,28 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       assert.match(await status.innerText(), /a compaction replaced the history.*not a break to fix/);
       assert.equal(await v.page.locator(`turn-stepper #turn-${turn.index} [data-badge=break]`).count(), 0);
       assert.match(await v.page.locator('summary-header').evaluate((e) => (e.shadowRoot as unknown as { textContent: string }).textContent), /no cache breaks/);
+
+      // The token chart's axis: request numbers under the bars, and a mark before each request
+      // that came after a cache lifetime of idle (here #9 and #11, 7 and 25 minutes after the one before).
+      const chart = v.page.locator('token-timeline svg');
+      const slot = Number(await chart.getAttribute('width')) / rot.requests.length;
+      const idle = rot.requests.filter((r) => r.previousRequest !== null && r.gapSeconds !== null && r.gapSeconds >= 300).map((r) => r.index);
+      assert.deepEqual(idle, [9, 11]);
+      const marks = [...((await chart.locator('path[data-long-gaps]').getAttribute('d')) ?? '').matchAll(/M([\d.]+) /g)].map((m) => Number(m[1]));
+      assert.deepEqual(
+        marks,
+        idle.map((i) => i * slot + 0.5),
+      );
+      const ticks = await chart.locator('text.tick').allTextContents();
+      assert.equal(ticks[0], '0');
+      assert.ok(ticks.length >= 2, `request numbers along the axis: ${ticks.join(' ')}`);
+      const step = Number(ticks[1]);
+      assert.deepEqual(
+        ticks.map(Number),
+        Array.from({ length: ticks.length }, (_, i) => i * step),
+      );
+      assert.ok(step * slot >= 44, 'labels at least 44 px apart');
+      assert.match(await v.page.locator('token-timeline .legend').innerText(), /5\+ min idle before it/);
       await assertClean(v);
     } finally {
       await v.close();
