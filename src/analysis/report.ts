@@ -5,7 +5,16 @@ import { estimateMessagesTokensRough } from '../engine/estimator';
 import type { Row } from '../model/rows';
 import type { Profile } from '../engine/profile';
 import { compactionMadeProgress } from '../engine/progress';
-import { replayAgain, replayTranscript, resumeReplay, type Replay, type ReplayCompaction, type ReplayRequest, type ReplayTurn } from '../engine/replay';
+import {
+  replayAgain,
+  replayTranscript,
+  resumeReplay,
+  type Replay,
+  type ReplayCompaction,
+  type ReplayCursor,
+  type ReplayRequest,
+  type ReplayTurn,
+} from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { comparePrefix } from './prefix';
@@ -14,7 +23,6 @@ import { sessionsWithoutTurns } from './noTurns';
 import { deliberateBreak, type Diagnostic, type Report, type ReportCapture, type ReportCompaction, type SessionCounts } from './reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
-import { sha256Hex } from './sha256';
 import { sentKey } from '../transcripts/requestBody';
 
 export interface AnalyzeOptions {
@@ -47,7 +55,6 @@ export interface Analysis {
 /** What a report is built from, kept so a resumed replay's new turns and requests extend it. */
 interface ReportParts {
   opts: AnalyzeOptions;
-  sha: (s: string) => string;
   turns: Report['turns'];
   requests: Report['requests'];
   /** Each turn's and request's findings, in the order they are reported. */
@@ -55,36 +62,46 @@ interface ReportParts {
   requestDiagnostics: Diagnostic[][];
 }
 
-const parts = new WeakMap<Analysis, ReportParts>();
+/**
+ * What extends an analysis, handed back beside it: where its replay stopped and the report built
+ * so far. Extending changes both, and the analysis's replay with them: they have one owner
+ * (src/live/liveAnalysis.ts), which drops them when an extension fails.
+ */
+export interface AnalysisMemory {
+  cursor: ReplayCursor;
+  parts: ReportParts;
+}
+
+export interface ResumableAnalysis {
+  analysis: Analysis;
+  memory: AnalysisMemory;
+}
 
 /** Parts of a report assembled from its first turn. */
-function noParts(opts: AnalyzeOptions, sha: (s: string) => string): ReportParts {
-  return { opts, sha, turns: [], requests: [], turnDiagnostics: [], requestDiagnostics: [] };
+function noParts(opts: AnalyzeOptions): ReportParts {
+  return { opts, turns: [], requests: [], turnDiagnostics: [], requestDiagnostics: [] };
 }
 
 export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis {
-  const shaCache = new Map<string, string>();
-  const sha = (s: string): string => {
-    let h = shaCache.get(s);
-    if (h === undefined) {
-      h = sha256Hex(s);
-      shaCache.set(s, h);
-    }
-    return h;
-  };
-  return assemble(transcript, replayTranscript(transcript, opts.profile), new RequestWire(opts.profile, opts.counter), noParts(opts, sha));
+  return analyzeResumable(transcript, opts).analysis;
+}
+
+/** analyze(), with what extendAnalysis and reanalyzeChanged go on from. */
+export function analyzeResumable(transcript: Transcript, opts: AnalyzeOptions): ResumableAnalysis {
+  const { replay, cursor } = replayTranscript(transcript, opts.profile);
+  const parts = noParts(opts);
+  return { analysis: assemble(transcript, replay, new RequestWire(opts.profile, opts.counter), parts), memory: { cursor, parts } };
 }
 
 /**
  * The analysis of `transcript`: the lists `previous` analysed, with rows appended to them since
  * (graftGrowth), in the same or another transcript object. The replay resumes where it stopped and
  * only new or renumbered turns and requests are reported again, equal to analysing it whole. Null
- * where the replay cannot resume; `previous` is then not to be used again.
+ * where the replay cannot resume; `previous` (its memory and its replay) is then spent.
  */
-export function extendAnalysis(previous: Analysis, transcript: Transcript): Analysis | null {
-  const built = parts.get(previous);
-  if (!built) return null;
-  const resumed = resumeReplay(previous.replay, transcript);
+export function extendAnalysis({ analysis: previous, memory }: ResumableAnalysis, transcript: Transcript): ResumableAnalysis | null {
+  const built = memory.parts;
+  const resumed = resumeReplay({ replay: previous.replay, cursor: memory.cursor }, transcript);
   if (!resumed) return null;
   // A kept turn that went on to new requests is reported again.
   let turns = resumed.firstTurn;
@@ -95,39 +112,38 @@ export function extendAnalysis(previous: Analysis, transcript: Transcript): Anal
   built.requestDiagnostics.length = resumed.firstRequest;
   const analysis = assemble(transcript, previous.replay, previous.wire, built);
   analysis.kept = { turns, requests: resumed.firstRequest };
-  return analysis;
+  return { analysis, memory };
 }
 
 /**
  * The analysis of `transcript`, whose sessions in `kept` (whole families) are those `previous`
  * analysed, unchanged: only the other sessions are replayed (replayAgain), their rows' token counts
  * kept where the lists are the same; the report is assembled anew. Equal to analysing it whole.
- * Null where `previous` is not this module's; `previous` is not to be used again.
+ * The turns and requests taken over are renumbered in place: `previous` is spent.
  */
-export function reanalyzeChanged(previous: Analysis, transcript: Transcript, kept: ReadonlySet<TranscriptSession>): Analysis | null {
-  const built = parts.get(previous);
-  const replay = built && replayAgain(previous.replay, transcript, kept);
-  if (!built || !replay) return null;
-  return assemble(transcript, replay, previous.wire, noParts(built.opts, built.sha));
+export function reanalyzeChanged(
+  { analysis: previous, memory }: ResumableAnalysis,
+  transcript: Transcript,
+  kept: ReadonlySet<TranscriptSession>,
+): ResumableAnalysis {
+  const { replay, cursor } = replayAgain({ replay: previous.replay, cursor: memory.cursor }, transcript, kept);
+  const parts = noParts(memory.parts.opts);
+  return { analysis: assemble(transcript, replay, previous.wire, parts), memory: { cursor, parts } };
 }
 
-/** Each session's turns and requests in an analysis's replay, by index: worked out once, for sliceAnalysis. */
-const placed = new WeakMap<Analysis, Map<TranscriptSession, { turns: number[]; requests: number[] }>>();
-
 /**
- * analyze(narrowed), with the options `whole` was analysed with, for a lineage of `whole`'s
- * transcript that replays the same alone (narrowToLineage, replaysAlone): its turns and requests
- * are the whole replay's, renumbered from 0, and their wire copies and token counts are `whole`'s,
- * so nothing is replayed or counted again; the report is assembled anew (its findings name the new
- * numbers). Null where the slice is not one lineage's turns and requests in the order a replay of
- * it alone makes them (each request in its turn, turn by turn); analyze it then.
+ * analyze(narrowed) for lineages of `whole`'s transcript (`opts`: what `whole` was analysed with)
+ * that replay the same alone (narrowToLineage, replaysAlone): its turns and requests are the whole
+ * replay's, renumbered from 0, and their wire copies and token counts are `whole`'s, so nothing is
+ * replayed or counted again; the report is assembled anew (its findings name the new numbers).
+ * Null where the slice is not one lineage's turns and requests in the order a replay of it alone
+ * makes them (each request in its turn, turn by turn); analyze it then.
  */
-export function sliceAnalysis(whole: Analysis, narrowed: Transcript): Analysis | null {
-  const built = parts.get(whole);
-  if (!built) return null;
+export function lineageSlicer(whole: Analysis, opts: AnalyzeOptions): (narrowed: Transcript) => Analysis | null {
   const { replay } = whole;
-  let bySession = placed.get(whole);
-  if (!bySession) {
+  // Each session's turns and requests in the whole replay, by index: worked out on the first slice.
+  let bySession: Map<TranscriptSession, { turns: number[]; requests: number[] }> | undefined;
+  const placed = (): Map<TranscriptSession, { turns: number[]; requests: number[] }> => {
     const map = new Map<TranscriptSession, { turns: number[]; requests: number[] }>();
     const of = (s: TranscriptSession): { turns: number[]; requests: number[] } => {
       let p = map.get(s);
@@ -139,36 +155,40 @@ export function sliceAnalysis(whole: Analysis, narrowed: Transcript): Analysis |
     };
     replay.turns.forEach((t, i) => of(t.session).turns.push(i));
     replay.requests.forEach((r, i) => of(r.session).requests.push(i));
-    placed.set(whole, map);
-    bySession = map;
-  }
-  const ids = (list: 'turns' | 'requests'): number[] => narrowed.sessions.flatMap((s) => bySession.get(s)?.[list] ?? []).sort((x, y) => x - y);
-  const [turnIds, requestIds] = [ids('turns'), ids('requests')];
-  const lineage = replay.turns[turnIds[0]]?.lineage;
-  const turns: ReplayTurn[] = [];
-  const requests: ReplayRequest[] = [];
-  for (const old of turnIds) {
-    const t = replay.turns[old];
-    if (t.lineage !== lineage) return null;
-    const own: number[] = [];
-    for (const r of t.requests) {
-      const k = requests.length;
-      const q = replay.requests[r];
-      // Alone, the lineage's requests are numbered turn by turn, each compared with the one before.
-      if (r !== requestIds[k] || q.turn !== old || q.previous !== (k ? requestIds[k - 1] : null)) return null;
-      own.push(k);
-      requests.push({ ...q, index: k, turn: turns.length, previous: k ? k - 1 : null });
+    return map;
+  };
+  return (narrowed) => {
+    bySession ??= placed();
+    const at = bySession;
+    const ids = (list: 'turns' | 'requests'): number[] => narrowed.sessions.flatMap((s) => at.get(s)?.[list] ?? []).sort((x, y) => x - y);
+    const [turnIds, requestIds] = [ids('turns'), ids('requests')];
+    const lineage = replay.turns[turnIds[0]]?.lineage;
+    const turns: ReplayTurn[] = [];
+    const requests: ReplayRequest[] = [];
+    for (const old of turnIds) {
+      const t = replay.turns[old];
+      if (t.lineage !== lineage) return null;
+      const own: number[] = [];
+      for (const r of t.requests) {
+        const k = requests.length;
+        const q = replay.requests[r];
+        // Alone, the lineage's requests are numbered turn by turn, each compared with the one before.
+        if (r !== requestIds[k] || q.turn !== old || q.previous !== (k ? requestIds[k - 1] : null)) return null;
+        own.push(k);
+        requests.push({ ...q, index: k, turn: turns.length, previous: k ? k - 1 : null });
+      }
+      turns.push({ ...t, index: turns.length, requests: own });
     }
-    turns.push({ ...t, index: turns.length, requests: own });
-  }
-  if (requests.length !== requestIds.length) return null;
-  return assemble(narrowed, { profile: replay.profile, turns, requests }, whole.wire, noParts(built.opts, built.sha));
+    if (requests.length !== requestIds.length) return null;
+    return assemble(narrowed, { profile: replay.profile, turns, requests }, whole.wire, noParts(opts));
+  };
 }
 
 /** The report of the replay's turns and requests that `built` does not hold yet, and of the rest. */
 function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, built: ReportParts): Analysis {
-  const { opts, sha } = built;
+  const { opts } = built;
   const { profile, counter } = opts;
+  const sha = (text: string): string => wire.sha256(text);
   const diagnostics: Diagnostic[] = transcript.findings.map((f) => ({
     severity: f.severity,
     code: f.code,
@@ -350,9 +370,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
     ...(captures.length ? { captures } : {}),
   };
   diagnostics.push(...compareCallCounts(transcript, report.sessions), ...sessionsWithoutTurns(transcript, replay));
-  const analysis: Analysis = { transcript, report, replay, wire };
-  parts.set(analysis, built);
-  return analysis;
+  return { transcript, report, replay, wire };
 }
 
 /** A request's sending time and the idle gap before it (docs/report.md, requests[].gapSeconds). */

@@ -10,17 +10,29 @@ import type { Profile } from '../engine/profile';
 import type { ReplayRequest } from '../engine/replay';
 import type { TokenCounter } from './tokenizer';
 import { wireTextPieces } from './wireText';
+import { sha256Hex } from './sha256';
 
 const MODES = 4; // isCurrent × isFinal
 
 export class RequestWire {
   private readonly generations = new WeakMap<Row[], GenerationWire>();
   private readonly systemTokens = new Map<string, number>();
+  /** The report's hashes of system prompts, each worked out once for every analysis sharing this wire. */
+  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly profile: Profile,
     private readonly counter: TokenCounter,
   ) {}
+
+  sha256(text: string): string {
+    let h = this.hashes.get(text);
+    if (h === undefined) {
+      h = sha256Hex(text);
+      this.hashes.set(text, h);
+    }
+    return h;
+  }
 
   messageTokens(message: Row): number {
     let n = 0;

@@ -5,7 +5,7 @@
 import type { CopyMatch, Generation, RecordedTurnInputs, SourcePos, StoredCompaction, Transcript, TranscriptSession } from '../model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { isInterruptPlaceholder } from '../hermes/failedTurn';
-import { carriedPrefix, matchCopies } from '../hermes/copies';
+import { carriedPrefix } from '../hermes/copies';
 import { composedLive } from '../hermes/droppedSidecar';
 import { Lineages } from '../hermes/lineage';
 import type { InjectionKind } from '../model/injection';
@@ -15,6 +15,8 @@ import type { Profile } from './profile';
 import { reanchorCurrentTurnUserIdx, type Reanchor } from './reanchor';
 import { buildTurnUserRow } from './turnContext';
 import { wireCopy, wireKey } from './apiMessages';
+import { CompactionCopies, findHandovers, isAnswer, lastGeneration, partListsSent, rowsContinuingBefore, type Handover } from './handovers';
+import { inTimeOrder, placeResumed } from './turnOrder';
 
 export interface ReplayCompaction {
   mode: 'rotation' | 'in-place';
@@ -141,43 +143,56 @@ interface SessionReplayed {
   requests: ReplayRequest[];
 }
 
-interface ReplayProgress {
+/**
+ * Where a replay stopped, handed back beside it: what resumeReplay goes on from and replayAgain
+ * takes over. Resuming changes it and the replay together, so each belongs to one owner.
+ */
+export interface ReplayCursor {
   loops: Map<Generation, GenerationLoop>;
   /** By session, for replayAgain to take them over. */
   replayed: Map<TranscriptSession, SessionReplayed>;
   /** inTimeOrder moved turns of one lineage behind another's. */
   reordered: boolean;
+  /** What this replay worked out about its compacted lists. */
+  copies: CompactionCopies;
 }
 
-const progress = new WeakMap<Replay, ReplayProgress>();
+/** A replay and where it stopped. */
+export interface ResumableReplay {
+  replay: Replay;
+  cursor: ReplayCursor;
+}
 
-export function replayTranscript(transcript: Transcript, profile: Profile): Replay {
+export function replayTranscript(transcript: Transcript, profile: Profile): ResumableReplay {
   return replaySessions(transcript, profile, null);
 }
 
 /**
  * The replay of `transcript` where the sessions of `kept` are those `previous` replayed, unchanged
- * (the same objects): their turns and requests are taken over from it, renumbered, and only the
- * other sessions are replayed. A session replays from its own rows and its parent's alone, so
- * `kept` must hold whole families (a session with its parent and its forks and children); the
- * result equals a replay of the whole transcript. `previous` is not to be used again. Null when
- * `previous` is no replay of this module's.
+ * (the same objects): their turns and requests are taken over from it (the same objects,
+ * renumbered), and only the other sessions are replayed. A session replays from its own rows and
+ * its parent's alone, so `kept` must hold whole families (a session with its parent and its forks
+ * and children); the result equals a replay of the whole transcript.
  */
-export function replayAgain(previous: Replay, transcript: Transcript, kept: ReadonlySet<TranscriptSession>): Replay | null {
-  const known = progress.get(previous);
-  return known ? replaySessions(transcript, previous.profile, { known, kept }) : null;
+export function replayAgain(previous: ResumableReplay, transcript: Transcript, kept: ReadonlySet<TranscriptSession>): ResumableReplay {
+  return replaySessions(transcript, previous.replay.profile, { known: previous.cursor, kept });
 }
 
-function replaySessions(transcript: Transcript, profile: Profile, earlier: { known: ReplayProgress; kept: ReadonlySet<TranscriptSession> } | null): Replay {
+function replaySessions(
+  transcript: Transcript,
+  profile: Profile,
+  earlier: { known: ReplayCursor; kept: ReadonlySet<TranscriptSession> } | null,
+): ResumableReplay {
   const replay: Replay = { profile, turns: [], requests: [] };
+  const copies = new CompactionCopies();
   const loops = new Map<Generation, GenerationLoop>();
   const replayed = new Map<TranscriptSession, SessionReplayed>();
   const lineages = new Lineages(transcript.sessions);
   const states = new Map<string, LineageState>();
   // Handovers and part lists lie within a family, so only the families replayed are searched.
   const replaying = transcript.sessions.filter((s) => !earlier?.kept.has(s));
-  const handovers = findHandovers(replaying, lineages);
-  const sent = partListsSent(replaying);
+  const handovers = findHandovers(replaying, lineages, copies);
+  const sent = partListsSent(replaying, copies);
   // The old list's row each handover takes away, by the list it sits in.
   const handedOn = new Map([...handovers.values()].map((h) => [h.before, h.original]));
   // Where each taken-over turn and request was, and where it is now.
@@ -187,6 +202,7 @@ function replaySessions(transcript: Transcript, profile: Profile, earlier: { kno
   for (const session of transcript.sessions) {
     const taken = earlier?.kept.has(session) ? earlier.known.replayed.get(session) : undefined;
     if (earlier && taken) {
+      copies.takeOver(earlier.known.copies, session);
       for (const t of taken.turns) turnMoves.set(t.index, replay.turns.push(t) - 1);
       for (const r of taken.requests) requestMoves.set(r.index, replay.requests.push(r) - 1);
       replayed.set(session, taken);
@@ -203,7 +219,15 @@ function replaySessions(transcript: Transcript, profile: Profile, earlier: { kno
     }
     const [turns, requests] = [replay.turns.length, replay.requests.length];
     for (const gen of session.generations) {
-      const loop = replayGeneration(replay, profile, session, lineage, gen, state, handovers.get(gen), handedOn.get(gen.rows) ?? gen.unansweredAsk ?? -1, sent);
+      const loop = replayGeneration(
+        { replay, copies, sent },
+        session,
+        lineage,
+        gen,
+        state,
+        handovers.get(gen),
+        handedOn.get(gen.rows) ?? gen.unansweredAsk ?? -1,
+      );
       if (gen === lastGeneration(session)) loops.set(gen, loop);
     }
     replayed.set(session, { turns: replay.turns.slice(turns), requests: replay.requests.slice(requests) });
@@ -221,8 +245,7 @@ function replaySessions(transcript: Transcript, profile: Profile, earlier: { kno
   }
   for (const [, to] of turnMoves) replay.turns[to].index = to;
   for (const [, to] of requestMoves) replay.requests[to].index = to;
-  progress.set(replay, { loops, replayed, reordered: inTimeOrder(replay) });
-  return replay;
+  return { replay, cursor: { loops, replayed, reordered: inTimeOrder(replay), copies } };
 }
 
 /** Where resumeReplay changed the replay: its turns and requests from these indices on are new or renumbered. */
@@ -233,14 +256,12 @@ export interface ReplayResumed {
 
 /**
  * Rows appended to lists already replayed (the transcript's own lists, grown in place: see
- * graftGrowth) replayed from where the replay stopped: the replay is extended in place and equals
- * a replay of the whole transcript. Null, and the replay no longer to be used, where it would not:
- * the list is not the last of its lineage, something was copied from it, its compaction or turn
- * order would be judged differently with the new rows.
+ * graftGrowth) replayed from where the replay stopped: the replay and its cursor are extended in
+ * place and equal a replay of the whole transcript. Null, and both no longer to be used, where it
+ * would not: the list is not the last of its lineage, something was copied from it, its compaction
+ * or turn order would be judged differently with the new rows.
  */
-export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResumed | null {
-  const known = progress.get(replay);
-  if (!known) return null;
+export function resumeReplay({ replay, cursor: known }: ResumableReplay, transcript: Transcript): ReplayResumed | null {
   const resumed = { firstTurn: replay.turns.length, firstRequest: replay.requests.length };
   const parents = new Set(transcript.sessions.map((s) => s.parentId));
   const lists = new Set(transcript.sessions.flatMap((s) => s.generations));
@@ -249,7 +270,7 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
   for (const [gen, loop] of known.loops) {
     const before = loop.rows.length;
     if (!lists.has(gen) || gen.rows.length === before) continue;
-    if (gen.rows.length < before || !resumable(loop, gen, before, parents)) return null;
+    if (gen.rows.length < before || !resumable(loop, gen, before, parents, known.copies)) return null;
     for (let i = before; i < gen.rows.length; i++) {
       loop.rows.push(gen.rows[i]);
       // A turn that goes on in its live copy of the list (see liveTurnRows) sends the new rows too.
@@ -257,7 +278,7 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
     }
     // Rows a fork or a rewind carried over are not replayed, however many of them the last read saw.
     const [turns, requests] = [replay.turns.length, replay.requests.length];
-    runGeneration(replay, replay.profile, loop, gen, Math.max(before, loop.start), -1, true);
+    runGeneration(replay, loop, gen, Math.max(before, loop.start), -1, true);
     const record = known.replayed.get(loop.session);
     record?.turns.push(...replay.turns.slice(turns));
     record?.requests.push(...replay.requests.slice(requests));
@@ -265,7 +286,7 @@ export function resumeReplay(replay: Replay, transcript: Transcript): ReplayResu
   return placeResumed(replay, transcript, resumed, known);
 }
 
-function resumable(loop: GenerationLoop, gen: Generation, before: number, parents: Set<string | null>): boolean {
+function resumable(loop: GenerationLoop, gen: Generation, before: number, parents: Set<string | null>, copies: CompactionCopies): boolean {
   // Another list copied from this one (a compaction's, a fork's) was replayed from it as it was.
   if (parents.has(loop.session.id) || loop.continued || loop.tentative) return false;
   if (loop.state.lastTurn !== loop.endTurn || loop.state.lastRequest !== loop.endRequest) return false;
@@ -274,7 +295,7 @@ function resumable(loop: GenerationLoop, gen: Generation, before: number, parent
   // The compaction's report reads the compacted list up to its first answer, and which rows are copies.
   if (findFirstAnswer(loop.rows, loop.start) >= before) return false;
   const was = loop.copies;
-  const now = compactionCopies(gen);
+  const now = copies.of(gen);
   if (!was || now.source.length !== gen.rows.length) return false;
   for (let i = 0; i < now.source.length; i++) {
     if (i < before ? now.source[i] !== was.source[i] || now.relation[i] !== was.relation[i] : now.source[i] >= 0) return false;
@@ -283,310 +304,27 @@ function resumable(loop: GenerationLoop, gen: Generation, before: number, parent
   return loop.handover < 0 || !rowsContinuingBefore(gen, loop.handover, now).some(isAnswer);
 }
 
-/**
- * The new turns and requests put where a whole replay puts them; null where that cannot be told
- * from the turns alone. Without a time on every turn a whole replay keeps the sessions' order, so
- * only turns of the last session replayed, and requests of the last turn, can be new. With one,
- * every lineage's turns are merged by time again (as inTimeOrder does; with no two lineages'
- * turns at one time the merge does not depend on the order it starts from), later turns and
- * requests renumbered, and what stayed in place kept. One lineage's turns are never merged (its
- * own order stands): they too are placed as in session order.
- */
-function placeResumed(replay: Replay, transcript: Transcript, resumed: ReplayResumed, known: ReplayProgress): ReplayResumed | null {
-  const inSessionOrder = (): ReplayResumed | null => {
-    const last = transcript.sessions[transcript.sessions.length - 1];
-    for (let r = resumed.firstRequest; r < replay.requests.length; r++) if (replay.requests[r].turn < resumed.firstTurn - 1) return null;
-    return !known.reordered && replay.turns.slice(resumed.firstTurn).every((t) => t.session === last) ? resumed : null;
-  };
-  const lineage = replay.turns[0]?.lineage;
-  if (replay.turns.every((t) => t.lineage === lineage)) return inSessionOrder();
-  const times = replay.turns.map((t) => turnTime(replay, t));
-  if (times.some((x) => x === null)) return inSessionOrder();
-  const at = new Map<number, string>();
-  for (let i = 0; i < times.length; i++) {
-    const lineage = at.get(times[i] as number);
-    if (lineage !== undefined && lineage !== replay.turns[i].lineage) return null;
-    at.set(times[i] as number, replay.turns[i].lineage);
-  }
-  const turns = replay.turns.slice();
-  const requests = replay.requests.slice();
-  const lists = turns.map((t) => t.requests.join());
-  // A request left in place still changes when its turn or its previous request was renumbered.
-  const links = requests.map((r) => `${r.turn} ${r.previous}`);
-  known.reordered = inTimeOrder(replay, true) || known.reordered;
-  let firstTurn = 0;
-  while (firstTurn < resumed.firstTurn && replay.turns[firstTurn] === turns[firstTurn] && replay.turns[firstTurn].requests.join() === lists[firstTurn])
-    firstTurn++;
-  let firstRequest = 0;
-  while (
-    firstRequest < resumed.firstRequest
-    && replay.requests[firstRequest] === requests[firstRequest]
-    && `${requests[firstRequest].turn} ${requests[firstRequest].previous}` === links[firstRequest]
-  )
-    firstRequest++;
-  return { firstTurn, firstRequest };
-}
-
-/**
- * Turns numbered in the order they began, across lineages (a delegate runs inside its parent's
- * turn), and requests turn by turn, so each turn's requests stay consecutive. Sessions are replayed
- * one after another, so this is the only place their turns interleave; without a time on every
- * turn the replay order stands.
- */
-function inTimeOrder(replay: Replay, relay = false): boolean {
-  const times = replay.turns.map((t) => turnTime(replay, t));
-  if (times.some((x) => x === null)) return false;
-  if (!relay && times.every((x, i) => i === 0 || (x as number) >= (times[i - 1] as number))) return false;
-  // A merge of each lineage's turns by their first time: a lineage's own order (and so every
-  // request's previous one) is never changed.
-  const queues = new Map<string, number[]>();
-  replay.turns.forEach((t, i) => {
-    const q = queues.get(t.lineage);
-    if (q) q.push(i);
-    else queues.set(t.lineage, [i]);
-  });
-  const before = (i: number, j: number): boolean => (times[i] as number) < (times[j] as number) || ((times[i] as number) === (times[j] as number) && i < j);
-  const heap = new TurnHeap(before);
-  // Each turn's queue and its place in it, so the next one is found without a search.
-  const place = new Map<number, [number[], number]>();
-  for (const q of queues.values()) {
-    place.set(q[0], [q, 0]);
-    heap.push(q[0]);
-  }
-  const order: number[] = [];
-  while (heap.size) {
-    const i = heap.pop();
-    order.push(i);
-    const [q, k] = place.get(i) as [number[], number];
-    if (k + 1 < q.length) {
-      place.set(q[k + 1], [q, k + 1]);
-      heap.push(q[k + 1]);
-    }
-  }
-  const moved = !order.every((v, i) => v === i);
-  if (!moved && !relay) return false;
-  const turns = order.map((i) => replay.turns[i]);
-  const requests: ReplayRequest[] = [];
-  const renumbered = new Map<number, number>();
-  turns.forEach((t, i) => {
-    t.index = i;
-    t.requests = t.requests.map((r) => {
-      renumbered.set(r, requests.length);
-      requests.push(replay.requests[r]);
-      return requests.length - 1;
-    });
-  });
-  requests.forEach((r, i) => {
-    r.index = i;
-    r.turn = replay.turns[r.turn] === undefined ? r.turn : replay.turns[r.turn].index;
-    if (r.previous !== null) r.previous = renumbered.get(r.previous) ?? null;
-  });
-  replay.turns = turns;
-  replay.requests = requests;
-  return moved;
-}
-
-/** A binary min-heap of turn indices. */
-class TurnHeap {
-  private readonly items: number[] = [];
-  constructor(private readonly before: (a: number, b: number) => boolean) {}
-  get size(): number {
-    return this.items.length;
-  }
-  push(v: number): void {
-    const a = this.items;
-    a.push(v);
-    for (let i = a.length - 1; i > 0;) {
-      const p = (i - 1) >> 1;
-      if (!this.before(a[i], a[p])) break;
-      [a[i], a[p]] = [a[p], a[i]];
-      i = p;
-    }
-  }
-  pop(): number {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop() as number;
-    if (a.length) {
-      a[0] = last;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1,
-          r = l + 1;
-        let m = i;
-        if (l < a.length && this.before(a[l], a[m])) m = l;
-        if (r < a.length && this.before(a[r], a[m])) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m], a[i]];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-
-/** When a turn began: its user row's time, else the time of the row answering its first request. */
-function turnTime(replay: Replay, t: ReplayTurn): number | null {
-  const own = t.rows[t.userRow]?.timestamp;
-  if (typeof own === 'number' && Number.isFinite(own)) return own;
-  const first = t.requests.length ? replay.requests[t.requests[0]] : undefined;
-  const answer = first ? first.rows[Math.min(first.end, first.rows.length - 1)]?.timestamp : undefined;
-  return typeof answer === 'number' && Number.isFinite(answer) ? answer : null;
-}
-
-/**
- * A turn whose user row was stored, unanswered, just before a compaction and whose copy opens the
- * compacted list (upstream's preflight flushes the row to the old list, then compacts): one turn,
- * replayed where it was answered. Maps the compacted generation to its copy's index and the old row's.
- */
-interface Handover {
-  copy: number;
-  original: number;
-  before: Row[];
-}
-
-function findHandovers(sessions: readonly TranscriptSession[], lineages: Lineages<TranscriptSession>): Map<Generation, Handover> {
-  const out = new Map<Generation, Handover>();
-  for (const session of sessions) {
-    session.generations.forEach((gen, g) => {
-      // A compacted list, or a fork's copy of its parent's list (whose turn, too, is answered where it was copied).
-      const fork = g === 0 && !gen.compaction && gen.carried !== undefined ? lastGeneration(lineages.parentOf(session)) : undefined;
-      if (!gen.compaction && !fork) return;
-      const previous = gen.compaction ? (g > 0 ? session.generations[g - 1] : lastGeneration(lineages.continued(session))) : fork;
-      const before = gen.compaction ? gen.compaction.before : (fork as Generation).rows;
-      const original = trailingUnansweredUserRow(before);
-      if (original < 0 || !previous || previous.rows !== before) return;
-      const source = gen.compaction ? compactionCopies(gen).source : matchCopies({ rows: before }, { rows: gen.rows }).source;
-      for (let j = source.length - 1; j >= 0; j--) {
-        if (source[j] !== original) continue;
-        if (!gen.compaction || !continuesBeforeCompaction(gen, j)) out.set(gen, { copy: j, original, before });
-        return;
-      }
-    });
-  }
-  return out;
-}
-
-/**
- * Rows the old list had when it was compacted that only its compacted copy stores: the turn went
- * on (answered, called tools) after its user row was flushed, and the compaction came mid-turn.
- * They follow the user row's copy and are older than the summary carrier (stamped when the
- * compaction committed). Recorded as the old list's continuation; the copies map onto them.
- */
-const continuations = new WeakMap<Row[], Row[]>();
-const continuedCopies = new WeakMap<StoredCompaction, CopyMatch>();
-
-/** The new rows after the turn's user copy that are older than the compaction's summary carrier. */
-function rowsContinuingBefore(gen: Generation, userCopy: number, copies: CopyMatch): Row[] {
-  const rows = gen.rows;
-  const carrier = rows.findIndex((r) => isSummaryCarrier(r));
-  const committed = carrier >= 0 ? rows[carrier].timestamp : undefined;
-  if (typeof committed !== 'number') return [];
-  let k = userCopy + 1;
-  while (
-    k < rows.length
-    && copies.source[k] < 0
-    && !isSummaryCarrier(rows[k])
-    && typeof rows[k].timestamp === 'number'
-    && (rows[k].timestamp as number) < committed
-  )
-    k++;
-  return rows.slice(userCopy + 1, k);
-}
-
-function continuesBeforeCompaction(gen: Generation, userCopy: number): boolean {
-  const c = gen.compaction as StoredCompaction;
-  const copies = compactionCopies(gen);
-  const extra = rowsContinuingBefore(gen, userCopy, copies);
-  if (!extra.some(isAnswer)) return false;
-  continuations.set(c.before, extra);
-  const source = Int32Array.from(copies.source);
-  const relation = copies.relation.slice();
-  extra.forEach((_, t) => {
-    source[userCopy + 1 + t] = c.before.length + t;
-    relation[userCopy + 1 + t] = 'equal';
-  });
-  continuedCopies.set(c, { source, relation });
-  return true;
-}
-
-/**
- * Rows stored as the text projection of a part list (upstream's flush writes images as
- * placeholders) whose compacted copy keeps the list: the agent held, and sent, the list. The
- * replay sends the copy's parts for the original's requests too.
- */
-function partListsSent(sessions: readonly TranscriptSession[]): Map<Row, Row> {
-  const out = new Map<Row, Row>();
-  for (const session of sessions) {
-    for (const gen of session.generations) {
-      if (!gen.compaction) continue;
-      const copies = compactionCopies(gen);
-      copies.source.forEach((i, j) => {
-        const original = gen.compaction?.before[i];
-        const copy = gen.rows[j];
-        if (i >= 0 && original && copies.relation[j] === 'projected' && typeof original.content === 'string' && Array.isArray(copy.content)) {
-          out.set(original, { ...original, content: copy.content });
-        }
-      });
-    }
-  }
-  return out;
-}
-
-/** The list the agent held when it compacted: the stored old list and its continuation. */
-function listBefore(c: StoredCompaction): Row[] {
-  const extra = continuations.get(c.before);
-  return extra ? [...c.before, ...extra] : c.before;
-}
-
-function lastGeneration(session: TranscriptSession | undefined): Generation | undefined {
-  return session?.generations[session.generations.length - 1];
-}
-
-/** Copies recognised here from the rows alone, kept beside the transcript (the replay never changes it). */
-const recognised = new WeakMap<StoredCompaction, CopyMatch>();
-
-/** The copies a reader recognised with its store's evidence, or recognised here from the rows alone. */
-function compactionCopies(gen: Generation): CopyMatch {
-  const c = gen.compaction as StoredCompaction;
-  const continued = continuedCopies.get(c);
-  if (continued) return continued;
-  if (c.copies) return c.copies;
-  let m = recognised.get(c);
-  if (!m) {
-    m = matchCopies({ rows: c.before }, { rows: gen.rows });
-    recognised.set(c, m);
-  }
-  return m;
-}
-
-/** The index of the list's last user-originated row when no answer follows it, or -1. */
-function trailingUnansweredUserRow(rows: readonly Row[]): number {
-  for (let i = rows.length - 1; i >= 0; i--) {
-    if (isAnswer(rows[i])) return -1;
-    if (userOriginatedTurnView(rows[i]) !== null) return i;
-  }
-  return -1;
-}
-
-function isAnswer(row: Row): boolean {
-  return row.role === 'assistant' && !isSummaryCarrier(row);
+/** What every list of one replay is replayed with. */
+interface ReplayRun {
+  replay: Replay;
+  copies: CompactionCopies;
+  /** Rows stored as text whose compacted copy keeps their part list (partListsSent). */
+  sent: Map<Row, Row>;
 }
 
 /** `handedOn`: the row of this list whose turn a later list answers (see Handover), or -1. */
 function replayGeneration(
-  replay: Replay,
-  profile: Profile,
+  { replay, copies, sent }: ReplayRun,
   session: TranscriptSession,
   lineage: string,
   gen: Generation,
   state: LineageState,
   handover: Handover | undefined,
   handedOn: number,
-  sent: Map<Row, Row>,
 ): GenerationLoop {
-  const extra = continuations.get(gen.rows);
+  const extra = copies.continuation(gen.rows);
   const rows = (extra ? [...gen.rows, ...extra] : gen.rows.slice()).map((r) => sent.get(r) ?? r);
-  const begun = beginGeneration(profile, gen, rows, state, handover);
+  const begun = beginGeneration(replay.profile, copies, gen, rows, state, handover);
   const loop: GenerationLoop = {
     session,
     lineage,
@@ -597,20 +335,21 @@ function replayGeneration(
     pending: begun.pending,
     turnRows: begun.turnRows,
     crossedBoundary: gen.compaction !== undefined || gen.carried !== undefined,
-    copies: gen.compaction ? compactionCopies(gen) : undefined,
+    copies: gen.compaction ? copies.of(gen) : undefined,
     handover: handover?.copy ?? -1,
     continued: extra !== undefined,
     tentative: false,
     endTurn: null,
     endRequest: null,
   };
-  runGeneration(replay, profile, loop, gen, begun.start, handedOn);
+  runGeneration(replay, loop, gen, begun.start, handedOn);
   return loop;
 }
 
 /** The rows of a list from `from` on: turns opened and requests recorded, the loop's state kept. */
-function runGeneration(replay: Replay, profile: Profile, loop: GenerationLoop, gen: Generation, from: number, handedOn: number, resumed = false): void {
+function runGeneration(replay: Replay, loop: GenerationLoop, gen: Generation, from: number, handedOn: number, resumed = false): void {
   const { rows, session, lineage, state } = loop;
+  const { profile } = replay;
   let { turn } = loop;
   loop.tentative = false;
   const failedAt = new Set(gen.failedAt);
@@ -653,10 +392,17 @@ function runGeneration(replay: Replay, profile: Profile, loop: GenerationLoop, g
  * compacted one after its carried-over rows, with the compaction handed to the turn it belongs
  * to: the handed-over turn, the next new turn, or (mid-turn) the turn still running.
  */
-function beginGeneration(profile: Profile, gen: Generation, rows: Row[], state: LineageState, handover: Handover | undefined): GenerationStart {
+function beginGeneration(
+  profile: Profile,
+  lists: CompactionCopies,
+  gen: Generation,
+  rows: Row[],
+  state: LineageState,
+  handover: Handover | undefined,
+): GenerationStart {
   if (!gen.compaction) return { start: handover ? Math.min(handover.copy, gen.carried ?? 0) : (gen.carried ?? 0), turn: null, pending: null };
-  const copies = compactionCopies(gen);
-  const before = listBefore(gen.compaction);
+  const copies = lists.of(gen);
+  const before = lists.listBefore(gen.compaction);
   if (handover) {
     const userMessage = before[handover.original].content;
     const inputs = gen.turnInputs?.get(handover.copy);

@@ -76,12 +76,16 @@ export function graftGrowth(old: Transcript, fresh: Transcript, growth: Growth):
       const grew = next.rows.length > gen.rows.length;
       for (let i = gen.rows.length; i < next.rows.length; i++) gen.rows.push(next.rows[i]);
       gen.pos = next.pos;
-      gen.turnInputs = next.turnInputs;
-      gen.trailingRequest = next.trailingRequest;
-      gen.failedAt = next.failedAt;
+      // Only the fields the fresh list has, so that the list compares equal to a later read of it (keepUnchanged).
+      for (const key of ['turnInputs', 'trailingRequest', 'failedAt'] as const) {
+        if (next[key] === undefined) delete gen[key];
+        else Object.assign(gen, { [key]: next[key] });
+      }
       // A new object, so copies recognised on the shorter list are not taken for the longer one's.
-      if (grew && gen.compaction && next.compaction)
-        gen.compaction = { ...gen.compaction, beforePos: next.compaction.beforePos, copies: next.compaction.copies };
+      if (grew && gen.compaction && next.compaction) {
+        const { copies, ...kept } = gen.compaction;
+        gen.compaction = { ...kept, beforePos: next.compaction.beforePos, ...(next.compaction.copies ? { copies: next.compaction.copies } : {}) };
+      }
     });
   }
   Object.assign(old, fresh, { sessions: old.sessions });

@@ -4,31 +4,27 @@
 
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../protocol/inspection';
-import { analyze, extendAnalysis, reanalyzeChanged } from '../analysis/report';
-import { graftGrowth, keepUnchanged, transcriptGrowth } from '../engine/transcriptGrowth';
+import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
-import { loadTranscript } from '../transcripts/load';
+import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
 import { serve, type RpcRequest } from '../protocol/rpc';
 import type { Transcript } from '../model/transcript';
 import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
-import type { EngineCalls, Recomputed, Resumed } from './engineProtocol';
+import { LiveAnalysis, type Refreshed } from '../live/liveAnalysis';
+import type { EngineCalls } from './engineProtocol';
 
-/** A transcript as last read, and its analysis. */
-interface Read {
-  transcript: Transcript;
+/** A transcript kept analysed as its file changes, and the view of its last analysis. */
+interface Open {
+  live: LiveAnalysis;
   inspection: Inspection;
-  /** The turns and requests an earlier analysis was resumed with (rows appended); null when made whole. */
-  resumed: Resumed | null;
-  /** After a rewrite, the sessions replayed (the unchanged families kept); null when made whole. */
-  recomputed: Recomputed | null;
 }
 
-/** A file's analysis, and the lineage last opened from it (kept to be extended when the file grows). */
-interface Analysed extends Read {
+/** A file's analysis, and the lineage last opened from it (refreshed when the file grows). */
+interface Analysed extends Open {
   params: EngineCalls['analyze']['params'];
-  opened?: Read & { lineage: string };
+  opened?: Open & { lineage: string };
 }
 
 /** Whole-file analyses and lineage scopes alike, by the key the host gave them. */
@@ -48,47 +44,25 @@ function get(key: string): Inspection {
  */
 const counters = new Map<TokenizerName, TokenCounter>();
 
-function counterFor(tokenizer: TokenizerName): TokenCounter {
+function optionsFor({ profile, tokenizer }: Analysed['params']): AnalyzeOptions {
   let counter = counters.get(tokenizer);
   if (!counter) {
     counter = createTokenCounter(tokenizer);
     counters.set(tokenizer, counter);
   }
-  return counter;
+  return { profile: PROFILES[profile], counter, messages: false };
 }
 
-function inspect(transcript: Transcript, { profile, tokenizer, title }: Analysed['params']): Inspection {
-  return new Inspection(analyze(transcript, { profile: PROFILES[profile], counter: counterFor(tokenizer), messages: false }), title);
-}
-
-/**
- * A transcript read again: when the fresh read only appends rows to the earlier one's lists, they
- * are grafted onto the earlier objects and the analysis resumed where it stopped (every other
- * lineage's turns, tokens and views kept); otherwise only the families of sessions that changed
- * are replayed (a compaction or an /undo in one lineage), or, with none unchanged, all.
- */
-function readAgain(earlier: Read | undefined, fresh: Transcript, params: Analysed['params']): Read {
-  const growth = earlier && transcriptGrowth(earlier.transcript, fresh);
-  if (!earlier || !growth) {
-    const kept = earlier && keepUnchanged(earlier.transcript, fresh);
-    const again = earlier && kept?.size ? reanalyzeChanged(earlier.inspection.analysis, fresh, kept) : null;
-    if (!again) return { transcript: fresh, inspection: inspect(fresh, params), resumed: null, recomputed: null };
-    const recomputed = { sessions: fresh.sessions.length - (kept?.size ?? 0), of: fresh.sessions.length };
-    return { transcript: fresh, inspection: new Inspection(again, params.title), resumed: null, recomputed };
-  }
-  graftGrowth(earlier.transcript, fresh, growth);
-  const extended = extendAnalysis(earlier.inspection.analysis, earlier.transcript);
-  const inspection = extended ? new Inspection(extended, params.title, earlier.inspection) : inspect(earlier.transcript, params);
-  const before = earlier.inspection.index;
-  const after = inspection.index;
-  const resumed = extended
-    ? {
-        turns: after.turnCount - before.turnCount,
-        requests: after.requestCount - before.requestCount,
-        reported: before.turnCount - (extended.kept?.turns ?? 0),
-      }
-    : null;
-  return { transcript: earlier.transcript, inspection, resumed, recomputed: null };
+/** The view of a refreshed analysis: a resumed one keeps the views of the turns it kept from `earlier`. */
+function refresh(
+  live: LiveAnalysis,
+  fresh: Transcript,
+  title: string,
+  earlier: Inspection | undefined,
+  reading: ReadMemory | null = null,
+): { inspection: Inspection; how: Refreshed } {
+  const { analysis, how } = live.refresh(fresh, reading);
+  return { inspection: new Inspection(analysis, title, how.kind === 'resumed' ? earlier : undefined), how };
 }
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */
@@ -100,7 +74,8 @@ function sameRead(a: Analysed['params'], b: Analysed['params']): boolean {
  * One lineage of an analysed file: narrowed from the file's transcript when every session of it
  * was read, else (a state.db only listed, or read for another session) loaded alone from the file.
  */
-async function lineageTranscript({ params, transcript }: Read & Pick<Analysed, 'params'>, lineage: string): Promise<Transcript> {
+async function lineageTranscript({ params, inspection }: Analysed, lineage: string): Promise<Transcript> {
+  const { transcript } = inspection.analysis;
   const members = lineageMembers(transcript, lineage);
   // A lineage is named by its first session: any other id is no row of the overview.
   if (members[0] !== lineage) throw new Error(`no lineage ${lineage} in ${params.title}`);
@@ -114,38 +89,37 @@ const answer = serve<EngineCalls>({
     // The host asks again under the same key when the file changed.
     const found = files.get(params.key);
     const earlier = found && sameRead(found.params, params) ? found : undefined;
-    let transcript = await loadTranscript(params.path, {
-      session: params.session,
-      readWholeLimit: params.readWholeLimit,
-      earlier: earlier?.transcript,
-      remember: true,
-    });
+    const live = earlier?.live ?? new LiveAnalysis(optionsFor(params));
+    let { transcript, memory } = await loadRemembering(params.path, { session: params.session, readWholeLimit: params.readWholeLimit, earlier: live.reading });
     // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
     const roots = transcript.listedOnly ? [...new Lineages(listedSessions(transcript)).chains().keys()] : [];
-    if (roots.length === 1) transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });
-    const read = readAgain(earlier, transcript, params);
-    const { inspection } = read;
-    transcript = read.transcript;
+    if (roots.length === 1) {
+      transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });
+      memory = null;
+    }
+    const { inspection, how } = refresh(live, transcript, params.title, earlier?.inspection, memory);
+    const { analysis } = inspection;
     inspections.set(params.key, inspection);
-    files.set(params.key, { params, ...read, opened: earlier?.opened });
+    files.set(params.key, { params, live, inspection, opened: earlier?.opened });
     return {
       index: inspection.index,
-      overview: overviewToOpenOn(transcript, inspection.analysis.report),
-      diagnostics: inspection.analysis.report.diagnostics,
-      catalog: transcript.catalog ?? null,
-      listedOnly: transcript.listedOnly === true,
-      resumed: read.resumed,
-      recomputed: read.recomputed,
+      overview: overviewToOpenOn(analysis.transcript, analysis.report),
+      diagnostics: analysis.report.diagnostics,
+      catalog: analysis.transcript.catalog ?? null,
+      listedOnly: analysis.transcript.listedOnly === true,
+      resumed: how.kind === 'resumed' ? { turns: how.turns, requests: how.requests, reported: how.reported } : null,
+      recomputed: how.kind === 'recomputed' ? { sessions: how.sessions, of: how.of } : null,
     };
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);
     if (!file) throw new Error(`no analysis for ${key}`);
     const earlier = file.opened?.lineage === lineage ? file.opened : undefined;
-    const read = readAgain(earlier, await lineageTranscript(file, lineage), file.params);
-    file.opened = { lineage, ...read };
-    inspections.set(scope, read.inspection);
-    return read.inspection.index;
+    const live = earlier?.live ?? new LiveAnalysis(optionsFor(file.params));
+    const { inspection } = refresh(live, await lineageTranscript(file, lineage), file.params.title, earlier?.inspection);
+    file.opened = { lineage, live, inspection };
+    inspections.set(scope, inspection);
+    return inspection.index;
   },
   messages: ({ key, request, start, count }) => get(key).messages(request, start, count),
   page: ({ key, list, start, count }) => get(key).page(list, start, count),

@@ -2,7 +2,7 @@
 // a file of several as its overview and each lineage's inspection, so the page opens on the
 // overview and a row opens the lineage as `openLineage` does in the editor.
 
-import { analyze, sliceAnalysis, type AnalyzeOptions, type Analysis } from '../analysis/report';
+import { analyze, lineageSlicer, type AnalyzeOptions, type Analysis } from '../analysis/report';
 import { everyLineage } from '../analysis/overviewColumns';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { lineageMembers, narrowToLineage, replaysAlone } from '../hermes/lineage';
@@ -21,12 +21,13 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
   if (overview === null) return { version: PROTOCOL_VERSION, overview: null, inspection: whole.exportAll() };
   const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
   const lineages: Record<string, EmbeddedInspection> = {};
+  const slice = lineageSlicer(analysis, options);
   for (const lineage of everyLineage(overview.lineages)) {
     const members = lineageMembers(transcript, lineage.id);
     if (!members.every((m) => loaded.has(m))) continue;
     const narrowed = narrowToLineage(transcript, members);
     // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
-    const alone = (replaysAlone(transcript, members) ? sliceAnalysis(analysis, narrowed) : null) ?? analyze(narrowed, options);
+    const alone = (replaysAlone(transcript, members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
     lineages[lineage.id] = new Inspection(alone, title).exportAll();
   }
   return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };

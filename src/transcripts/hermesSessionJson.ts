@@ -11,20 +11,39 @@ import { foreignDocument } from './foreign';
 import type { ByteSource } from '../model/byteSource';
 
 /**
+ * What a read of a snapshot keeps for reading it again rewritten (load.ts's ReadMemory): its
+ * messages' text and what each message object was accepted as. The messages a rewritten snapshot
+ * starts with are then the same objects, at the same lines, and are not checked again.
+ */
+export interface SnapshotMemory {
+  elements: ElementsText;
+  /** By message index; undefined for a message that is no object. */
+  accepted: (Accepted | undefined)[];
+}
+
+/** What acceptRow said of one message object. */
+interface Accepted {
+  row: Row | null;
+  findings: InputFinding[];
+}
+
+/**
  * A well-formed snapshot, parsed message by message as it is read; null for anything else, which
  * readHermesSessionJson reads as one text: each message on its own, NaN and Infinity as Python
- * reads them, every error at its character. `text` as for parseSplitDocument: the messages' text
- * kept for a later read of the file rewritten, and an earlier read's reused.
+ * reads them, every error at its character. With `keep`, what a later read of the file rewritten
+ * reuses is handed back; `earlier` is what an earlier read handed back.
  */
 export function readSplitSessionJson(
   path: string,
   source: ByteSource,
-  text: { keep?: boolean; earlier?: ElementsText } = {},
-): { transcript: Transcript; elements?: ElementsText } | null {
-  const split = parseSplitDocument(source, 'messages', text);
+  { keep, earlier }: { keep?: boolean; earlier?: SnapshotMemory } = {},
+): { transcript: Transcript; memory?: SnapshotMemory } | null {
+  const split = parseSplitDocument(source, 'messages', { keep, earlier: earlier?.elements });
   if (!split) return null;
   const messages = (split.value.messages as unknown[]).map((value, index) => ({ value, line: split.lines[index], index }));
-  return { transcript: fromDocument(path, split.value, messages, [], true), elements: split.elements };
+  const accepted: (Accepted | undefined)[] = [];
+  const transcript = fromDocument(path, split.value, messages, [], true, { earlier, kept: accepted });
+  return { transcript, memory: split.elements && { elements: split.elements, accepted } };
 }
 
 /** Keys of a snapshot that JSON of other kinds seldom has at its top level (a "model" or "tools" it may). */
@@ -56,12 +75,30 @@ export function readHermesSessionJson(path: string, text: string): Transcript {
   return fromDocument(path, doc, entries, findings, read.errors.length === 0);
 }
 
-/** `complete`: the document was read to its end (a file cut short was cut inside what came next). */
-function fromDocument(path: string, doc: Record<string, unknown>, messages: ListEntry[], findings: InputFinding[], complete: boolean): Transcript {
+/**
+ * `complete`: the document was read to its end (a file cut short was cut inside what came next).
+ * `accepted`: what an earlier read accepted its messages as, and where this read's go.
+ */
+function fromDocument(
+  path: string,
+  doc: Record<string, unknown>,
+  messages: ListEntry[],
+  findings: InputFinding[],
+  complete: boolean,
+  accepted?: { earlier?: SnapshotMemory; kept: (Accepted | undefined)[] },
+): Transcript {
   const read: { row: Row; at: SourcePos }[] = [];
   for (const { value, line, index } of messages) {
     const at: SourcePos = { line };
-    const row = accept(value, () => `${path}:${line}: message ${index}`, at, findings);
+    const where = (): string => `${path}:${line}: message ${index}`;
+    let row: Row | null;
+    if (typeof value !== 'object' || value === null || !accepted) row = acceptRow(value, where(), at, findings);
+    else {
+      const known = (accepted.earlier?.elements.values[index] === value && accepted.earlier.accepted[index]) || accept(value, where(), at);
+      accepted.kept[index] = known;
+      findings.push(...known.findings);
+      row = known.row;
+    }
     if (row) read.push({ row, at });
   }
   const { kept, failedAt } = withoutFailedTurnNotices(read, (r) => r.row);
@@ -149,22 +186,9 @@ function fromDocument(path: string, doc: Record<string, unknown>, messages: List
   };
 }
 
-/**
- * What acceptRow says of each message object it was given: a snapshot read again reuses the
- * messages it starts with (the same objects, at the same lines), which need not be checked again.
- */
-const accepted = new WeakMap<object, { row: Row | null; findings: InputFinding[] }>();
-
-function accept(value: unknown, where: () => string, pos: SourcePos, findings: InputFinding[]): Row | null {
-  if (typeof value !== 'object' || value === null) return acceptRow(value, where(), pos, findings);
-  let known = accepted.get(value);
-  if (!known) {
-    const own: InputFinding[] = [];
-    known = { row: acceptRow(value, where(), pos, own), findings: own };
-    accepted.set(value, known);
-  }
-  findings.push(...known.findings);
-  return known.row;
+function accept(value: object, where: string, pos: SourcePos): Accepted {
+  const findings: InputFinding[] = [];
+  return { row: acceptRow(value, where, pos, findings), findings };
 }
 
 function sessionIdFromPath(path: string): string {

@@ -7,13 +7,12 @@
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { readSplitSessionJson } from './hermesSessionJson';
-import type { ElementsText } from './jsonText';
+import { readSplitSessionJson, type SnapshotMemory } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb, type StateDbOptions, type StoreMemory } from './hermesStateDb';
 import { lineageMembers, narrowToLineage } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../model/transcript';
 import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
-import { continueTurnTrace } from './turnTrace';
+import type { TurnTraceReader } from './turnTrace';
 import { bytesSource, type ByteSource } from '../model/byteSource';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
@@ -36,19 +35,29 @@ export interface LoadOptions {
   lineage?: string;
   /** Overrides READ_WHOLE_LIMIT (tests use a small one). */
   readWholeLimit?: number;
-  /**
-   * What an earlier load of this path returned. A turn trace only grows (docs/turn-trace.md): when
-   * its file still ends as it did then, with whole lines appended, only those are read, into that
-   * same transcript, which is returned.
-   */
-  earlier?: Transcript;
-  /**
-   * Keep what a later load given this one's result as `earlier` reuses: a session snapshot's
-   * messages as read (as many bytes as they take in the file, beside what they parsed to), so that
-   * a snapshot rewritten with messages appended parses only those; a state.db's messages rows by
-   * leaf page, so that a store whose WAL grew reads only the pages its new commits wrote.
-   */
-  remember?: boolean;
+}
+
+/**
+ * What a load keeps for reading the same file again (loadRemembering's `earlier`), by format: of a
+ * turn trace, where the read stopped (at a line's end) and the reader that goes on from there into
+ * the same transcript; of a session snapshot, its messages as read (as many bytes as they take in
+ * the file, beside what they parsed to); of a state.db, its messages rows by leaf page.
+ */
+export type ReadMemory =
+  | { format: 'turn-trace'; file: FileId; end: number; tail: Uint8Array; reader: TurnTraceReader }
+  | { format: 'hermes-session-json'; snapshot: SnapshotMemory }
+  | { format: 'hermes-state-db'; file: FileId; store: StoreMemory };
+
+/** Which file a memory was read from (a file replaced under the same path is another). */
+interface FileId {
+  dev: number;
+  ino: number;
+}
+
+/** A transcript as loaded, and what reading its file again reuses (null: nothing). */
+export interface Remembered {
+  transcript: Transcript;
+  memory: ReadMemory | null;
 }
 
 export class UnopenablePath extends Error {}
@@ -57,7 +66,21 @@ export class UnopenablePath extends Error {}
 export class UnknownSession extends Error {}
 
 export async function loadTranscript(path: string, options: LoadOptions = {}): Promise<Transcript> {
-  return options.lineage === undefined ? loadFile(path, options) : loadLineage(path, options.lineage, options);
+  return options.lineage === undefined ? (await loadFile(path, options)).transcript : loadLineage(path, options.lineage, options);
+}
+
+/**
+ * A load that keeps what a later load of the same file reuses, given back to it as `earlier`: that
+ * one reads only what may have changed since (a turn trace's lines appended, into the transcript
+ * read then, which it returns; a snapshot's messages after those whose bytes are unchanged; a
+ * state.db's pages its WAL's later commits wrote), and reads as a whole read does. Nothing is kept
+ * of one session's load.
+ */
+export async function loadRemembering(
+  path: string,
+  { earlier, ...options }: { session?: string; readWholeLimit?: number; earlier?: ReadMemory | null } = {},
+): Promise<Remembered> {
+  return loadFile(path, options, options.session === undefined ? { remember: true, earlier: earlier ?? undefined } : { remember: false });
 }
 
 /**
@@ -67,7 +90,7 @@ export async function loadTranscript(path: string, options: LoadOptions = {}): P
  * entries, their request dumps and the findings placed in them.
  */
 async function loadLineage(path: string, id: string, options: LoadOptions): Promise<Transcript> {
-  const load = (session: string): Promise<Transcript> => loadFile(path, { readWholeLimit: options.readWholeLimit, session });
+  const load = async (session: string): Promise<Transcript> => (await loadFile(path, { readWholeLimit: options.readWholeLimit, session })).transcript;
   let transcript = await load(id);
   let members = lineageMembers(transcript, id);
   // A chain member that continues an ancestor of ID on another path (two compaction children of one
@@ -81,34 +104,40 @@ async function loadLineage(path: string, id: string, options: LoadOptions): Prom
   return members.length ? narrowToLineage(transcript, members) : transcript;
 }
 
-async function loadFile(path: string, options: LoadOptions): Promise<Transcript> {
+async function loadFile(path: string, options: LoadOptions, memo: Memo = { remember: false }): Promise<Remembered> {
   const file = openRegular(path);
   if (!('fd' in file)) throw new UnopenablePath(`${path}: ${file.absent ? 'cannot open (ENOENT)' : file.why}`);
   const beside: InputFinding[] = [];
-  let result: Transcript;
+  let result: Remembered;
   try {
-    const appended = options.earlier && options.session === undefined ? readAppended(file, options.earlier) : null;
+    const appended = memo.earlier?.format === 'turn-trace' ? readAppended(file, memo.earlier) : null;
     if (appended) return appended;
-    result = readOpened(path, file, options, beside);
-    if (result.format === 'turn-trace' && options.session === undefined) rememberTraceEnd(result, file);
+    result = readOpened(path, file, options, memo, beside);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).syscall === undefined) throw e;
     throw new UnopenablePath(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   } finally {
     closeSync(file.fd);
   }
-  result.findings.push(...beside);
-  if (options.session !== undefined) narrowToSession(result, options.session);
-  if (result.format === 'hermes-state-db' || result.format === 'hermes-session-json') {
-    const ids = new Set(result.sessions.map((s) => s.id));
-    const dumps = findDumps(path, result.format).filter((f) => [...ids].some((id) => basename(f).startsWith(`request_dump_${id}_`)));
+  const { transcript } = result;
+  transcript.findings.push(...beside);
+  if (options.session !== undefined) narrowToSession(transcript, options.session);
+  if (transcript.format === 'hermes-state-db' || transcript.format === 'hermes-session-json') {
+    const ids = new Set(transcript.sessions.map((s) => s.id));
+    const dumps = findDumps(path, transcript.format).filter((f) => [...ids].some((id) => basename(f).startsWith(`request_dump_${id}_`)));
     const files = dumps.flatMap((p) => {
-      const bytes = readBeside(p, result.findings);
+      const bytes = readBeside(p, transcript.findings);
       return bytes ? [{ path: p, bytes }] : [];
     });
-    result.captured = readCapturedRequests(files, result.findings);
+    transcript.captured = readCapturedRequests(files, transcript.findings);
   }
   return result;
+}
+
+/** Whether a load remembers what it read, and what the last load of the file remembered (only a whole read is either). */
+interface Memo {
+  remember: boolean;
+  earlier?: ReadMemory;
 }
 
 /**
@@ -151,40 +180,31 @@ interface Opened {
   ino: number;
 }
 
-/** Where a read of a turn trace stopped, at a line's end: the file, its length, its bytes just before. */
-interface TraceEnd {
-  dev: number;
-  ino: number;
-  end: number;
-  tail: Uint8Array;
-}
-
-const traceEnds = new WeakMap<Transcript, TraceEnd>();
-
 /** Bytes compared where the last read ended, to tell a grown trace from one written anew. */
 const TRACE_END_CHECK = 4096;
 
-function rememberTraceEnd(transcript: Transcript, file: Opened): void {
+/**
+ * Where a read of a turn trace stopped, at a line's end, with its reader; null while a last line
+ * is still being written (read again whole next time, with its finding).
+ */
+function traceEnd(file: Opened, reader: TurnTraceReader): ReadMemory | null {
   const source = fileSource(file.fd, file.size);
-  // A last line still being written is read again whole next time, with its finding.
-  if (file.size === 0 || source.read(file.size - 1, 1)[0] !== 0x0a) return;
+  if (file.size === 0 || source.read(file.size - 1, 1)[0] !== 0x0a) return null;
   const n = Math.min(TRACE_END_CHECK, file.size);
-  traceEnds.set(transcript, { dev: file.dev, ino: file.ino, end: file.size, tail: source.read(file.size - n, n) });
+  return { format: 'turn-trace', file: { dev: file.dev, ino: file.ino }, end: file.size, tail: source.read(file.size - n, n), reader };
 }
 
-/** The lines appended to a trace since `earlier` was read, read into it; null when the file is not that trace grown. */
-function readAppended(file: Opened, earlier: Transcript): Transcript | null {
-  const at = traceEnds.get(earlier);
-  if (!at || at.dev !== file.dev || at.ino !== file.ino || file.size < at.end) return null;
+/** The lines appended to a trace since `earlier` was read, read into its transcript; null when the file is not that trace grown. */
+function readAppended(file: Opened, earlier: Extract<ReadMemory, { format: 'turn-trace' }>): Remembered | null {
+  if (earlier.file.dev !== file.dev || earlier.file.ino !== file.ino || file.size < earlier.end) return null;
   const source = fileSource(file.fd, file.size);
-  if (Buffer.compare(source.read(at.end - at.tail.length, at.tail.length), at.tail) !== 0) return null;
-  const bytes = source.read(at.end, file.size - at.end);
+  if (Buffer.compare(source.read(earlier.end - earlier.tail.length, earlier.tail.length), earlier.tail) !== 0) return null;
+  const bytes = source.read(earlier.end, file.size - earlier.end);
   // Bytes that are not UTF-8 or an unfinished line get their finding from a whole read.
   if (bytes.length && (bytes[bytes.length - 1] !== 0x0a || firstInvalidUtf8(bytes) >= 0)) return null;
   // A byte-order mark after a newline is text of that line, as in the whole file's decoding.
-  if (bytes.length && !continueTurnTrace(earlier, new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes))) return null;
-  rememberTraceEnd(earlier, file);
-  return earlier;
+  if (bytes.length && !earlier.reader.readAppended(new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes))) return null;
+  return { transcript: earlier.reader.transcript, memory: traceEnd(file, earlier.reader) };
 }
 
 type Unopened = { absent: true } | { absent: false; why: string };
@@ -238,82 +258,68 @@ function kindOf(st: Stats): string {
 
 const errorCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
-function readOpened(path: string, file: Opened, options: LoadOptions, beside: InputFinding[]): Transcript {
+function readOpened(path: string, file: Opened, options: LoadOptions, memo: Memo, beside: InputFinding[]): Remembered {
   // stat says 0 bytes of files that cannot be read too (/proc/self/mem: EIO): one byte is asked
   // for, so that a read that fails is a path that cannot be read (exit 2), not an empty file.
   if (file.size === 0) readSync(file.fd, Buffer.alloc(1), 0, 1, 0);
   const source = fileSource(file.fd, file.size);
   const limit = options.readWholeLimit ?? READ_WHOLE_LIMIT;
   const sqlite = isSqliteFile(source.read(0, 16));
-  if (sqlite && file.size > limit) return readLarge(path, source, limit, options.session, beside);
-  if (sqlite) return readStore(path, file, source, options, beside);
+  if (sqlite && file.size > limit) return { transcript: readLarge(path, source, limit, options.session, beside), memory: null };
+  if (sqlite) return readStore(path, file, source, options.session, memo, beside);
   if (!sqlite && file.size > WHOLE_FILE_LIMIT) {
     throw new UnopenablePath(
       `${path}: ${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole (only a state.db is read page by page)`,
     );
   }
-  return readSessionJson(path, source, options) ?? readWhole(path, source, options.session, beside);
+  return readSessionJson(path, source, memo) ?? readWhole(path, file, source, options.session, memo, beside);
 }
 
-function readWhole(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
+function readWhole(path: string, file: Opened, source: ByteSource, session: string | undefined, memo: Memo, beside: InputFinding[]): Remembered {
   const bytes = source.read(0, source.size);
   const format = sniffFormat(path, bytes);
   const sqlite = format === 'hermes-state-db';
-  return readTranscript({
+  const kept: { reader?: TurnTraceReader } = {};
+  const transcript = readTranscript({
     path,
     bytes,
     wal: sqlite ? readBeside(`${companionBase(path)}-wal`, beside) : undefined,
     journal: sqlite ? readBeside(`${companionBase(path)}-journal`, beside) : undefined,
     session,
+    kept,
   });
+  return { transcript, memory: memo.remember && kept.reader ? traceEnd(file, kept.reader) : null };
 }
 
 /**
- * A state.db read whole. With `remember`, what was read of its messages table is kept; a read given
+ * A state.db read whole. Remembering, what was read of its messages table is kept; a read given
  * that as `earlier`, of the same file with the same WAL grown, reads only the pages the WAL's later
  * commits wrote (and what it must read to find them), as asked for; otherwise the file is read at once.
  */
-function readStore(path: string, file: Opened, source: ByteSource, options: LoadOptions, beside: InputFinding[]): Transcript {
-  const whole = options.session === undefined;
+function readStore(path: string, file: Opened, source: ByteSource, session: string | undefined, memo: Memo, beside: InputFinding[]): Remembered {
   const wal = readBeside(`${companionBase(path)}-wal`, beside);
-  const last = whole && options.earlier ? storesRead.get(options.earlier) : undefined;
-  const reuse: StateDbOptions['reuse'] =
-    whole && options.remember ? { earlier: last?.dev === file.dev && last.ino === file.ino ? last.memory : undefined } : undefined;
-  const grown = reuse?.earlier && wal && Buffer.compare(wal.subarray(0, reuse.earlier.wal.header.length), reuse.earlier.wal.header) === 0;
+  const last =
+    memo.earlier?.format === 'hermes-state-db' && memo.earlier.file.dev === file.dev && memo.earlier.file.ino === file.ino ? memo.earlier.store : undefined;
+  const reuse: StateDbOptions['reuse'] = memo.remember ? { earlier: last } : undefined;
+  const grown = last && wal && Buffer.compare(wal.subarray(0, last.wal.header.length), last.wal.header) === 0;
   const pages = grown ? source : bytesSource(source.read(0, source.size));
   const journal = readBeside(`${companionBase(path)}-journal`, beside);
-  const transcript = readHermesStateDb(path, pages, { wal, journal, session: options.session, reuse });
-  if (reuse?.kept) {
-    const read = { dev: file.dev, ino: file.ino, memory: reuse.kept };
-    storesRead.set(transcript, read);
-    // The caller keeps whichever of the two the analysis goes on with.
-    if (options.earlier) storesRead.set(options.earlier, read);
-  }
-  return transcript;
+  const transcript = readHermesStateDb(path, pages, { wal, journal, session, reuse });
+  return { transcript, memory: reuse?.kept ? { format: 'hermes-state-db', file: { dev: file.dev, ino: file.ino }, store: reuse.kept } : null };
 }
-
-/** What a load with `remember` kept of a state.db's messages table, under what it returned. */
-const storesRead = new WeakMap<Transcript, { dev: number; ino: number; memory: StoreMemory }>();
 
 /**
  * A session snapshot parsed as it is read, so that neither its bytes nor its text are ever in
  * memory whole (unless they are to be remembered); null for any other file, and for a snapshot
  * that does not parse (read whole, it gets its findings).
  */
-function readSessionJson(path: string, source: ByteSource, { earlier, remember, session }: LoadOptions): Transcript | null {
+function readSessionJson(path: string, source: ByteSource, memo: Memo): Remembered | null {
   if (source.size === 0 || sniffFormat(path, source.read(0, SNIFF_BYTES)) !== 'hermes-session-json') return null;
-  const whole = session === undefined;
-  const read = readSplitSessionJson(path, source, { keep: whole && remember, earlier: whole && earlier ? messagesRead.get(earlier) : undefined });
-  if (read?.elements) {
-    messagesRead.set(read.transcript, read.elements);
-    // The caller keeps whichever of the two the analysis goes on with.
-    if (earlier) messagesRead.set(earlier, read.elements);
-  }
-  return read?.transcript ?? null;
+  const earlier = memo.earlier?.format === 'hermes-session-json' ? memo.earlier.snapshot : undefined;
+  const read = readSplitSessionJson(path, source, { keep: memo.remember, earlier });
+  if (!read) return null;
+  return { transcript: read.transcript, memory: read.memory ? { format: 'hermes-session-json', snapshot: read.memory } : null };
 }
-
-/** A session snapshot's messages as a load with `remember` read them, under what it returned. */
-const messagesRead = new WeakMap<Transcript, ElementsText>();
 
 /** A large state.db, its pages read as the page reader asks for them. */
 function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {

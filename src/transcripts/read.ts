@@ -6,7 +6,7 @@ import { isSqliteFile, readHermesStateDb } from './hermesStateDb';
 import type { CapturedRequest, InputFinding, Transcript } from '../model/transcript';
 import { parseError } from './acceptRow';
 import { bytesSource } from '../model/byteSource';
-import { isTurnTraceLine, readTurnTrace } from './turnTrace';
+import { isTurnTraceLine, readTurnTrace, type TurnTraceReader } from './turnTrace';
 import { isCassette, foreignText } from './foreign';
 import { parseJson } from './jsonText';
 
@@ -19,6 +19,8 @@ export interface ReadInput {
   journal?: Uint8Array;
   /** Only this session's lineage (state.db; load.ts narrows the other formats). */
   session?: string;
+  /** Set by the read of a turn trace: its reader, which reads lines appended later (load.ts's ReadMemory). */
+  kept?: { reader?: TurnTraceReader };
 }
 
 export type SniffedFormat = Transcript['format'] | 'unknown';
@@ -136,7 +138,7 @@ export function readTranscript(input: ReadInput): Transcript {
   const { text, finding } = decodeText(path, bytes);
   const transcript =
     format === 'turn-trace'
-      ? readTurnTrace(path, text)
+      ? readTurnTrace(path, text, input.kept)
       : format === 'hermes-request-dump'
         ? readHermesRequestDump(path, text)
         : readHermesSessionJson(path, text);

@@ -52,34 +52,21 @@ const DAMAGED_JSON = /^\s*[{[]/;
 /** The first lines that parse kept to tell what a file of no trace line is. */
 const FIRST_KEPT = 20;
 
-export function readTurnTrace(path: string, text: string): Transcript {
+/** `kept.reader`, set by the read of a trace: the reader, to read the lines appended later into the same transcript. */
+export function readTurnTrace(path: string, text: string, kept?: { reader?: TurnTraceReader }): Transcript {
   const reader = new TurnTraceReader(path);
   reader.read(text);
   const foreign = reader.notATrace();
   if (foreign) return { path, format: 'turn-trace', sessions: [], captured: [], findings: [foreign] };
-  readers.set(reader.transcript, reader);
+  if (kept) kept.reader = reader;
   return reader.transcript;
 }
 
-const readers = new WeakMap<Transcript, TurnTraceReader>();
-
 /**
- * Reads lines appended to the trace `transcript` was read from into it (the same object grows);
- * false for a transcript no trace reader made.
- */
-export function continueTurnTrace(transcript: Transcript, text: string): boolean {
-  const reader = readers.get(transcript);
-  // Until a line shows the file is a trace, the lines to come may show it is none: read it whole.
-  if (!reader?.traceLines) return false;
-  reader.read(text);
-  return true;
-}
-
-/**
- * A trace's lines read in order into one transcript: `read` again with the lines appended since,
+ * A trace's lines read in order into one transcript: `readAppended` with the lines appended since,
  * and the transcript (the same object) grows as the whole file's read would.
  */
-class TurnTraceReader {
+export class TurnTraceReader {
   readonly transcript: Transcript;
   private session: TranscriptSession | null = null;
   private gen: Generation | null = null;
@@ -88,12 +75,22 @@ class TurnTraceReader {
   /** Lines read so far. */
   private lines = 0;
   /** Lines that are, or were meant to be, turn-trace lines: a file of none is no trace. */
-  traceLines = 0;
+  private traceLines = 0;
   /** Of the other lines: how many hold anything, how many parse (the first of them kept), how many start as JSON. */
   private others = { lines: 0, parsed: 0, first: [] as ParsedLine[], damagedJson: 0 };
 
   constructor(path: string) {
     this.transcript = { path, format: 'turn-trace', sessions: [], captured: [], findings: [] };
+  }
+
+  /**
+   * Reads lines appended to the trace into its transcript; false, and nothing read, until a line
+   * has shown the file is a trace (the lines to come may show it is none: read it whole then).
+   */
+  readAppended(text: string): boolean {
+    if (!this.traceLines) return false;
+    this.read(text);
+    return true;
   }
 
   /** Reads the lines of `text`, which follows what was read before at a line's start. */

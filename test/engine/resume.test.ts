@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyze, extendAnalysis, reanalyzeChanged, type Analysis } from '../../src/analysis/report';
+import { analyze, analyzeResumable, extendAnalysis, reanalyzeChanged, type Analysis, type ResumableAnalysis } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES, type ProfileName } from '../../src/engine/profile';
 import { graftGrowth, keepUnchanged, transcriptGrowth } from '../../src/engine/transcriptGrowth';
 import type { Generation, Transcript } from '../../src/model/transcript';
 import type { Row } from '../../src/model/rows';
 import { Inspection } from '../../src/protocol/inspection';
-import { loadTranscript } from '../../src/transcripts/load';
+import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
 import { unansweredAsk } from '../../src/hermes/snapshot';
 import { createRng, synthesizeLongRun, toSessionJson, toTurnTraceJsonl } from '../support/synthesize';
@@ -77,21 +77,21 @@ interface Tally {
 function grow(states: Transcript[], profile: ProfileName, tally: Tally, label: string): void {
   const opts = { profile: PROFILES[profile], counter, messages: false };
   let held = structuredClone(states[0]);
-  let analysis = analyze(held, opts);
-  let view = viewOf(analysis);
+  let analysis = analyzeResumable(held, opts);
+  let view = viewOf(analysis.analysis);
   for (const state of states.slice(1)) {
     tally.steps++;
     const fresh = structuredClone(state);
     const growth = transcriptGrowth(held, fresh);
-    let next: Analysis | null = null;
+    let next: ResumableAnalysis | null = null;
     if (growth) {
       graftGrowth(held, fresh, growth);
       next = extendAnalysis(analysis, held);
     }
     if (next) tally.extended++;
     else held = fresh;
-    analysis = next ?? analyze(held, opts);
-    view = viewOf(analysis, next ? view.inspection : undefined);
+    analysis = next ?? analyzeResumable(held, opts);
+    view = viewOf(analysis.analysis, next ? view.inspection : undefined);
     const whole = viewOf(analyze(structuredClone(state), opts));
     if (view.json !== whole.json) {
       let k = 0;
@@ -165,7 +165,7 @@ describe('an analysis extended as its transcript grows', () => {
     const leaf = (k: number): boolean => !parents.has(home.sessions[k].id);
     const states = [0.5, 0.7, 0.9, 1].map((f) => cut(home, (gen, k) => (leaf(k) ? Math.ceil(gen.rows.length * f) : Infinity)));
     const held = structuredClone(states[0]);
-    const opened = new Map(roots.map((id) => [id, analyze(narrowToLineage(held, lineageMembers(held, id)), opts)]));
+    const opened = new Map(roots.map((id) => [id, analyzeResumable(narrowToLineage(held, lineageMembers(held, id)), opts)]));
     let extended = 0;
     for (const state of states.slice(1)) {
       const growth = transcriptGrowth(held, structuredClone(state));
@@ -175,9 +175,9 @@ describe('an analysis extended as its transcript grows', () => {
         const lineage = narrowToLineage(held, lineageMembers(held, id));
         const next = extendAnalysis(before, lineage);
         if (next) extended++;
-        const analysis = next ?? analyze(lineage, opts);
+        const analysis = next ?? analyzeResumable(lineage, opts);
         const whole = analyze(narrowToLineage(structuredClone(state), lineageMembers(state, id)), opts);
-        assert.equal(JSON.stringify(analysis.report), JSON.stringify(whole.report), `lineage ${id}`);
+        assert.equal(JSON.stringify(analysis.analysis.report), JSON.stringify(whole.report), `lineage ${id}`);
         opened.set(id, analysis);
       }
     }
@@ -205,7 +205,7 @@ describe('an analysis extended as its transcript grows', () => {
         const orphaned = structuredClone(transcript);
         orphaned.sessions = orphaned.sessions.filter((s) => s.id !== child?.id);
         let held = structuredClone(transcript);
-        let analysis = analyze(held, opts);
+        let analysis = analyzeResumable(held, opts);
         for (const [step, state] of [
           ['rewound', rewound],
           ['grown back', transcript],
@@ -215,7 +215,7 @@ describe('an analysis extended as its transcript grows', () => {
           steps++;
           const fresh = structuredClone(state);
           const growth = transcriptGrowth(held, fresh);
-          let next: Analysis | null;
+          let next: ResumableAnalysis | null;
           if (growth) {
             graftGrowth(held, fresh, growth);
             next = extendAnalysis(analysis, held);
@@ -223,12 +223,11 @@ describe('an analysis extended as its transcript grows', () => {
             const kept = keepUnchanged(held, fresh);
             keptSessions += kept.size;
             next = reanalyzeChanged(analysis, fresh, kept);
-            assert.ok(next, `${label}, session ${k}, ${step}: reanalysed`);
             held = fresh;
           }
-          analysis = next ?? analyze(held, opts);
+          analysis = next ?? analyzeResumable(held, opts);
           const whole = viewOf(analyze(structuredClone(state), opts)).json;
-          const view = viewOf(analysis).json;
+          const view = viewOf(analysis.analysis).json;
           if (view !== whole) {
             let at = 0;
             while (view[at] === whole[at]) at++;
@@ -247,29 +246,30 @@ describe('an analysis extended as its transcript grows', () => {
     const path = join(dir, 'live.trace.jsonl');
     const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
     writeFileSync(path, toTurnTraceJsonl(run.trace.slice(0, 10)));
-    let transcript = await loadTranscript(path);
-    let analysis = analyze(transcript, opts);
+    let { transcript, memory } = await loadRemembering(path);
+    let analysis = analyzeResumable(transcript, opts);
     let resumed = 0;
     for (let k = 10; k < run.trace.length; k += 4) {
       appendFileSync(path, toTurnTraceJsonl(run.trace.slice(k, k + 4)));
-      const next = await loadTranscript(path, { earlier: transcript });
-      assert.equal(next, transcript, 'lines appended are read into the earlier transcript');
-      const extended = extendAnalysis(analysis, next);
+      const next = await loadRemembering(path, { earlier: memory });
+      assert.equal(next.transcript, transcript, 'lines appended are read into the earlier transcript');
+      const extended = extendAnalysis(analysis, next.transcript);
       if (extended) resumed++;
-      analysis = extended ?? analyze(next, opts);
-      assert.equal(JSON.stringify(analysis.report), JSON.stringify(analyze(await loadTranscript(path), opts).report));
-      transcript = next;
+      analysis = extended ?? analyzeResumable(next.transcript, opts);
+      assert.equal(JSON.stringify(analysis.analysis.report), JSON.stringify(analyze(await loadTranscript(path), opts).report));
+      ({ transcript, memory } = next);
     }
     assert.ok(resumed > 0);
-    // Half a line: read whole, with the finding that says so; then a file written anew is read anew.
+    // Half a line: read whole, with the finding that says so, and nothing kept; then a file written anew is read anew.
     appendFileSync(path, '{"kind":"turn-trace","vers');
-    const partial = await loadTranscript(path, { earlier: transcript });
-    assert.notEqual(partial, transcript);
-    assert.ok(partial.findings.some((f) => f.atEnd));
+    const partial = await loadRemembering(path, { earlier: memory });
+    assert.notEqual(partial.transcript, transcript);
+    assert.ok(partial.transcript.findings.some((f) => f.atEnd));
+    assert.equal(partial.memory, null);
     writeFileSync(path, toTurnTraceJsonl(run.trace.slice(0, 3)));
-    const anew = await loadTranscript(path, { earlier: partial });
-    assert.notEqual(anew, partial);
-    assert.equal(JSON.stringify(anew), JSON.stringify(await loadTranscript(path)));
+    const anew = await loadRemembering(path, { earlier: memory });
+    assert.notEqual(anew.transcript, transcript);
+    assert.equal(JSON.stringify(anew.transcript), JSON.stringify(await loadTranscript(path)));
   });
 
   it('parses only the messages a rewritten session snapshot appends; what it held before stays the objects read then', async () => {
@@ -280,12 +280,16 @@ describe('an analysis extended as its transcript grows', () => {
     const upTo = (turns: number): string => toSessionJson({ ...run.session, rows: run.session.rows.slice(0, asks[turns] ?? run.session.rows.length) });
     const opts = { profile: PROFILES['hermes-current'], counter, messages: false };
     writeFileSync(path, upTo(10));
-    const held = await loadTranscript(path, { remember: true });
-    let analysis = analyze(held, opts);
+    const first = await loadRemembering(path);
+    const held = first.transcript;
+    let { memory } = first;
+    let analysis = analyzeResumable(held, opts);
     let resumed = 0;
     for (let turns = 12; turns <= asks.length; turns += 2) {
       writeFileSync(path, upTo(turns));
-      const fresh = await loadTranscript(path, { earlier: held, remember: true });
+      const again = await loadRemembering(path, { earlier: memory });
+      const fresh = again.transcript;
+      memory = again.memory;
       assert.equal(JSON.stringify(fresh), JSON.stringify(await loadTranscript(path)), `${turns} turns: as a whole read`);
       const before = held.sessions[0].generations[0].rows;
       assert.ok(
@@ -297,13 +301,13 @@ describe('an analysis extended as its transcript grows', () => {
       graftGrowth(held, fresh, growth);
       const extended = extendAnalysis(analysis, held);
       if (extended) resumed++;
-      analysis = extended ?? analyze(held, opts);
-      assert.equal(JSON.stringify(analysis.report), JSON.stringify(analyze(await loadTranscript(path), opts).report));
+      analysis = extended ?? analyzeResumable(held, opts);
+      assert.equal(JSON.stringify(analysis.analysis.report), JSON.stringify(analyze(await loadTranscript(path), opts).report));
     }
     assert.ok(resumed > 0);
     // An earlier message edited: parsed anew, and no growth.
     writeFileSync(path, upTo(asks.length).replace('"content": "', '"content": "edited '));
-    const edited = await loadTranscript(path, { earlier: held, remember: true });
+    const edited = (await loadRemembering(path, { earlier: memory })).transcript;
     assert.notEqual(edited.sessions[0].generations[0].rows[0], held.sessions[0].generations[0].rows[0]);
     assert.equal(transcriptGrowth(held, edited), null);
   });
@@ -372,14 +376,14 @@ describe('an analysis extended as its transcript grows', () => {
       { role: 'user', content: 'again?' },
     ];
     const held = of(asked);
-    const first = analyze(held, opts);
+    const first = analyzeResumable(held, opts);
     // Replayed in session order while a's last ask has no time; answered at 200, every turn has
     // one, and a's first turn (at 100) goes before b's (at 150).
     const fresh = of([...asked, { role: 'assistant', content: 'again.', timestamp: 200 }]);
     const growth = transcriptGrowth(held, fresh);
     assert.ok(growth);
     graftGrowth(held, fresh, growth);
-    const extended = extendAnalysis(first, held);
+    const extended = extendAnalysis(first, held)?.analysis;
     assert.ok(extended, 'every turn has a time and no two lineages share one: the turns are merged again');
     assert.deepEqual(
       extended.report.turns.map((t) => t.sessionId),

@@ -1,5 +1,5 @@
 // The lineages a report embeds (src/protocol/reportData.ts): a lineage that replays alone is taken
-// from the whole file's analysis (sliceAnalysis), the others analysed by themselves. Either way
+// from the whole file's analysis (lineageSlicer), the others analysed by themselves. Either way
 // each must be what that lineage analysed alone is, report and everything the view gets, as
 // `analyze --lineage ID` shows it: on every example and bad fixture, every upstream-written store,
 // the extreme lineage shapes, lineages whose turns interleave in time, and findings said once per
@@ -10,7 +10,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { everyLineage } from '../../src/analysis/overviewColumns';
-import { analyze, sliceAnalysis, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
+import { analyze, lineageSlicer, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { lineageMembers, listedLineages, narrowToLineage, replaysAlone } from '../../src/hermes/lineage';
@@ -70,6 +70,7 @@ interface Checked {
 async function checkLineages(label: string, transcript: Transcript, path?: string): Promise<Checked> {
   const whole = analyze(transcript, OPTIONS);
   const data = reportData(whole, 'T', OPTIONS);
+  const sliceOf = lineageSlicer(whole, OPTIONS);
   const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
   const embedded = data.overview ? data.lineages : {};
   // `--lineage` finds a session in the sessions table: rows of one it does not list are no lineage to ask it for.
@@ -83,7 +84,7 @@ async function checkLineages(label: string, transcript: Transcript, path?: strin
     const expected = byItself(transcript, members);
     const expectedView = view(expected);
     if (replaysAlone(transcript, members)) {
-      const slice = sliceAnalysis(whole, narrowToLineage(transcript, members));
+      const slice = sliceOf(narrowToLineage(transcript, members));
       assert.ok(slice, `${at}: not sliced`);
       out.sliced++;
       assert.deepEqual(slice.report, expected.report, at);
@@ -164,7 +165,7 @@ describe('each lineage a report embeds, sliced from the whole analysis or analys
     );
     assert.deepEqual(await checkLineages('interleaved', transcript, path), { lineages: 2, sliced: 2 });
     // Two lineages are no slice of one.
-    assert.equal(sliceAnalysis(analyze(transcript, OPTIONS), narrowToLineage(transcript, ['a', 'b'])), null);
+    assert.equal(lineageSlicer(analyze(transcript, OPTIONS), OPTIONS)(narrowToLineage(transcript, ['a', 'b'])), null);
   });
 
   it('on a branch that answers its parent’s last ask: the two replay together, so each is analysed alone', async () => {
@@ -191,7 +192,7 @@ describe('each lineage a report embeds, sliced from the whole analysis or analys
       const members = lineageMembers(transcript, id);
       assert.equal(replaysAlone(transcript, members), false, id);
       // Within the file the branch answers the parent's last ask; alone, the parent's list holds it unanswered.
-      assert.notDeepEqual(sliceAnalysis(whole, narrowToLineage(transcript, members))?.report, byItself(transcript, members).report, id);
+      assert.notDeepEqual(lineageSlicer(whole, OPTIONS)(narrowToLineage(transcript, members))?.report, byItself(transcript, members).report, id);
     }
     assert.deepEqual(await checkLineages('branch', transcript, path), { lineages: 2, sliced: 0 });
   });

@@ -20,7 +20,7 @@ import { analyze } from '../../src/analysis/report';
 import type { Report } from '../../src/analysis/reportTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
-import { loadTranscript } from '../../src/transcripts/load';
+import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { badCorpus, BAD_FIXTURES_DIR, WAL_WRITER_PY, writeDeepCases, writeHugeSingleLine, type HugeKind } from '../support/badFixtures';
 import { assertNoStack, CLI, cli, tempDir } from '../cli/support';
 import { assertNoDuplicateDiagnostics, assertReportInvariants, assertSchemaValid, hasPosition, snapshot } from './invariants';
@@ -809,9 +809,9 @@ async function examine(path: string, e: Expect, t: TestContext): Promise<Report>
   }
   assert.equal(snapshot(transcript), before, 'the analysis never changes the transcript it reads');
   // As the extension's worker reads it: remembering what it read, then reading the file again.
-  const remembered = await loadTranscript(path, { remember: true });
-  assert.equal(snapshot(remembered), before, 'a load that remembers reads what one that does not reads');
-  assert.equal(snapshot(await loadTranscript(path, { earlier: remembered, remember: true })), before, 'the file read again reads as it did');
+  const remembered = await loadRemembering(path);
+  assert.equal(snapshot(remembered.transcript), before, 'a load that remembers reads what one that does not reads');
+  assert.equal(snapshot((await loadRemembering(path, { earlier: remembered.memory })).transcript), before, 'the file read again reads as it did');
   t.diagnostic(`${name}: ${report.turns.length} turns, ${report.requests.length} requests, ${report.diagnostics.length} findings`);
   return report;
 }

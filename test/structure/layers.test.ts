@@ -1,5 +1,5 @@
 // The source tree is layered and imports go only downwards (docs/architecture.md): types, then
-// Hermes row semantics, then readers and engine side by side, analysis, protocol, hosts.
+// Hermes row semantics, then readers and engine side by side, analysis, live refresh, protocol, hosts.
 // A file that imports upwards, or a reader that imports the engine (or the reverse), fails here.
 
 import assert from 'node:assert/strict';
@@ -16,6 +16,7 @@ const LAYERS: { name: string; dirs: string[] }[] = [
   { name: 'readers', dirs: ['src/transcripts'] },
   { name: 'engine', dirs: ['src/engine'] },
   { name: 'analysis', dirs: ['src/analysis'] },
+  { name: 'live', dirs: ['src/live'] },
   { name: 'protocol', dirs: ['src/protocol'] },
   { name: 'cli', dirs: ['src/cli', 'src/webviewHtml.ts'] },
   { name: 'extension', dirs: ['src/extension', 'src/webviewHtml.ts'] },
@@ -28,9 +29,10 @@ const ALLOWED: Record<string, string[]> = {
   readers: ['model', 'hermes'],
   engine: ['model', 'hermes'],
   analysis: ['model', 'hermes', 'engine', 'readers'],
+  live: ['model', 'hermes', 'engine', 'readers', 'analysis'],
   protocol: ['model', 'hermes', 'engine', 'readers', 'analysis'],
   cli: ['model', 'hermes', 'engine', 'readers', 'analysis', 'protocol'],
-  extension: ['model', 'hermes', 'engine', 'readers', 'analysis', 'protocol'],
+  extension: ['model', 'hermes', 'engine', 'readers', 'analysis', 'live', 'protocol'],
   webview: [],
 };
 /**

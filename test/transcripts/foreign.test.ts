@@ -13,7 +13,7 @@ import type { Report } from '../../src/analysis/reportTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import type { Transcript } from '../../src/model/transcript';
-import { loadTranscript } from '../../src/transcripts/load';
+import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { readTranscript } from '../../src/transcripts/read';
 import { example, ROOT, tempDir } from '../cli/support';
 
@@ -212,14 +212,14 @@ describe('a turn trace with damaged lines is still a trace', () => {
     const dir = tempDir();
     const path = join(dir, 'grows.jsonl');
     writeFileSync(path, '{"type":"user","sessionId":\n');
-    const earlier = await loadTranscript(path);
+    const earlier = await loadRemembering(path);
     assert.deepEqual(
-      earlier.findings.map((f) => f.code),
+      earlier.transcript.findings.map((f) => f.code),
       ['parse-error'],
     );
     appendFileSync(path, '{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null}\n{"type":"assistant","sessionId":"s","uuid":"u2"}\n');
-    const grown = await loadTranscript(path, { earlier });
-    assert.notEqual(grown, earlier, 'read whole, not continued');
+    const grown = (await loadRemembering(path, { earlier: earlier.memory })).transcript;
+    assert.notEqual(grown, earlier.transcript, 'read whole, not continued');
     onlyNotATranscript(reportOf(grown), /a Claude Code session log \(line 2: "type": "user" with "sessionId" and "uuid"\); none of its 3 lines/, 2);
   });
 });

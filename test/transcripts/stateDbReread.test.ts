@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import initSqlJs from 'sql.js';
 import type { Transcript } from '../../src/model/transcript';
-import { loadTranscript } from '../../src/transcripts/load';
+import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { sqliteExec } from '../support/sqliteExec';
 import { synthesizeLongRun, toStateDb, type SynthSession } from '../support/synthesize';
 
@@ -74,13 +74,13 @@ describe('a state.db read again', () => {
       ['VACUUM (every page written again)', () => write('VACUUM;'), false],
       ['the rest appended', () => appendTurns(60), true],
     ];
-    let held = await loadTranscript(db, { remember: true });
+    let held = await loadRemembering(db);
     for (const [name, step, reuses] of steps) {
       step();
-      const fresh = await loadTranscript(db, { earlier: held, remember: true });
-      sameText(JSON.stringify(fresh), JSON.stringify(await loadTranscript(db)), `${name}: as a whole read`);
-      const before = new Set(rows(held));
-      const reused = rows(fresh).filter((r) => before.has(r)).length;
+      const fresh = await loadRemembering(db, { earlier: held.memory });
+      sameText(JSON.stringify(fresh.transcript), JSON.stringify(await loadTranscript(db)), `${name}: as a whole read`);
+      const before = new Set(rows(held.transcript));
+      const reused = rows(fresh.transcript).filter((r) => before.has(r)).length;
       assert.equal(reused > 0, reuses, `${name}: ${reused} rows reused`);
       held = fresh;
     }
@@ -97,22 +97,22 @@ describe('a state.db read again', () => {
     edit("UPDATE messages SET content = 'both' WHERE id = 3;");
     const backup = files.map((f) => readFileSync(f));
     edit("UPDATE messages SET content = 'first history' WHERE id = 1;");
-    const held = await loadTranscript(db, { remember: true });
+    const held = await loadRemembering(db);
     // The files put back as they were before that commit (the same files, rewritten), and another
     // history written from there: the same log header, as many commits, other frames; and not one
     // of them writes the page the first history changed.
     files.forEach((f, i) => writeFileSync(f, backup[i]));
     edit('UPDATE messages SET timestamp = timestamp + 1 WHERE id = (SELECT max(id) FROM messages);');
     edit('UPDATE messages SET timestamp = timestamp + 1 WHERE id = (SELECT max(id) FROM messages);');
-    const fresh = await loadTranscript(db, { earlier: held, remember: true });
-    sameText(JSON.stringify(fresh), JSON.stringify(await loadTranscript(db)), 'the other history, read again');
-    assert.ok(!JSON.stringify(fresh).includes('first history'));
+    const fresh = await loadRemembering(db, { earlier: held.memory });
+    sameText(JSON.stringify(fresh.transcript), JSON.stringify(await loadTranscript(db)), 'the other history, read again');
+    assert.ok(!JSON.stringify(fresh.transcript).includes('first history'));
     // Damage within what was read: the log counts only up to it, and the read is whole.
     const wal = readFileSync(`${db}-wal`);
     wal[32 + 24 + 100] ^= 0xff;
     writeFileSync(`${db}-wal`, wal);
-    const damaged = await loadTranscript(db, { earlier: fresh, remember: true });
-    sameText(JSON.stringify(damaged), JSON.stringify(await loadTranscript(db)), 'the damaged log, read again');
+    const damaged = await loadRemembering(db, { earlier: fresh.memory });
+    sameText(JSON.stringify(damaged.transcript), JSON.stringify(await loadTranscript(db)), 'the damaged log, read again');
   });
   it('keeps the rows read before damage, remembering or not, and read again', async () => {
     const SQL = await initSqlJs();
@@ -124,9 +124,9 @@ describe('a state.db read again', () => {
       writeFileSync(db, bytes.subarray(0, Math.floor((bytes.length * share) / 4096) * 4096));
       const plain = JSON.stringify(await loadTranscript(db));
       assert.ok(rows(await loadTranscript(db)).length > 0, `${share}: rows before the damage`);
-      const remembered = await loadTranscript(db, { remember: true });
-      sameText(JSON.stringify(remembered), plain, `cut at ${share}, remembering`);
-      sameText(JSON.stringify(await loadTranscript(db, { earlier: remembered, remember: true })), plain, `cut at ${share}, read again`);
+      const remembered = await loadRemembering(db);
+      sameText(JSON.stringify(remembered.transcript), plain, `cut at ${share}, remembering`);
+      sameText(JSON.stringify((await loadRemembering(db, { earlier: remembered.memory })).transcript), plain, `cut at ${share}, read again`);
     }
   });
 });

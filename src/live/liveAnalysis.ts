@@ -1,0 +1,76 @@
+// A transcript kept analysed while its agent writes to it: each fresh read is refreshed from what
+// the last one left, in one of three ways (docs/glossary.md: growth, resume, family). The one home
+// of what a live refresh remembers: what the file's next load reuses, the transcript as analysed,
+// and the analysis with its replay cursor and report parts. Each layer hands its part back as a
+// value (loadRemembering, analyzeResumable); this object alone holds them, so the contracts that
+// an extension spends what it extended, and a graft changes the transcript held, stay inside it.
+
+import { analyzeResumable, extendAnalysis, reanalyzeChanged, type Analysis, type AnalyzeOptions, type ResumableAnalysis } from '../analysis/report';
+import { graftGrowth, keepUnchanged, transcriptGrowth } from '../engine/transcriptGrowth';
+import type { Transcript } from '../model/transcript';
+import type { ReadMemory } from '../transcripts/load';
+
+/** How a refresh came by its analysis. */
+export type Refreshed =
+  /** The first read, or one that nothing of the last analysis could be kept for. */
+  | { kind: 'whole' }
+  /**
+   * Rows appended: the replay resumed, adding these turns and requests; `reported` earlier turns
+   * were reported again (renumbered, or gone on to new requests).
+   */
+  | { kind: 'resumed'; turns: number; requests: number; reported: number }
+  /** Rewritten: `sessions` of `of` replayed, the families that did not change taken over. */
+  | { kind: 'recomputed'; sessions: number; of: number };
+
+export class LiveAnalysis {
+  private memory: ReadMemory | null = null;
+  private held: { transcript: Transcript; analysed: ResumableAnalysis } | null = null;
+
+  /** `options` hold for every refresh: another profile or tokenizer is another LiveAnalysis. */
+  constructor(private readonly options: AnalyzeOptions) {}
+
+  /** What the file's next load reuses (loadRemembering's `earlier`); null: nothing. */
+  get reading(): ReadMemory | null {
+    return this.memory;
+  }
+
+  /** The transcript as last analysed (a fresh read that only grew is grafted onto the one before). */
+  get transcript(): Transcript | undefined {
+    return this.held?.transcript;
+  }
+
+  /**
+   * The analysis of `fresh`, the file read again (with `reading`, what that load kept). When all
+   * that changed is rows appended, they are grafted onto the transcript held and the replay
+   * resumes where it stopped (every other lineage's turns and tokens kept); otherwise only the
+   * families of sessions that changed are replayed (a compaction or an /undo in one lineage), or,
+   * with none unchanged, all. Each equals analysing `fresh` whole.
+   */
+  refresh(fresh: Transcript, reading: ReadMemory | null = null): { analysis: Analysis; how: Refreshed } {
+    this.memory = reading;
+    const held = this.held;
+    const growth = held && transcriptGrowth(held.transcript, fresh);
+    if (held && growth) {
+      graftGrowth(held.transcript, fresh, growth);
+      const before = held.analysed.analysis.report;
+      const extended = extendAnalysis(held.analysed, held.transcript);
+      if (!extended) return this.whole(held.transcript);
+      held.analysed = extended;
+      const { analysis } = extended;
+      const turns = analysis.report.turns.length - before.turns.length;
+      const requests = analysis.report.requests.length - before.requests.length;
+      return { analysis, how: { kind: 'resumed', turns, requests, reported: before.turns.length - (analysis.kept?.turns ?? 0) } };
+    }
+    const kept = held ? keepUnchanged(held.transcript, fresh) : null;
+    if (!held || !kept?.size) return this.whole(fresh);
+    const again = reanalyzeChanged(held.analysed, fresh, kept);
+    this.held = { transcript: fresh, analysed: again };
+    return { analysis: again.analysis, how: { kind: 'recomputed', sessions: fresh.sessions.length - kept.size, of: fresh.sessions.length } };
+  }
+
+  private whole(transcript: Transcript): { analysis: Analysis; how: Refreshed } {
+    const analysed = analyzeResumable(transcript, this.options);
+    this.held = { transcript, analysed };
+    return { analysis: analysed.analysis, how: { kind: 'whole' } };
+  }
+}
