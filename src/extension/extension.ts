@@ -1,4 +1,5 @@
-// Activation: registrations only. Nothing is read, watched or analysed until a view asks for it,
+// Activation: registrations, and once per machine Agent Transcripts shown when the workspace holds
+// a transcript. Nothing is read, watched or analysed until a view asks for it,
 // and then in a worker thread (dist/engine.js), so the extension host never runs the engine; what
 // the host itself touches on disk it touches asynchronously.
 
@@ -12,7 +13,7 @@ import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel, 
 import { statusOf } from './statusText';
 import { tabTitle } from './tabTitle';
 import { sizeText, transcriptKind } from './transcriptKind';
-import { TranscriptTree } from './transcriptTree';
+import { TranscriptTree, type TranscriptNode } from './transcriptTree';
 
 /**
  * Live refresh runs at most this often while a file keeps changing: a writer appending every few
@@ -21,6 +22,8 @@ import { TranscriptTree } from './transcriptTree';
 const REFRESH_INTERVAL_MS = 250;
 /** A file unchanged for this long has no writer mid-line any more. */
 const WRITER_QUIET_MS = 2000;
+/** Set once Agent Transcripts has been shown by itself: after that the user's layout is left alone. */
+const TRANSCRIPTS_SHOWN = 'promptInspector.transcriptsShown';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Prompt Inspector', { log: true });
@@ -56,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const tree = new TranscriptTree(cache, watchTranscripts);
+  const treeView = vscode.window.createTreeView('promptInspector.transcripts', { treeDataProvider: tree });
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = 'promptInspector.nextBreak';
   context.subscriptions.push(cache, problems, status, log);
@@ -136,7 +140,7 @@ export function activate(context: vscode.ExtensionContext): void {
       },
     }),
 
-    vscode.window.registerTreeDataProvider('promptInspector.transcripts', tree),
+    treeView,
 
     vscode.commands.registerCommand('promptInspector.open', async () => {
       const uris = await findTranscripts();
@@ -184,6 +188,20 @@ export function activate(context: vscode.ExtensionContext): void {
     InspectorView.onDidChangeActive((view) => updateStatus(status, view)),
     cache.onDidChange((uri) => void publish(uri)),
   );
+  void showTranscriptsOnce(context.globalState, tree, treeView);
+}
+
+/**
+ * A new view in the Explorer starts collapsed under Outline and Timeline, where nobody finds it:
+ * the first time a workspace holds a transcript, Agent Transcripts is opened once, without taking
+ * the focus (a palette being typed in stays open).
+ */
+async function showTranscriptsOnce(memory: vscode.Memento, tree: TranscriptTree, view: vscode.TreeView<TranscriptNode>): Promise<void> {
+  if (memory.get(TRANSCRIPTS_SHOWN)) return;
+  const [first] = await tree.getChildren();
+  if (!first) return;
+  await memory.update(TRANSCRIPTS_SHOWN, true);
+  await view.reveal(first, { select: false, focus: false });
 }
 
 function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefined): void {

@@ -13,17 +13,22 @@ import type { RevealTarget } from './inspectorView';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';
 
+type FileNode = { kind: 'file'; uri: vscode.Uri };
 type Node =
-  | { kind: 'file'; uri: vscode.Uri }
+  | FileNode
   | { kind: 'lineage'; uri: vscode.Uri; lineage: OverviewLineage }
   /** `row`: the session as the overview lists it; null in a file of one lineage, which has none. */
   | { kind: 'session'; uri: vscode.Uri; id: string; row: OverviewSession | null }
   /** `ordinal`: its position among its session's turns, what a click reveals in whatever scope is open. */
   | { kind: 'turn'; uri: vscode.Uri; session: string; ordinal: number; turn: SessionTurn };
 
+export type { Node as TranscriptNode };
+
 export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  /** A file's node keeps its identity from one listing to the next: VS Code finds a revealed element by it. */
+  private readonly files = new Map<string, FileNode>();
 
   /** `onAnalysis` runs before the tree asks for an analysis (the extension starts watching then). */
   constructor(
@@ -38,7 +43,7 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
-    if (!node) return (await findTranscripts()).map((uri) => ({ kind: 'file', uri }));
+    if (!node) return (await findTranscripts()).map((uri) => this.fileNode(uri));
     if (node.kind === 'turn') return [];
     let inspection: RemoteInspection;
     this.onAnalysis();
@@ -56,6 +61,19 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
       return [...sessions, ...node.lineage.children.map(lineageNode)];
     }
     return (await inspection.sessionTurns(node.id)).map((turn, ordinal) => ({ kind: 'turn', uri: node.uri, session: node.id, ordinal, turn }));
+  }
+
+  private fileNode(uri: vscode.Uri): FileNode {
+    const key = uri.toString();
+    let node = this.files.get(key);
+    if (!node) this.files.set(key, (node = { kind: 'file', uri }));
+    return node;
+  }
+
+  /** Only files are revealed (the first start shows the view at its first file), and files are the roots. */
+  getParent(node: Node): Node | undefined {
+    if (node.kind !== 'file') throw new Error('Agent Transcripts reveals files only');
+    return undefined;
   }
 
   getTreeItem(node: Node): vscode.TreeItem {

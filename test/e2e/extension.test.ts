@@ -45,7 +45,6 @@ let server: CodeServer | undefined;
 let browser: Browser | undefined;
 let page: Page | undefined;
 let workspace = '';
-
 before(
   () => {
     ensureE2eTools();
@@ -404,8 +403,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
 
   scenario('the Agent Transcripts view: transcripts → sessions → turns with break and compaction badges', async () => {
     const p = page as Page;
-    await runCommand(p, 'Explorer: Focus on Agent Transcripts View');
     const view = p.locator('.pane', { has: p.locator('.pane-header', { hasText: 'Agent Transcripts' }) });
+    // Nobody opened it: on this first start in a workspace with transcripts it was shown by itself.
+    assert.equal(await view.locator('.pane-header').getAttribute('aria-expanded'), 'true', 'Agent Transcripts shown on the first start');
+    await runCommand(p, 'Explorer: Focus on Agent Transcripts View');
     const item = (label: string | RegExp) => view.locator('.monaco-list-row', { hasText: label }).first();
     await item('rotation-prompt-changed/state.db').waitFor({ state: 'visible', timeout: 20_000 });
     assert.ok(await item('sidecars/session_20260918_101500_a1b2c3.json').isVisible());
