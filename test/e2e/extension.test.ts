@@ -9,9 +9,9 @@
  * Run alone: node --import tsx --test test/e2e/extension.test.ts
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -45,6 +45,21 @@ let server: CodeServer | undefined;
 let browser: Browser | undefined;
 let page: Page | undefined;
 let workspace = '';
+/**
+ * Two 2,000-session homes (~120 MB each, hermes_home.py; other seeds, other rows), written beside
+ * the workspace while the first scenarios run: one opened, then the other put in its place.
+ */
+let bigHomes: Promise<string[]> | undefined;
+
+function writeBigHome(dir: string, seed: number): Promise<string> {
+  const args = [join(ROOT, 'test/support/hermes_home.py'), dir, '--sessions', '2000', '--seed', String(seed), '--target-mb', '120'];
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(join(dir, 'state.db')) : reject(new Error(`hermes_home.py exited ${code}`))));
+  });
+}
+
 before(
   () => {
     ensureE2eTools();
@@ -57,6 +72,8 @@ before(
     mkdirSync(workspace, { recursive: true });
     for (const dir of ['sidecars', 'rotation', 'rotation-prompt-changed', 'trace'])
       cpSync(join(ROOT, 'examples', dir), join(workspace, dir), { recursive: true });
+    bigHomes = Promise.all([20, 21].map((seed) => writeBigHome(join(dirname(workspace), `big-home-${seed}`), seed)));
+    bigHomes.catch(() => undefined); // awaited, and reported, by its scenario
   },
   { timeout: 20 * 60_000 },
 );
@@ -140,6 +157,36 @@ async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeou
     if (ok(v) || Date.now() > deadline) return v;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Presses `key` in an inspector and measures, inside its webview, from the keydown to the moment the
+ * request it lands on shows its messages: a round trip through the host to the file's engine.
+ * -1 when that did not happen within 10 s.
+ */
+async function keyAnswered(frame: Frame, key: string): Promise<number> {
+  // A string, not a function: tsx would name the helpers inside with a `__name` the page lacks.
+  const answered = frame.evaluate<number>(`new Promise((resolve) => {
+    const root = document.querySelector('prompt-inspector-app').shadowRoot;
+    const selected = () => root.querySelector('request-bar')?.shadowRoot?.querySelector('[role=tab][aria-selected=true]')?.dataset.request;
+    const shown = () => {
+      const list = root.querySelector('message-list')?.shadowRoot;
+      return !!list?.querySelector('message-view') && !list.querySelector('[data-placeholder]');
+    };
+    const from = selected();
+    let pressed = -1;
+    addEventListener('keydown', () => (pressed = performance.now()), { capture: true, once: true });
+    const started = performance.now();
+    const poll = () => {
+      const now = performance.now();
+      if (pressed >= 0 && selected() !== from && shown()) resolve(now - pressed);
+      else if (now - started > 10000) resolve(-1);
+      else requestAnimationFrame(poll);
+    };
+    requestAnimationFrame(poll);
+  })`);
+  await (page as Page).keyboard.press(key);
+  return answered;
 }
 
 async function openFromPalette(filter: string): Promise<void> {
@@ -806,4 +853,75 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
     await screenshot(p, 'large-db-session-loaded-dark');
   });
+
+  scenario(
+    'a 2,000-session home being read holds up no other file: keys in a small one answered within 200 ms',
+    async () => {
+      const p = page as Page;
+      const [first, second] = await (bigHomes as Promise<string[]>);
+      await runCommand(p, 'View: Close All Editors');
+      // The default read-whole limit again (the scenario before set 0 MB): the home is read whole.
+      (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.light });
+      await reloadWorkbench(p);
+      await p.waitForSelector('.monaco-workbench.vs', { timeout: 30_000 });
+      const home = join(workspace, 'big/state.db');
+      mkdirSync(dirname(home));
+      cpSync(first, home);
+      const homeReadSince = (logged: number): boolean =>
+        extensionLog()
+          .slice(logged)
+          .some((l) => l.includes('big/state.db: '));
+      let logged = extensionLog().length;
+      await openFromPalette('trace/agent.trace.jsonl');
+      await inspectorFor('trace/agent.trace.jsonl');
+      await openFromPalette('big/state.db');
+      // The home in a group of its own, so both webviews stay alive (the move gives the small
+      // file's panel a new frame); its first read done before the measured one starts.
+      await runCommand(p, 'View: Move Editor into Right Group');
+      await eventually(async () => homeReadSince(logged), Boolean, 180_000);
+      const lineagesOf = (frame: Frame): Promise<string[]> =>
+        frame.evaluate(() => ((globalThis as any).document.querySelector('prompt-inspector-app').overview?.lineages ?? []).map((l: { id: string }) => l.id));
+      const before = await lineagesOf(await overviewFor('big/state.db', 60_000));
+      assert.ok(before.length > 100, `the first home's lineages (${before.length})`);
+      const small = await inspectorFor('trace/agent.trace.jsonl');
+      await small.locator('turn-stepper #turn-0').click();
+
+      // Another home put in its place (a rename, as an editor saves): the worker reads it whole again
+      // while the keys are pressed in the small file, which never left the screen or the focus.
+      logged = extensionLog().length;
+      cpSync(second, `${home}.new`);
+      renameSync(`${home}.new`, home);
+      const homeRead = (): boolean => homeReadSince(logged);
+
+      // Forward one request at a time: each lands on a request whose messages come from the engine.
+      const during: number[] = [];
+      for (let i = 0; i < 12 && !homeRead(); i++) {
+        const ms = await keyAnswered(small, 'n');
+        if (!homeRead()) during.push(ms);
+      }
+      process.stderr.write(`[e2e] keys answered while the home was read: ${during.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
+      assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything`);
+      assert.ok(
+        during.every((ms) => ms >= 0 && ms <= 200),
+        `every key answered within 200 ms: ${during.join(', ')}`,
+      );
+
+      // The other home was read meanwhile, and shows.
+      await eventually(async () => homeRead(), Boolean, 180_000);
+      const after = await eventually(
+        async () => lineagesOf(await overviewFor('big/state.db', 60_000)),
+        (ids) => ids.length > 100 && ids.join() !== before.join(),
+        60_000,
+      );
+      assert.ok(after.length > 100 && after.join() !== before.join(), 'the other home is shown');
+      process.stderr.write(
+        `[e2e] the home read again: ${extensionLog()
+          .slice(logged)
+          .find((l) => l.includes('big/state.db: '))}\n`,
+      );
+      await screenshot(p, 'big-home-beside-small-light');
+      await runCommand(p, 'View: Close All Editors');
+    },
+    8 * 60_000,
+  );
 });
