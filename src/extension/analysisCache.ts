@@ -102,6 +102,9 @@ export class AnalysisCache implements vscode.Disposable {
     (key, file) => void this.engines.for(file).call('drop', { key }),
   );
 
+  /** Each file's session count as its last analysis found it (the palette shows it beside the path). */
+  private readonly sessionCounts = new Map<string, number>();
+
   constructor(
     extensionUri: vscode.Uri,
     private readonly memory: vscode.Memento,
@@ -146,9 +149,15 @@ export class AnalysisCache implements vscode.Disposable {
               ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
               : 'analysed whole';
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
+          this.sessionCounts.set(uri.toString(), (catalog ?? index.sessions).length);
           return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, engine, key);
         });
     });
+  }
+
+  /** How many sessions the file held when it was last analysed; undefined before any analysis. */
+  sessionCount(uri: vscode.Uri): number | undefined {
+    return this.sessionCounts.get(uri.toString());
   }
 
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */

@@ -13,6 +13,7 @@ import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel, 
 import { statusOf } from './statusText';
 import { tabTitle } from './tabTitle';
 import { sizeText, transcriptKind } from './transcriptKind';
+import { plural } from '../protocol/shownText';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
 
 /**
@@ -154,7 +155,10 @@ export function activate(context: vscode.ExtensionContext): void {
             (s) => sizeText(s.size),
             () => 'size not known',
           );
-          return { label: vscode.workspace.asRelativePath(uri), description: `${transcriptKind(uri.path)} · ${size}`, uri };
+          // Sessions only where an analysis counted them: the palette reads no file to list it.
+          const sessions = cache.sessionCount(uri);
+          const counted = sessions === undefined ? '' : ` · ${plural(sessions, 'session')}`;
+          return { label: vscode.workspace.asRelativePath(uri), description: `${transcriptKind(uri.path)} · ${size}${counted}`, uri };
         }),
       );
       const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Transcript to inspect' });

@@ -496,6 +496,15 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await item('rotation-prompt-changed/state.db').locator('.label-name').click();
     await p.waitForTimeout(500);
     assert.equal(await tabs(), 1, 'opening the file again focuses its panel');
+
+    // The palette describes each transcript: its kind and size, and its sessions once analysed.
+    await runCommand(p, OPEN);
+    const input = p.locator('.quick-input-widget .quick-input-box input');
+    await input.fill('rotation-prompt-changed/state.db');
+    const row = p.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
+    await row.waitFor({ state: 'visible' });
+    assert.match(await row.innerText(), /Hermes state\.db · [\d.]+ KB · 2 sessions/);
+    await p.keyboard.press('Escape');
   });
 
   scenario('a Claude Code session log: one finding, no green status, Problems clean once closed', async () => {
