@@ -101,6 +101,8 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
       gapSeconds: null,
       userWireIndex: 1,
       captured: null,
+      billed: null,
+      cacheMiss: null,
     },
   ];
   const header = { title: 'long', source: { path: 'long.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [] };

@@ -7,6 +7,7 @@ import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import { durationText, utcText } from '../src/analysis/overviewColumns';
 import type { BreakContext, RequestView } from '../src/protocol/messages';
+import type { CacheMiss } from '../src/analysis/reportTypes';
 import { piEvent } from './events';
 import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
@@ -24,6 +25,16 @@ const CAUSE: Record<string, string> = {
   compression: 'a compaction replaced the history: everything from this message on is re-billed',
   'system-changed': 'the system prompt changed',
   'tools-changed': 'the tool definitions changed',
+};
+
+/** What each cause the agent logs means for the cache (docs/agent-log.md). */
+const LOGGED_CAUSE: Record<string, string> = {
+  'stored-prompt-null': 'the stored system prompt was null, so it was rebuilt',
+  'stored-prompt-empty': 'the stored system prompt was empty, so it was rebuilt',
+  'stored-prompt-stale': 'the stored system prompt named another model or provider, so it was rebuilt',
+  'capability-refresh': 'the system prompt was rebuilt after a capability refresh',
+  'restore-failed': 'the stored system prompt could not be read, so it was rebuilt',
+  'persist-failed': 'the rebuilt system prompt could not be stored, so later turns rebuild it again',
 };
 
 const CELL = 12;
@@ -117,6 +128,32 @@ export class CachePanel extends LitElement {
     if (r.previousRequest < 0 || r.gapSeconds < 0) return when;
     const long = r.gapSeconds >= LONG_GAP;
     return html`${when} · <span class=${long ? 'long-gap' : ''}>${durationText(r.gapSeconds)} after request #${r.previousRequest}${long ? ' — longer than a 5-minute cache lifetime' : ''}</span>`;
+  }
+
+  /** What the provider billed for the request (the agent's log), beside the replay's tokens above. */
+  private billedLine() {
+    const d = this.detail;
+    if (!d) return html`<span class="muted">loading…</span>`;
+    if (!this.model?.index.summary.billing) return html`<span class="muted">not recorded: no agent.log read beside this transcript</span>`;
+    const b = d.billed;
+    if (!b) return html`<span class="muted">not recorded: no agent.log line matched this request${d.failed ? ' (a failed call logs none)' : ''}</span>`;
+    const where = `${b.source.file}:${b.source.line} · ${b.loggedAt} (the log's local time) · ${b.model} via ${b.provider}${b.responseId ? ` · ${b.responseId}` : ''}`;
+    if (b.input === null) return html`<span title=${where}>usage unavailable: the response carried none</span>`;
+    return html`<span title=${where}><b>${num(b.input)}</b> prompt · <b>${num(b.cacheRead ?? 0)}</b> read from the cache (${percentOf(b.cacheRead ?? 0, b.input)})${
+      b.cacheWrite === null ? html` · <span class="muted">writes not logged</span>` : b.cacheWrite ? html` · ${num(b.cacheWrite)} written` : nothing
+    } · ${num(b.output ?? 0)} out</span>`;
+  }
+
+  private missLine(m: CacheMiss) {
+    const explain: Record<CacheMiss['class'], string> = {
+      'cause-logged': `the agent logged why: ${m.cause ?? ''}${m.cause ? ` (${LOGGED_CAUSE[m.cause] ?? ''})` : ''}`,
+      expired: `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the provider's cache lifetime (5 minutes)`,
+      'too-short': 'the prompt is shorter than this model caches at all',
+      predicted: `the replay breaks the prefix here (${m.cause ?? ''})`,
+      unexplained:
+        'no logged cause, within the cache lifetime, long enough to cache, and no break in the replayed prefix: the provider\u2019s side, or a rule the replay lacks',
+    };
+    return html`<span class="chip solid ${m.class === 'unexplained' ? 'break' : 'compaction'}">${m.class}</span> <b>${num(m.rebilledTokens)}</b> tokens of the previous prompt billed again · ${explain[m.class]}`;
   }
 
   private tokensLine(r: RequestSummary) {
@@ -241,6 +278,8 @@ export class CachePanel extends LitElement {
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
               <dt>sent</dt><dd data-sent>${this.sentLine(r)}</dd>
+              <dt>billed</dt><dd data-billed>${this.billedLine()}</dd>
+              ${this.detail?.cacheMiss ? html`<dt>cache miss</dt><dd data-cache-miss=${this.detail.cacheMiss.class}>${this.missLine(this.detail.cacheMiss)}</dd>` : nothing}
               ${r.failed ? html`<dt>answer</dt><dd data-failed><span class="chip solid break">failed</span> sent, no answer: a provider error or an interrupt (not in the agent's call count)</dd>` : nothing}
               ${
                 r.breakMessage >= 0

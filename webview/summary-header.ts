@@ -6,7 +6,7 @@ import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import { piEvent } from './events';
 import type { IndexModel } from './index-model';
-import { plural, revealBidiControls } from './format';
+import { num, plural, revealBidiControls } from './format';
 import { tokens } from './theme';
 
 export class SummaryHeader extends LitElement {
@@ -37,6 +37,7 @@ export class SummaryHeader extends LitElement {
     .summary b { color: var(--pi-fg); font-weight: 600; }
     .summary .breaks b { color: var(--pi-error); }
     .summary .counters.differ b { color: var(--pi-warning); }
+    .summary .unexplained { color: var(--pi-warning); }
     .sev { display: inline-flex; align-items: center; gap: 3px; }
     .sev vscode-icon { vertical-align: middle; }
     .sev.error { --vscode-icon-foreground: var(--pi-error); }
@@ -53,6 +54,22 @@ export class SummaryHeader extends LitElement {
     const recorded = kept.reduce((n, s) => n + (s.recordedApiCalls as number), 0);
     const replayed = kept.reduce((n, s) => n + s.replayedRequests, 0);
     return html`<span class="counters ${recorded === replayed ? '' : 'differ'}" title="sessions.api_call_count beside the requests the replay found in the same sessions">API calls recorded by the agent <b>${recorded}</b>, replayed <b>${replayed}</b></span>`;
+  }
+
+  /** The bill beside the replay (docs/billing.md): how many requests a log line matched, and the misses. */
+  private billing() {
+    const b = this.model?.index.summary.billing;
+    if (!b) return nothing;
+    const misses = Object.values(b.misses).reduce((n, k) => n + (k ?? 0), 0);
+    const unexplained = b.misses.unexplained ?? 0;
+    const classes = Object.entries(b.misses)
+      .map(([c, k]) => `${c} ${k}`)
+      .join(', ');
+    return html`<span data-billing title=${`${plural(b.logs, 'agent.log file')}, ${plural(b.calls, 'call line')}; misses by class: ${classes || 'none'}`}>billed: <b>${num(b.matched)}</b> of ${plural(this.model?.index.requestCount ?? 0, 'request')} · ${
+      misses
+        ? html`<b class=${unexplained ? 'unexplained' : ''}>${plural(misses, 'cache miss', 'cache misses')}</b>${unexplained ? html` (${num(unexplained)} unexplained)` : nothing}`
+        : 'no cache misses'
+    }</span>`;
   }
 
   render() {
@@ -89,6 +106,7 @@ export class SummaryHeader extends LitElement {
         <span class="breaks">${breaks ? html`<b>${plural(breaks, 'cache break')}</b>` : 'no cache breaks'}</span>
         <span>${plural(compactions, 'compaction')}</span>
         ${this.counters()}
+        ${this.billing()}
         <span class="findings" aria-label="Findings by severity">
           ${(['error', 'warning', 'info'] as const).map(
             (s) => html`

@@ -17,6 +17,7 @@ import {
 } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import { billingDiagnostics, matchBilling, type BillingLog } from './billing';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
 import { sessionsWithoutTurns } from './noTurns';
@@ -330,6 +331,8 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
       prefix,
       ...(r.failed ? { failed: true as const } : {}),
       ...timing(r, r.previous === null ? null : replay.requests[r.previous]),
+      billed: null,
+      cacheMiss: null,
       ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
     };
     if (opts.messages) {
@@ -352,7 +355,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
 
   const counts = sessionCounts(transcript, replay, { input: requests.map((r) => r.inputTokens), reused: requests.map((r) => r.prefix.reusedTokens) });
   const report: Report = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     source: { path: transcript.path, format: transcript.format },
     profile: profile.name,
     tokenizer: counter.name,
@@ -367,10 +370,28 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
     turns,
     requests,
     diagnostics,
+    billing: NO_BILLING,
     ...(captures.length ? { captures } : {}),
   };
   diagnostics.push(...compareCallCounts(transcript, report.sessions), ...sessionsWithoutTurns(transcript, replay));
   return { transcript, report, replay, wire };
+}
+
+const NO_BILLING: Report['billing'] = Object.freeze({ sources: [], logClockOffsetSeconds: null, sessions: [], unmatchedCalls: [] });
+
+/**
+ * The analysis with the logs' billed usage set beside each request (docs/billing.md): a new report,
+ * the analysis it came from unchanged, so a log read again is matched again without a replay.
+ */
+export function withBilling(analysis: Analysis, log: BillingLog | null): Analysis {
+  if (!log) return analysis;
+  const { report } = analysis;
+  const branches = new Set(analysis.transcript.sessions.filter((s) => s.forkKind === 'branch').map((s) => s.id));
+  const matched = matchBilling(report, log, branches);
+  const requests = report.requests.map((r, i) => ({ ...r, billed: matched.requests[i].billed, cacheMiss: matched.requests[i].cacheMiss }));
+  const found: Diagnostic[] = log.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, turn: null, request: null }));
+  const diagnostics = [...report.diagnostics, ...found, ...billingDiagnostics(report, matched)];
+  return { ...analysis, report: { ...report, requests, diagnostics, billing: matched.billing } };
 }
 
 /** A request's sending time and the idle gap before it (docs/report.md, requests[].gapSeconds). */

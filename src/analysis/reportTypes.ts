@@ -65,7 +65,9 @@ export type DiagnosticCode =
   | 'no-turns'
   | 'session-list-only'
   | 'snapshot-incomplete'
-  | 'not-a-transcript';
+  | 'not-a-transcript'
+  | 'cache-miss-unexplained'
+  | 'cache-hit-unpredicted';
 
 export interface Diagnostic {
   severity: Severity;
@@ -132,8 +134,52 @@ export interface ReportCapture {
   bodyEntries: number | null;
 }
 
+/** What the provider counted for one call, as agent.log printed it (docs/billing.md); null where the line does not say. */
+export interface BilledUsage {
+  /** The whole prompt: uncached, cache read and cache write together (Hermes normalises every provider so). */
+  input: number | null;
+  output: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  model: string;
+  provider: string;
+  responseId: string | null;
+  latencySeconds: number;
+  /** The line's time as written: the writing machine's local time, no zone. */
+  loggedAt: string;
+  source: { file: string; line: number };
+}
+
+/** In the order they are tried: the first that holds is the class. */
+export type CacheMissClass = 'cause-logged' | 'expired' | 'too-short' | 'predicted' | 'unexplained';
+
+export interface CacheMiss {
+  class: CacheMissClass;
+  /** Of the previous call's prompt (at most this one's), the tokens not read from the cache: billed again. */
+  rebilledTokens: number;
+  /** Seconds from the previous call's answer to this call's sending, on the log's clock. */
+  idleSeconds: number | null;
+  /** The logged cause (`stored-prompt-null` …) or the replay's break cause, where the class has one. */
+  cause: string | null;
+}
+
+/** Which billing sources were read, and how their calls matched the replayed requests. */
+export interface ReportBilling {
+  /** The logs read, oldest first; empty when none was found or given. */
+  sources: { path: string; calls: number }[];
+  /**
+   * Seconds added to the log's local time to put it on the rows' clock, found from the calls and
+   * requests themselves; null where nothing gave one (order alone matched).
+   */
+  logClockOffsetSeconds: number | null;
+  /** Per session (tag or replayed): its calls in the logs, its answered requests, how many matched. */
+  sessions: { sessionId: string; calls: number; requests: number; matched: number }[];
+  /** Calls that answer no replayed request: auxiliary calls, aborted turns, rows never stored, other stores' sessions. */
+  unmatchedCalls: { file: string; line: number; sessionTag: string | null; n: number; model: string; input: number | null }[];
+}
+
 export interface Report {
-  schemaVersion: 1;
+  schemaVersion: 2;
   source: { path: string; format: string };
   profile: string;
   tokenizer: string;
@@ -166,9 +212,14 @@ export interface Report {
      * one's sending: how long a provider cache sat idle. Absent where either time is not recorded.
      */
     gapSeconds?: number;
+    /** The call that answered it, as the provider billed it; null where no log line matched. */
+    billed: BilledUsage | null;
+    /** Its cache read fell well short of what the previous call's prompt left: why, first cause first; null otherwise or where not judged. */
+    cacheMiss: CacheMiss | null;
     line?: number;
   }[];
   diagnostics: Diagnostic[];
+  billing: ReportBilling;
   /** Request dumps compared with the replay (only when there were any). */
   captures?: ReportCapture[];
 }

@@ -1,12 +1,14 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
 import { reportData } from '../protocol/reportData';
-import { analyze, type Analysis, type AnalyzeOptions } from '../analysis/report';
+import { analyze, withBilling, type Analysis, type AnalyzeOptions } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTypes';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
 import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
 import { basename } from 'node:path';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
+import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
+import { billingLogOf, type BillingLog } from '../analysis/billing';
 import { ReportNotWritten, writeHtmlReport, writeJson } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
@@ -34,6 +36,11 @@ const ENGINE_OPTIONS = `  --profile P     ${PROFILE_NAMES.join(' | ')} (default 
 `;
 
 /** What analyze, check and report read of a file: one lineage, one session's family, or (neither) all of it. */
+const LOG_OPTIONS = `  --log F         match each request with its billed usage in Hermes' agent.log F (repeatable,
+                  oldest first); by default the logs beside a state.db (<home>/logs/agent.log*)
+  --no-logs       read no agent.log
+`;
+
 const SCOPE_OPTIONS = `  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
                   any session of it; its forks (branches, delegates, resets) are lineages of their own
   --session ID    session ID's parent chain and every session descending from it, forks included
@@ -50,7 +57,7 @@ reused from the previous request's prefix, and what broke it.
   --json          the full report as JSON (contract: docs/report.md, schema: schemas/report.schema.json)
   --messages      with --json: every wire message of every request (quadratic in size)
 ${ENGINE_OPTIONS}  --turn N        text output: only turn N
-${SCOPE_OPTIONS}
+${LOG_OPTIONS}${SCOPE_OPTIONS}
 Text output of a file of several lineages: one block per lineage (a header line naming it, its
 turns, its request dumps and its findings), then the findings placed in no session.
 `,
@@ -64,7 +71,7 @@ In a file of several sessions, a finding placed in one ends with (session ID), o
 (session ID, lineage FIRST) when that session continues a compaction chain begun by FIRST.
 
   --format F      text (default) or github (GitHub Actions annotations)
-${ENGINE_OPTIONS}${SCOPE_OPTIONS}                  (a file without that session exits 2)
+${ENGINE_OPTIONS}${LOG_OPTIONS}${SCOPE_OPTIONS}                  (a file without that session exits 2)
 `,
   report: `prompt-inspector report <file> -o <out.html> [options]
 
@@ -73,7 +80,7 @@ VS Code), which opens offline in any browser and loads nothing from the network.
 
   -o, --output F  the HTML file to write
   --theme T       light (default) or dark
-${ENGINE_OPTIONS}${SCOPE_OPTIONS}`,
+${ENGINE_OPTIONS}${LOG_OPTIONS}${SCOPE_OPTIONS}`,
   sessions: `prompt-inspector sessions <file> [options]
 
 One row per lineage: a compaction chain is one row with its sessions listed under it, branches,
@@ -110,6 +117,8 @@ interface Options {
   /** analyze, check, report: only the lineage holding this session. */
   lineage: string | undefined;
   help: boolean;
+  /** analyze, check, report: the agent.log files to match against (`--log`), [] for none (`--no-logs`), null: those beside the transcript. */
+  logs: string[] | null;
   /** sessions: the column to sort by, descending or not, and the filter. */
   sort: string | null;
   desc: boolean;
@@ -133,6 +142,7 @@ function parseArgs(args: string[]): Options {
     session: undefined,
     lineage: undefined,
     help: false,
+    logs: null,
     sort: null,
     desc: false,
     filter: {},
@@ -196,6 +206,12 @@ function parseArgs(args: string[]): Options {
       case '--lineage':
         o.lineage = take();
         break;
+      case '--log':
+        o.logs = [...(o.logs ?? []), take()];
+        break;
+      case '--no-logs':
+        o.logs = [];
+        break;
       case '--sort': {
         const v = take();
         const key = v.startsWith('-') ? v.slice(1) : v;
@@ -237,7 +253,8 @@ function analyzeOptions(o: Options): AnalyzeOptions {
   return { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages };
 }
 
-async function analyzeFile(path: string, o: Options, needsRows = false): Promise<Analysis> {
+/** The file's analysis with the bill of the agent.log files it was matched against (`log`: null without any). */
+async function analyzeFile(path: string, o: Options, needsRows = false): Promise<{ analysis: Analysis; log: BillingLog | null }> {
   const transcript = await loadTranscript(path, { session: o.session, lineage: o.lineage });
   if (needsRows && transcript.listedOnly) {
     const ids = (transcript.catalog ?? []).map((s) => s.id);
@@ -246,7 +263,10 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
         + `Sessions: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all; \`analyze\` lists them)` : ''}`,
     );
   }
-  return analyze(transcript, analyzeOptions(o));
+  const analysis = analyze(transcript, analyzeOptions(o));
+  const logs = o.logs ?? agentLogsBeside(path, transcript.format);
+  const log = logs.length ? billingLogOf(readAgentLogs(logs)) : null;
+  return { analysis: withBilling(analysis, log), log };
 }
 
 /** Where findings are placed in a file of several sessions: each session's lineage, and the lineages in `sessions` order. */
@@ -291,6 +311,8 @@ function textReport(r: Report, turn: number | null, p: Placement, read: boolean)
   const out: string[] = [];
   out.push(`${r.source.path} (${r.source.format}), profile ${r.profile}, tokenizer ${r.tokenizer}`);
   out.push(`${r.sessions.length} session(s), ${r.turns.length} turn(s), ${r.requests.length} request(s)`);
+  const billing = billingLine(r.billing);
+  if (billing) out.push(billing);
   const shown = r.diagnostics.filter((d) => turn === null || d.turn === null || d.turn === turn);
   const finding = (d: Diagnostic): string => `${d.severity} ${d.code}: ${d.message}${where(r, d, p)}`;
   if (read && p.lineages.length > 1) {
@@ -357,11 +379,38 @@ function turnLines(r: Report, t: Report['turns'][number]): string[] {
           : `BREAK vs #${p.previousRequest} at message ${p.breakAt?.messageIndex}${p.breakAt?.byteOffset === null ? '' : ` byte ${p.breakAt?.byteOffset}`} (${p.breakAt?.cause})`;
     const share = req.inputTokens ? Math.round((100 * p.reusedTokens) / req.inputTokens) : 0;
     out.push(
-      `  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}${req.failed ? '; FAILED: sent, no answer' : ''}`,
+      `  request ${String(req.index).padStart(3)}  ${String(req.messageCount).padStart(4)} msgs  ${String(req.inputTokens).padStart(7)} tokens  reused ${String(p.reusedTokens).padStart(7)} (${share}%)  ${status}${req.failed ? '; FAILED: sent, no answer' : ''}${billedText(req)}`,
     );
   }
   for (const c of later) out.push(`  ${compactionLine(c, 'compaction inside the turn')}`);
   return out;
+}
+
+/** What the provider billed for the request and, for a miss, its class, where a log line matched it. */
+function billedText(req: Report['requests'][number]): string {
+  const b = req.billed;
+  if (!b) return '';
+  const usage =
+    b.input === null
+      ? 'usage unavailable'
+      : `${b.input} in, ${b.cacheRead ?? '?'} read${b.cacheWrite ? `, ${b.cacheWrite} written` : ''}, ${b.output ?? '?'} out`;
+  const m = req.cacheMiss;
+  const miss = m
+    ? `; cache MISS (${m.class}${m.cause ? `: ${m.cause}` : ''}), ${m.rebilledTokens} billed again${m.idleSeconds === null ? '' : ` after ${Math.round(m.idleSeconds)} s idle`}`
+    : '';
+  return `; billed ${usage}${miss}`;
+}
+
+function billingLine(billing: Report['billing']): string | null {
+  if (!billing.sources.length) return null;
+  const calls = billing.sources.reduce((n, s) => n + s.calls, 0);
+  const matched = billing.sessions.reduce((n, s) => n + s.matched, 0);
+  const offset = billing.logClockOffsetSeconds;
+  const clock =
+    offset === null
+      ? 'matched by order alone'
+      : `log clock ${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 3600)).padStart(2, '0')}:${String(Math.floor((Math.abs(offset) % 3600) / 60)).padStart(2, '0')} from the rows'`;
+  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched; ${clock}`;
 }
 
 function captureLine(c: NonNullable<Report['captures']>[number]): string {
@@ -411,7 +460,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     if (command === 'sessions') {
       if (o.files.length !== 1) throw new UsageError('sessions takes exactly one file');
       if (o.desc && o.sort === null) throw new UsageError('--desc needs --sort COLUMN');
-      const { transcript, report } = await analyzeFile(o.files[0], o);
+      const { transcript, report } = (await analyzeFile(o.files[0], o)).analysis;
       const overview = sessionOverview(transcript, report);
       const column = o.sort === null ? undefined : overviewColumn(o.sort);
       const shown = filterLineages(column ? sortLineages(overview.lineages, column, o.desc) : overview.lineages, o.filter);
@@ -421,7 +470,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     }
     if (command === 'analyze') {
       if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
-      const { transcript, report } = await analyzeFile(o.files[0], o);
+      const { transcript, report } = (await analyzeFile(o.files[0], o)).analysis;
       if (o.json) out(jsonText(report));
       else out(textReport(report, o.turn, placement(sessionOverview(transcript, report), report), !transcript.listedOnly));
       return 0;
@@ -431,9 +480,9 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       if (!o.output) throw new UsageError('report needs -o <out.html>');
       const refusal = outputRefusal(o.output, o.files[0]);
       if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
-      const analysis = await analyzeFile(o.files[0], o);
+      const { analysis, log } = await analyzeFile(o.files[0], o);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
-      const data = reportData(analysis, title, analyzeOptions(o));
+      const data = reportData(analysis, title, analyzeOptions(o), log);
       try {
         // Written a piece at a time, never held as one string (htmlReport.ts).
         writeHtmlReport(o.output, data, title, o.theme);
@@ -451,7 +500,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       let analysis: Analysis;
       try {
         // A check that read no rows must not pass: it says so and exits 2, like a path it cannot open.
-        analysis = await analyzeFile(file, o, true);
+        analysis = (await analyzeFile(file, o, true)).analysis;
       } catch (e) {
         if (!(e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof NotReadWhole)) throw e;
         err(`prompt-inspector: ${visible(e.message)}`);

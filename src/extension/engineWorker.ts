@@ -8,6 +8,7 @@ import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
+import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
 import { serve, type RpcRequest } from '../protocol/rpc';
 import type { Transcript } from '../model/transcript';
 import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
@@ -60,8 +61,12 @@ function refresh(
   title: string,
   earlier: Inspection | undefined,
   reading: ReadMemory | null = null,
+  path?: string,
 ): { inspection: Inspection; how: Refreshed } {
-  const { analysis, how } = live.refresh(fresh, reading);
+  // The agent's logs beside the file (docs/billing.md), each read on from where the last read stopped.
+  const logPaths = path === undefined ? [] : agentLogsBeside(path, fresh.format);
+  const logs = logPaths.length ? readAgentLogs(logPaths, { earlier: live.logReading }) : null;
+  const { analysis, how } = live.refresh(fresh, reading, logs);
   return { inspection: new Inspection(analysis, title, how.kind === 'resumed' ? earlier : undefined), how };
 }
 
@@ -97,7 +102,7 @@ const answer = serve<EngineCalls>({
       transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });
       memory = null;
     }
-    const { inspection, how } = refresh(live, transcript, params.title, earlier?.inspection, memory);
+    const { inspection, how } = refresh(live, transcript, params.title, earlier?.inspection, memory, params.path);
     const { analysis } = inspection;
     inspections.set(params.key, inspection);
     files.set(params.key, { params, live, inspection, opened: earlier?.opened });
@@ -116,7 +121,7 @@ const answer = serve<EngineCalls>({
     if (!file) throw new Error(`no analysis for ${key}`);
     const earlier = file.opened?.lineage === lineage ? file.opened : undefined;
     const live = earlier?.live ?? new LiveAnalysis(optionsFor(file.params));
-    const { inspection } = refresh(live, await lineageTranscript(file, lineage), file.params.title, earlier?.inspection);
+    const { inspection } = refresh(live, await lineageTranscript(file, lineage), file.params.title, earlier?.inspection, null, file.params.path);
     file.opened = { lineage, live, inspection };
     inspections.set(scope, inspection);
     return inspection.index;

@@ -31,6 +31,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const cache = new AnalysisCache(context.extensionUri, context.workspaceState, log);
   const problems = vscode.languages.createDiagnosticCollection('prompt-inspector');
 
+  /** `<home>/logs/agent.log[.N]`: the part after the home. */
+  const AGENT_LOG = /\/logs\/agent\.log(\.\d+)?$/;
   // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, throttled. Only
   // analysed files can go stale, so the watcher starts with the first analysis: a workspace nobody
   // inspects is not watched, and activation makes one call fewer to the workbench.
@@ -40,7 +42,13 @@ export function activate(context: vscode.ExtensionContext): void {
     watching = true;
     const timers = new Map<string, NodeJS.Timeout>();
     const onFileEvent = (uri: vscode.Uri): void => {
-      const target = uri.path.endsWith('-wal') ? uri.with({ path: uri.path.slice(0, -4) }) : uri;
+      // A WAL stands for its database; an agent.log (or a rotation of it) for its home's state.db,
+      // whose bill it holds (docs/billing.md).
+      const target = uri.path.endsWith('-wal')
+        ? uri.with({ path: uri.path.slice(0, -4) })
+        : AGENT_LOG.test(uri.path)
+          ? uri.with({ path: `${uri.path.replace(AGENT_LOG, '')}/state.db` })
+          : uri;
       const key = target.toString();
       if (timers.has(key)) return;
       timers.set(
@@ -52,11 +60,20 @@ export function activate(context: vscode.ExtensionContext): void {
       );
     };
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
-    context.subscriptions.push(watcher, watcher.onDidChange(onFileEvent), watcher.onDidCreate(onFileEvent), {
-      dispose: () => {
-        for (const t of timers.values()) clearTimeout(t);
+    const logs = vscode.workspace.createFileSystemWatcher('**/logs/agent.log*');
+    context.subscriptions.push(
+      watcher,
+      watcher.onDidChange(onFileEvent),
+      watcher.onDidCreate(onFileEvent),
+      logs,
+      logs.onDidChange(onFileEvent),
+      logs.onDidCreate(onFileEvent),
+      {
+        dispose: () => {
+          for (const t of timers.values()) clearTimeout(t);
+        },
       },
-    });
+    );
   };
 
   const tree = new TranscriptTree(cache, watchTranscripts);

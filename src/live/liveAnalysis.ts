@@ -5,9 +5,19 @@
 // value (loadRemembering, analyzeResumable); this object alone holds them, so the contracts that
 // an extension spends what it extended, and a graft changes the transcript held, stay inside it.
 
-import { analyzeResumable, extendAnalysis, reanalyzeChanged, type Analysis, type AnalyzeOptions, type ResumableAnalysis } from '../analysis/report';
+import { billingLogOf } from '../analysis/billing';
+import {
+  analyzeResumable,
+  extendAnalysis,
+  reanalyzeChanged,
+  withBilling,
+  type Analysis,
+  type AnalyzeOptions,
+  type ResumableAnalysis,
+} from '../analysis/report';
 import { graftGrowth, keepUnchanged, transcriptGrowth } from '../engine/transcriptGrowth';
 import type { Transcript } from '../model/transcript';
+import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { ReadMemory } from '../transcripts/load';
 
 /** How a refresh came by its analysis. */
@@ -25,6 +35,11 @@ export type Refreshed =
 export class LiveAnalysis {
   private memory: ReadMemory | null = null;
   private held: { transcript: Transcript; analysed: ResumableAnalysis } | null = null;
+  /**
+   * The agent.log files as last read, each with every record read from it so far (a read that went
+   * on from an earlier one adds to its records): what the next read goes on from, and the bill.
+   */
+  private logs: AgentLogRead[] | null = null;
 
   /** `options` hold for every refresh: another profile or tokenizer is another LiveAnalysis. */
   constructor(private readonly options: AnalyzeOptions) {}
@@ -32,6 +47,11 @@ export class LiveAnalysis {
   /** What the file's next load reuses (loadRemembering's `earlier`); null: nothing. */
   get reading(): ReadMemory | null {
     return this.memory;
+  }
+
+  /** The agent.log reads the next read of the logs goes on from (readAgentLogs' `earlier`). */
+  get logReading(): readonly AgentLogRead[] {
+    return this.logs ?? [];
   }
 
   /** The transcript as last analysed (a fresh read that only grew is grafted onto the one before). */
@@ -46,8 +66,25 @@ export class LiveAnalysis {
    * families of sessions that changed are replayed (a compaction or an /undo in one lineage), or,
    * with none unchanged, all. Each equals analysing `fresh` whole.
    */
-  refresh(fresh: Transcript, reading: ReadMemory | null = null): { analysis: Analysis; how: Refreshed } {
+  refresh(fresh: Transcript, reading: ReadMemory | null = null, logs: readonly AgentLogRead[] | null = null): { analysis: Analysis; how: Refreshed } {
     this.memory = reading;
+    this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
+    const { analysis, how } = this.replayed(fresh);
+    // The bill is matched afresh on every refresh (it is linear), over the analysis held without it.
+    return { analysis: this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis, how };
+  }
+
+  /** A read that went on from an earlier one holds only what it added: the earlier records go first. */
+  private withEarlierRecords(read: AgentLogRead): AgentLogRead {
+    if (!read.continued) return read;
+    const before = this.logs?.find((r) => r.dev === read.dev && r.ino === read.ino);
+    if (!before) return read;
+    // A rotation renamed the file since (agent.log → agent.log.1): its earlier lines are named by its name now.
+    const earlier = before.path === read.path ? before.records : before.records.map((r) => ({ ...r, file: read.path }));
+    return { ...read, records: [...earlier, ...read.records], findings: [...before.findings, ...read.findings] };
+  }
+
+  private replayed(fresh: Transcript): { analysis: Analysis; how: Refreshed } {
     const held = this.held;
     const growth = held && transcriptGrowth(held.transcript, fresh);
     if (held && growth) {

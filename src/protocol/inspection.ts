@@ -34,7 +34,7 @@ import {
   type TurnView,
 } from './messages';
 import type { Analysis } from '../analysis/report';
-import { deliberateBreak, type Report, type ReportCompaction } from '../analysis/reportTypes';
+import { deliberateBreak, type CacheMiss, type Report, type ReportCompaction } from '../analysis/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 
@@ -125,11 +125,14 @@ export class Inspection {
       gapSeconds: r.gapSeconds ?? null,
       userWireIndex: replay.requests[r.index].currentUserIdx >= 0 ? replay.requests[r.index].currentUserIdx + 1 : null,
       captured: captured.get(r.index) ?? null,
+      billed: r.billed,
+      cacheMiss: r.cacheMiss,
     });
     this.requests = report.requests.map((r) => {
       const kept = r.index < (analysis.kept?.requests ?? 0) ? earlier?.requests[r.index] : undefined;
-      // Unless a dump read since matched it.
-      return kept && kept.captured === null && !captured.has(r.index) ? kept : requestView(r);
+      // Unless a dump or a log line read since matched it (the bill is matched afresh each time).
+      const same = kept && kept.captured === null && !captured.has(r.index) && kept.billed === r.billed && kept.cacheMiss === r.cacheMiss;
+      return same ? kept : requestView(r);
     });
     this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
     this.index = buildIndex(
@@ -138,6 +141,7 @@ export class Inspection {
         source: report.source,
         profile: report.profile,
         tokenizer: report.tokenizer,
+        billing: report.billing.sources.length ? report.billing : null,
         sessions: report.sessions.map((s) => ({
           id: s.id,
           parentId: s.parentId,
@@ -282,10 +286,10 @@ export class Inspection {
   }
 }
 
-type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokenizer' | 'sessions'>;
+type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokenizer' | 'sessions'> & { billing?: Report['billing'] | null };
 
 /** The index the view gets first, from the lists it pages through. */
-export function buildIndex(header: IndexHeader, turns: TurnView[], requests: RequestView[], findings: DiagnosticView[]): InspectorIndex {
+export function buildIndex({ billing, ...header }: IndexHeader, turns: TurnView[], requests: RequestView[], findings: DiagnosticView[]): InspectorIndex {
   const breaks: Record<string, number> = {};
   for (const r of requests) if (r.breakAt) breaks[r.breakAt.cause] = (breaks[r.breakAt.cause] ?? 0) + 1;
   const severities: InspectorIndex['summary']['findings'] = { error: 0, warning: 0, info: 0 };
@@ -319,8 +323,19 @@ export function buildIndex(header: IndexHeader, turns: TurnView[], requests: Req
         );
       }),
     },
-    summary: { breaks, compactions: turns.filter((t) => t.compression).length, findings: severities },
+    summary: { breaks, compactions: turns.filter((t) => t.compression).length, findings: severities, billing: billingSummary(billing ?? null, requests) },
   };
+}
+
+function billingSummary(billing: Report['billing'] | null, requests: RequestView[]): InspectorIndex['summary']['billing'] {
+  if (!billing) return null;
+  const misses: Partial<Record<CacheMiss['class'], number>> = {};
+  let matched = 0;
+  for (const r of requests) {
+    if (r.billed) matched++;
+    if (r.cacheMiss) misses[r.cacheMiss.class] = (misses[r.cacheMiss.class] ?? 0) + 1;
+  }
+  return { logs: billing.sources.length, calls: billing.sources.reduce((n, s) => n + s.calls, 0), matched, misses };
 }
 
 function compactionView(c: ReportCompaction, replayed: ReplayCompaction): CompactionView {

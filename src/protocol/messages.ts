@@ -3,7 +3,7 @@
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
 import type { SessionOverview } from '../analysis/overviewTypes';
-import type { ReportCompaction } from '../analysis/reportTypes';
+import type { BilledUsage, CacheMiss, ReportCompaction } from '../analysis/reportTypes';
 import type { InjectionKind } from '../model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
@@ -60,6 +60,9 @@ export interface RequestView {
   userWireIndex: number | null;
   /** A request dump that captured this request: its API mode and the wire messages carrying a cache breakpoint. */
   captured: { path: string; apiMode: string | null; breakpoints: number[] } | null;
+  /** What the provider billed for it (agent.log, docs/billing.md), and why its cache read fell short; null: no line matched, no miss. */
+  billed: BilledUsage | null;
+  cacheMiss: CacheMiss | null;
 }
 
 export interface DiagnosticView {
@@ -119,6 +122,11 @@ export interface InspectorIndex {
   summary: {
     /** Requests whose prefix broke, by cause. */
     breaks: Record<string, number>;
+    /**
+     * The agent.log files read beside the transcript (docs/billing.md): their call lines, the
+     * requests a line matched, and the cache misses by class; null where no log was read.
+     */
+    billing: { logs: number; calls: number; matched: number; misses: Partial<Record<CacheMiss['class'], number>> } | null;
     compactions: number;
     findings: Record<DiagnosticView['severity'], number>;
   };

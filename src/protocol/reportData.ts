@@ -2,7 +2,8 @@
 // a file of several as its overview and each lineage's inspection, so the page opens on the
 // overview and a row opens the lineage as `openLineage` does in the editor.
 
-import { analyze, lineageSlicer, type AnalyzeOptions, type Analysis } from '../analysis/report';
+import { analyze, lineageSlicer, withBilling, type AnalyzeOptions, type Analysis } from '../analysis/report';
+import { billingLogFor, type BillingLog } from '../analysis/billing';
 import { everyLineage } from '../analysis/overviewColumns';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { lineageMembers, narrowToLineage, replaysAlone } from '../hermes/lineage';
@@ -12,9 +13,10 @@ import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from '
 /**
  * The report's data. Each lineage is as `--lineage` replays it alone, from the rows already read; a
  * lineage whose rows were not read (a state.db only listed, or outside `--session`) is a row of the
- * overview without an inspection to open. `options` are those `analysis` was made with.
+ * overview without an inspection to open. `options` are those `analysis` was made with; `log`, the
+ * bill it was matched against, is matched again to each lineage's requests (its own sessions' calls).
  */
-export function reportData(analysis: Analysis, title: string, options: AnalyzeOptions): EmbeddedReport {
+export function reportData(analysis: Analysis, title: string, options: AnalyzeOptions, log: BillingLog | null = null): EmbeddedReport {
   const { transcript, report } = analysis;
   const overview = overviewToOpenOn(transcript, report);
   const whole = new Inspection(analysis, title);
@@ -28,7 +30,7 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
     const narrowed = narrowToLineage(transcript, members);
     // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
     const alone = (replaysAlone(transcript, members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
-    lineages[lineage.id] = new Inspection(alone, title).exportAll();
+    lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members)), title).exportAll();
   }
   return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };
 }

@@ -53,6 +53,16 @@ export function findAgentLogs(stateDbPath: string): string[] {
   return out;
 }
 
+/**
+ * The logs of the home a transcript was read from: beside a `state.db`, and for a session snapshot
+ * (`<home>/sessions/session_*.json`) beside its home's; none for other formats.
+ */
+export function agentLogsBeside(path: string, format: string): string[] {
+  if (format === 'hermes-state-db') return findAgentLogs(path);
+  if (format === 'hermes-session-json' || format === 'hermes-request-dump') return findAgentLogs(join(dirname(dirname(path)), 'state.db'));
+  return [];
+}
+
 const rotation = (m: RegExpExecArray): number => (m[1] === undefined ? 0 : Number(m[1]));
 
 function realOrSelf(path: string): string {

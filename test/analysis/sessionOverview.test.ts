@@ -92,7 +92,7 @@ function build(
           ...(s.fork ? { forkKind: s.fork } : {}),
         }));
   const report: Report = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     source: { path: 'state.db', format: 'hermes-state-db' },
     profile: 'hermes-current',
     tokenizer: 'o200k_base',
@@ -109,6 +109,7 @@ function build(
     turns: [],
     requests: [],
     diagnostics: opts.diagnostics ?? [],
+    billing: { sources: [], logClockOffsetSeconds: null, sessions: [], unmatchedCalls: [] },
   };
   for (const [sessionId, n, compacted, cause] of turns) {
     const index = report.turns.length;
@@ -131,6 +132,8 @@ function build(
         systemPromptSha256: '0'.repeat(64),
         messageCount: 2,
         inputTokens: 10,
+        billed: null,
+        cacheMiss: null,
         prefix: {
           previousRequest: first + k ? first + k - 1 : null,
           stable: !broke,

@@ -3,15 +3,19 @@
 // is analysed whole. Each result equals a whole analysis of the fresh read.
 
 import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { analyze } from '../../src/analysis/report';
+import { billingLogOf } from '../../src/analysis/billing';
+import { analyze, withBilling } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { LiveAnalysis } from '../../src/live/liveAnalysis';
 import type { Row } from '../../src/model/rows';
 import type { Transcript, TranscriptSession } from '../../src/model/transcript';
 import { Inspection } from '../../src/protocol/inspection';
+import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { buildStore } from '../support/upstreamStores';
 
@@ -103,6 +107,46 @@ describe('LiveAnalysis', () => {
     const result = live.refresh(again.transcript, again.memory);
     assert.deepEqual(result.how, { kind: 'resumed', turns: 0, requests: 0, reported: 0 });
     assertWhole(result.analysis, await loadTranscript(path), 'read again');
+  });
+
+  it('reads a growing agent.log on from where it stopped, and matches the bill afresh', async () => {
+    // The billed home's store whole, its current log cut mid-way: then the rest appended, as the agent writes it.
+    const store = buildStore('billed');
+    const dir = mkdtempSync(join(tmpdir(), 'pi-live-log-'));
+    try {
+      const db = join(dir, 'state.db');
+      cpSync(store.stateDb, db);
+      mkdirSync(join(dir, 'logs'));
+      cpSync(store.path('logs/agent.log.1'), join(dir, 'logs', 'agent.log.1'));
+      const current = readFileSync(store.path('logs/agent.log'), 'utf8');
+      // Cut before the sixth call line of the current log (its start is filler from other loggers).
+      let cut = 0;
+      for (let k = 0; k < 6; k++) cut = current.indexOf('API call #', cut) + 1;
+      cut = current.lastIndexOf('\n', cut) + 1;
+      writeFileSync(join(dir, 'logs', 'agent.log'), current.slice(0, cut));
+      const transcript = await loadTranscript(db);
+      const live = new LiveAnalysis(OPTIONS);
+      const logs = agentLogsBeside(db, transcript.format);
+      const first = live.refresh(transcript, null, readAgentLogs(logs)).analysis.report;
+      appendFileSync(join(dir, 'logs', 'agent.log'), current.slice(cut));
+      const reads = readAgentLogs(logs, { earlier: live.logReading });
+      assert.deepEqual(
+        reads.map((r) => r.continued),
+        [true, true],
+        'both files read on from the earlier reads',
+      );
+      assert.equal(reads[1].records.length > 0 && reads[1].records.length < readAgentLogs([logs[1]])[0].records.length, true, 'only the lines appended');
+      const again = live.refresh(transcript, null, reads).analysis.report;
+      const whole = withBilling(analyze(await loadTranscript(db), OPTIONS), billingLogOf(readAgentLogs(logs))).report;
+      assert.ok(
+        first.requests.filter((r) => r.billed).length < again.requests.filter((r) => r.billed).length,
+        'more requests billed once the rest of the log is read',
+      );
+      assert.equal(JSON.stringify(again.requests), JSON.stringify(whole.requests));
+      assert.equal(JSON.stringify(again.billing), JSON.stringify(whole.billing));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('analyses the same transcript objects twice alike (a mid-turn compaction that went on before it)', async () => {

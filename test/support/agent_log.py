@@ -75,11 +75,13 @@ class NonFormattingQueueHandler(QueueHandler):
         return copy.copy(record)
 
 
-def setup(home, max_mb):
+def setup(home, max_mb, max_bytes=None):
+    """setup_logging's file handler behind its queue; max_bytes (a test's small size) overrides max_mb MiB."""
     logs = os.path.join(home, 'logs')
     os.makedirs(logs, exist_ok=True)
     install_record_factory()
-    handler = RotatingFileHandler(os.path.join(logs, 'agent.log'), maxBytes=max_mb * 1024 * 1024, backupCount=3, encoding='utf-8')
+    size = max_mb * 1024 * 1024 if max_bytes is None else max_bytes
+    handler = RotatingFileHandler(os.path.join(logs, 'agent.log'), maxBytes=size, backupCount=3, encoding='utf-8')
     handler.setLevel(logging.INFO)
     handler.setFormatter(NotingFormatter(LOG_FORMAT))
     q = queue.SimpleQueue()
@@ -179,10 +181,12 @@ def restore_lines(agent):
         agent.session_id, err)
 
 
-def failed_attempt(agent, attempt, of, retryable, error_type, summary):
-    """The turn-recovery helper (id 68609706848), context from _client_log_context (agent/client_lifecycle.py)."""
+def failed_attempt(agent, attempt, of, retryable, error_type, summary, thread_ident=None):
+    """The turn-recovery helper (id 68609706848), context from _client_log_context (agent/client_lifecycle.py).
+    thread_ident: a fixed ident in place of the thread's own (a log that must be the same bytes on every run)."""
     thread = threading.current_thread()
-    context = f'thread={thread.name}:{thread.ident} provider={agent.provider} base_url={agent.base_url} model={agent.model}'
+    ident = thread.ident if thread_ident is None else thread_ident
+    context = f'thread={thread.name}:{ident} provider={agent.provider} base_url={agent.base_url} model={agent.model}'
     log(LOOP, logging.WARNING, {'kind': 'attempt-failed', 'attempt': attempt, 'attempts': of, 'retryable': retryable, 'errorType': error_type,
                                 'provider': agent.provider, 'baseUrl': agent.base_url, 'model': agent.model, 'summary': summary},
         'API call failed (%s) error_type=%s %s summary=%s', f'attempt {attempt}/{of}' + ('' if retryable else ', not retryable'), error_type, context, summary)

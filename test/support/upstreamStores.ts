@@ -68,8 +68,87 @@ export interface TruthRequest {
   comparable: boolean;
   /** Where this request stopped extending the previous one, from the wire lists really sent; null when it extended it. */
   breakAt: null | { messageIndex: number; byteOffset: number | null };
-  /** Why, when the scenario knows: compression, rewind, sidecar-dropped. */
+  /** Why, when the scenario knows: compression, rewind, sidecar-dropped, system-changed (the prompt rebuilt with other bytes). */
   breakCause: string | null;
+  /** Scenarios with an agent.log (`billed`) only: what the provider billed for it, from its `API call #` line; null: no line (failed). */
+  billed?: TruthBilled | null;
+  /**
+   * Scenarios with an agent.log only: why the provider read less than the previous call's whole prompt
+   * from its cache, by the reason it used, checked in the order of MissClass; null when it read it whole,
+   * for a lineage's first call, and for a failed call.
+   */
+  missClass?: MissClass | null;
+  /** Scenarios with an agent.log only: the simulated provider cache's decision for this call; null for a failed call. */
+  providerCache?: ProviderCacheDecision | null;
+}
+
+/**
+ * `cause-logged`: a cause line (the stored-prompt warning) was logged for the session since its previous
+ * call; `expired`: the idle gap since the previous call's response passed the TTL (300 s); `too-short`:
+ * the previous prompt was under the model's cacheable minimum (Claude Opus 4.5/4.6 and Haiku 4.5: 4096,
+ * Sonnet: 1024); `predicted`: the wire stopped extending the previous call's (the replay's break);
+ * `unexplained`: the provider dropped its cache with none of these.
+ */
+export type MissClass = 'cause-logged' | 'expired' | 'too-short' | 'predicted' | 'unexplained';
+
+/** What the provider really counted for a request (a layout without `write=` still wrote). */
+export interface TruthBilled {
+  /** Index in `calls` of its line. */
+  call: number;
+  n: number;
+  /** Null with usage unavailable. */
+  input: number | null;
+  output: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  usageUnavailable: boolean;
+}
+
+export interface ProviderCacheDecision {
+  prompt: number;
+  read: number;
+  write: number;
+  /** `first` (a lineage's first call), or what stopped a whole read: expired, too-short, break, dropped; [] for a whole read. */
+  reasons: string[];
+  /** Seconds from the previous call's response to this call's sending. */
+  gapSeconds: number | null;
+  previousPrompt: number | null;
+  minCacheable: number;
+  /** At a break: the wire messages shared with the previous call and the tokens they count. */
+  sharedPrefix: { wireMessages: number; tokens: number } | null;
+}
+
+/** One `API call #N` line as written (scenarios with an agent.log). */
+export interface TruthCall {
+  /** Where the line ended up after every rollover, relative to the store's dir: `logs/agent.log.1` or `logs/agent.log`. */
+  file: string;
+  /** 1-based line number in that file. */
+  line: number;
+  sessionTag: string | null;
+  /** The live agent's call counter: it starts again at 1 in a new process (and a branch's fresh agent). */
+  n: number;
+  layout: 'model-first' | 'provider-first';
+  /** `before #104568` (no write=, no id=), `#104568` (write=, id=), `provider-first`. */
+  version: string;
+  /** What the line says, as the reader reads it: a suffix not printed reads 0; null with usage unavailable. */
+  input: number | null;
+  output: number | null;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheReported: boolean;
+  writeReported: boolean;
+  usageUnavailable: boolean;
+  /** What the provider really counted; null with usage unavailable. */
+  providerCacheRead: number | null;
+  providerCacheWrite: number | null;
+  /** Seconds, as simulated (the line prints it to 0.1 s). */
+  latency: number;
+  responseId: string | null;
+  /** The record's time as epoch seconds (to the millisecond), and as the line prints it (local time, no zone). */
+  time: number;
+  asctime: string;
+  /** Index in `requests` of the request it answers; null for a session state.db does not hold. */
+  request: number | null;
 }
 
 export interface TruthSession {
@@ -135,12 +214,22 @@ export interface Truth {
   corrupted: Record<string, unknown>;
   notes: string[];
   walFrames?: { frames: number; currentSaltFrames: number; staleFrames: number; lastCommitFrame: number };
+  /** Scenarios with an agent.log only: its files, oldest first, relative to the store's dir. */
+  logs?: string[];
+  /** The zone the log's local times were written in, and its offset from UTC (Asia/Kolkata: 19800). */
+  logTimezone?: string;
+  logTimezoneOffsetSeconds?: number;
+  logMaxBytes?: number;
+  /** Every `API call #` line written, in the order written. */
+  calls?: TruthCall[];
 }
 
 export interface BuiltStore {
   dir: string;
   stateDb: string;
   truth: Truth;
+  /** The agent.log files the scenario wrote (absolute, oldest first); empty when it wrote none. */
+  logs: string[];
   path(rel: string): string;
 }
 
@@ -164,7 +253,13 @@ export function buildStore(name: string): BuiltStore {
   const r = spawnSync('python3', [HERMES_STORE_PY, name, dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`hermes_store.py ${name} failed (${r.status}): ${r.stderr}`);
   const truth = JSON.parse(r.stdout) as Truth;
-  const store: BuiltStore = { dir, stateDb: join(dir, truth.stateDb), truth, path: (rel) => join(dir, rel) };
+  const store: BuiltStore = {
+    dir,
+    stateDb: join(dir, truth.stateDb),
+    truth,
+    logs: (truth.logs ?? []).map((rel) => join(dir, rel)),
+    path: (rel) => join(dir, rel),
+  };
   built.set(name, store);
   return store;
 }

@@ -14,7 +14,8 @@ import { basename, extname, join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
 import type { SessionOverview } from '../../src/analysis/overviewTypes';
-import { analyze } from '../../src/analysis/report';
+import { analyze, withBilling } from '../../src/analysis/report';
+import { billingLogOf } from '../../src/analysis/billing';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
@@ -34,6 +35,7 @@ import type {
 } from '../../src/protocol/messages';
 import { pageOf, PROTOCOL_VERSION } from '../../src/protocol/messages';
 import { serve } from '../../src/protocol/rpc';
+import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
 import { renderInspectorHtml } from '../../src/webviewHtml';
 
@@ -51,9 +53,12 @@ export interface HostData {
   breakContext(request: number): BreakContext | null;
 }
 
+/** The file's inspection as the extension's worker makes it: the agent.log files beside it matched too. */
 export async function inspect(path: string, profile: ProfileName, title = path): Promise<Inspection> {
   const transcript = await loadTranscript(path);
-  return new Inspection(analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false }), title);
+  const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
+  const logs = agentLogsBeside(path, transcript.format);
+  return new Inspection(withBilling(analysis, logs.length ? billingLogOf(readAgentLogs(logs)) : null), title);
 }
 
 /** A file of several lineages as the host serves it: the overview, and the data of each scope `openLineage` names. */

@@ -38,6 +38,8 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
         gapSeconds: null,
         userWireIndex: 2 * t + 1,
         captured: null,
+        billed: null,
+        cacheMiss: null,
       });
     }
     turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });

@@ -380,6 +380,78 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     }
   });
 
+  it('sets the bill beside the replay: billed figures, each miss with its class, the summary of both', async () => {
+    // A home and its agent.log written as upstream writes them (hermes_store.py `billed`).
+    const store = buildStore('billed');
+    const billed = await inspect(store.stateDb, 'hermes-current');
+    const summary = billed.index.summary.billing;
+    assert.ok(summary && summary.logs === 2 && summary.matched > 10);
+    const expired = billed.requests.find((q) => q.cacheMiss?.class === 'expired');
+    const unexplained = billed.requests.find((q) => q.cacheMiss?.class === 'unexplained');
+    const plain = billed.requests.find((q) => q.billed && !q.cacheMiss && q.previousRequest !== null && q.billed.cacheWrite !== null);
+    assert.ok(expired?.billed && unexplained?.billed && plain?.billed);
+    const v = await h.open(billed, { state: at({ turn: expired.turn, request: expired.index, firstVisibleMessage: 0 }) });
+    try {
+      await expectSelection(v, expired.turn, expired.index);
+      const panel = v.page.locator('cache-panel');
+      const b = expired.billed;
+      assert.equal(
+        await panel.locator('[data-billed]').innerText(),
+        `${b.input?.toLocaleString('en-US')} prompt · ${b.cacheRead} read from the cache (0.0 %) · writes not logged · ${b.output} out`,
+      );
+      assert.equal(
+        await panel
+          .locator('[data-billed] > span')
+          .getAttribute('title')
+          .then((t) => t?.startsWith(`${b.source.file}:${b.source.line} · `)),
+        true,
+      );
+      assert.equal(await panel.locator('[data-cache-miss]').getAttribute('data-cache-miss'), 'expired');
+      assert.match(
+        await panel.locator('[data-cache-miss]').innerText(),
+        /^expired [\d,]+ tokens of the previous prompt billed again · idle \d+m\d\ds: longer than the provider's cache lifetime \(5 minutes\)$/,
+      );
+      const head = v.page.locator('summary-header [data-billing]');
+      const misses = Object.values(summary.misses).reduce((n, k) => n + (k ?? 0), 0);
+      assert.equal(
+        await head.innerText(),
+        `billed: ${summary.matched} of ${billed.index.requestCount} requests · ${misses} cache misses (${summary.misses.unexplained} unexplained)`,
+      );
+      await v.page.screenshot({ path: join(SHOTS, 'billed-expired-light.png') });
+
+      // A request the provider read whole: its figures, no miss.
+      await v.close();
+      const w = await h.open(billed, { state: at({ turn: plain.turn, request: plain.index, firstVisibleMessage: 0 }) });
+      try {
+        await expectSelection(w, plain.turn, plain.index);
+        const p = w.page.locator('cache-panel');
+        assert.match(
+          await p.locator('[data-billed]').innerText(),
+          new RegExp(`^${plain.billed.input?.toLocaleString('en-US')} prompt · [\\d,]+ read from the cache \\([\\d.]+ %\\) · [\\d,]+ written · \\d+ out$`),
+        );
+        assert.equal(await p.locator('[data-cache-miss]').count(), 0);
+        await assertClean(w);
+      } finally {
+        await w.close();
+      }
+    } finally {
+      await v.close().catch(() => undefined);
+    }
+  });
+
+  it('says the bill is not recorded where no agent.log was read', async () => {
+    const ins = await inspect(example('rotation/state.db'), 'hermes-current');
+    assert.equal(ins.index.summary.billing, null);
+    const v = await h.open(ins);
+    try {
+      assert.equal(await v.page.locator('cache-panel [data-billed]').innerText(), 'not recorded: no agent.log read beside this transcript');
+      assert.equal(await v.page.locator('summary-header [data-billing]').count(), 0);
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('marks the messages a request dump put a cache breakpoint on, naming the dump, and no others', async () => {
     // An Anthropic messages dump as upstream writes it: cache_control on the system block and on
     // the last block of the last three messages.
@@ -485,6 +557,8 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         gapSeconds: null,
         userWireIndex: 1,
         captured: null,
+        billed: null,
+        cacheMiss: null,
       },
     ];
     const header = {

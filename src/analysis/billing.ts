@@ -1,0 +1,345 @@
+// Billed against replayed (docs/billing.md): each `API call #N` line of agent.log matched to the
+// replayed request it answered, and each request whose billed cache read falls well short of what
+// an unbroken, still-live prefix would have reused given one class of miss, in a fixed order.
+
+import type { InputFinding } from '../model/transcript';
+import type { AgentLogRead } from '../transcripts/agentLogFiles';
+import type { LocalTime, LoggedCall, LoggedCause } from '../transcripts/agentLogRecords';
+import { cacheRule } from './cacheRules';
+import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling } from './reportTypes';
+
+/** What the logs beside a transcript said, as read (agentLogFiles.ts): the input to matchBilling. */
+export interface BillingLog {
+  /** Every log read, oldest first, with how many call lines it held. */
+  sources: { path: string; calls: number }[];
+  calls: LoggedCall[];
+  causes: LoggedCause[];
+  findings: InputFinding[];
+}
+
+/** The calls and causes of the logs as read, in the order written (the reads oldest first). */
+export function billingLogOf(reads: readonly AgentLogRead[]): BillingLog {
+  const calls: LoggedCall[] = [];
+  const causes: LoggedCause[] = [];
+  const sources: BillingLog['sources'] = [];
+  for (const read of reads) {
+    let n = 0;
+    for (const r of read.records) {
+      if (r.kind === 'call') {
+        calls.push(r);
+        n++;
+      } else if (r.kind === 'cause') causes.push(r);
+    }
+    sources.push({ path: read.path, calls: n });
+  }
+  return { sources, calls, causes, findings: reads.flatMap((r) => r.findings) };
+}
+
+/** The part of the bill that concerns these sessions (a lineage's): their calls and causes; the sources as read. */
+export function billingLogFor(log: BillingLog, sessions: readonly string[]): BillingLog {
+  const own = new Set(sessions);
+  return {
+    sources: log.sources,
+    calls: log.calls.filter((c) => c.sessionTag !== null && own.has(c.sessionTag)),
+    causes: log.causes.filter((c) => own.has(c.sessionId)),
+    findings: [],
+  };
+}
+
+type ReplayedRequest = Pick<Report['requests'][number], 'index' | 'sessionId' | 'sentAt' | 'failed' | 'prefix' | 'inputTokens'>;
+
+export interface RequestBilling {
+  billed: BilledUsage | null;
+  cacheMiss: CacheMiss | null;
+  /** The replay located a break here, yet the bill shows the whole previous prompt read from the cache. */
+  unpredictedHit: boolean;
+}
+
+export interface BillingMatch {
+  /** By request index. */
+  requests: RequestBilling[];
+  billing: ReportBilling;
+}
+
+/**
+ * A shortfall up to this many tokens, or a twentieth of the previous prompt, is the cache's own
+ * granularity (OpenAI caches in blocks of 128 tokens), not a miss.
+ */
+const MISS_FLOOR = 256;
+/** How far a call's sending may lie from its request's last row on the rows' clock, in seconds. */
+const MATCH_WINDOW = 180;
+/** How far a request's last row may lie after its call's sending: the log prints the latency to a tenth of a second. */
+const SEND_SLACK = 1;
+/** Time zones are whole quarter hours. */
+const ZONE_STEP = 900;
+
+/** The local time read as if it were UTC: a clock that differs from the rows' by the zone's offset. */
+export function localSeconds(t: LocalTime): number {
+  return Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second, t.millisecond) / 1000;
+}
+
+/** The line is written when the response has arrived: it was sent `latency` seconds before. */
+const sentOnLogClock = (c: LoggedCall): number => localSeconds(c.time) - c.latencySeconds;
+
+function groupBy<T>(items: Iterable<T>, key: (t: T) => string | null): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    if (k === null) continue;
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/**
+ * The zone offset that best puts the log's clock on the rows': per session, its first call's sending
+ * against its first request's, the median rounded to a quarter hour; null without both anywhere.
+ */
+function estimateOffset(calls: Map<string, LoggedCall[]>, requests: Map<string, ReplayedRequest[]>): number | null {
+  const offsets: number[] = [];
+  for (const [session, list] of calls) {
+    const first = requests.get(session)?.find((r) => r.sentAt !== undefined);
+    if (first?.sentAt !== undefined) offsets.push(first.sentAt - sentOnLogClock(list[0]));
+  }
+  if (!offsets.length) return null;
+  offsets.sort((a, b) => a - b);
+  return Math.round(offsets[offsets.length >> 1] / ZONE_STEP) * ZONE_STEP;
+}
+
+function billedOf(c: LoggedCall): BilledUsage {
+  const known = !c.usageUnavailable && c.input !== null;
+  return {
+    input: c.input,
+    output: c.output,
+    cacheRead: known ? c.cacheRead : null,
+    // Lines before #104568 have neither `write=` nor `id=`: no write figure was logged, not zero.
+    cacheWrite: known && (c.writeReported || c.responseId !== null) ? c.cacheWrite : null,
+    model: c.model,
+    provider: c.provider,
+    responseId: c.responseId,
+    latencySeconds: c.latencySeconds,
+    loggedAt: c.time.text,
+    source: { file: c.file, line: c.pos.line ?? 0 },
+  };
+}
+
+/**
+ * Pairs calls with requests in order: a request whose sending lies well before a call's got no
+ * call line (not logged, rotated away); a call well before the next request answers none of them.
+ * Without a clock on both sides, order alone pairs them.
+ */
+function pairInOrder(
+  calls: readonly LoggedCall[],
+  requests: readonly ReplayedRequest[],
+  offset: number | null,
+): { pairs: [LoggedCall, ReplayedRequest][]; left: LoggedCall[] } {
+  const pairs: [LoggedCall, ReplayedRequest][] = [];
+  const left: LoggedCall[] = [];
+  let r = 0;
+  for (const call of calls) {
+    if (offset === null) {
+      if (r < requests.length) pairs.push([call, requests[r++]]);
+      else left.push(call);
+      continue;
+    }
+    const sent = sentOnLogClock(call) + offset;
+    while (r < requests.length && requests[r].sentAt !== undefined && (requests[r].sentAt as number) < sent - MATCH_WINDOW) r++;
+    // A request's time is its last input row's, stamped when the row was appended, before the call
+    // went out: of the requests within the window, the last one sent by then is the call's. Those it
+    // passes over got no call line. (Nearest in time is not enough: a retried call goes out seconds
+    // after its request, when the turn's next request may be nearer.)
+    let best = -1;
+    for (let k = r; k < requests.length; k++) {
+      const at = requests[k].sentAt;
+      if (at === undefined) {
+        if (best < 0) best = k;
+        break;
+      }
+      if (at > sent + SEND_SLACK) break;
+      best = k;
+    }
+    if (best >= 0) {
+      pairs.push([call, requests[best]]);
+      r = best + 1;
+    } else left.push(call);
+  }
+  return { pairs, left };
+}
+
+/** Each session's first session in its compaction chain: a mid-turn rotation switches the tag, not the chain. */
+function chainRoots(sessions: Report['sessions']): Map<string, string> {
+  const parent = new Map(sessions.map((s) => [s.id, s.parentId]));
+  const root = new Map<string, string>();
+  for (const s of sessions) {
+    let id = s.id;
+    const seen = new Set<string>();
+    for (let p = parent.get(id); p && parent.has(p) && !seen.has(p); p = parent.get(p)) {
+      seen.add(id);
+      id = p;
+    }
+    root.set(s.id, id);
+  }
+  return root;
+}
+
+/**
+ * A branch's first request starts a lineage of its own, yet it sends its parent's history again:
+ * what the provider could read from its cache is what the parent's last call before it left. Its
+ * predecessor for the bill is that call's request (a delegate or a reset starts from nothing).
+ */
+function branchPredecessors(
+  report: Pick<Report, 'requests' | 'sessions'>,
+  answered: readonly ReplayedRequest[],
+  callOf: ReadonlyMap<number, LoggedCall>,
+  branches: ReadonlySet<string>,
+): Map<number, number> {
+  const out = new Map<number, number>();
+  if (!branches.size) return out;
+  const parentOf = new Map(report.sessions.map((s) => [s.id, s.parentId]));
+  const seen = new Set<string>();
+  for (const r of answered) {
+    if (r.prefix.previousRequest !== null || !branches.has(r.sessionId) || seen.has(r.sessionId)) continue;
+    seen.add(r.sessionId);
+    const parent = parentOf.get(r.sessionId);
+    let best: ReplayedRequest | undefined;
+    for (const q of answered) {
+      if (q.sessionId !== parent || !callOf.has(q.index)) continue;
+      if (q.sentAt !== undefined && r.sentAt !== undefined ? q.sentAt <= r.sentAt : q.index < r.index) best = q;
+    }
+    if (best) out.set(r.index, best.index);
+  }
+  return out;
+}
+
+/**
+ * Is the call's cache read well short of what the previous call's prompt left to read, and if so,
+ * which class explains it first: a logged cause, expiry, a prompt too short to cache, the replay's
+ * own break, or nothing.
+ */
+function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest, causes: readonly LoggedCause[]): Omit<RequestBilling, 'billed'> {
+  if (call.usageUnavailable || previous.usageUnavailable || call.input === null || previous.input === null) return { cacheMiss: null, unpredictedHit: false };
+  const expected = previous.input;
+  const shortfall = Math.max(0, expected - call.cacheRead);
+  const slack = Math.max(MISS_FLOOR, expected / 20);
+  const predicted = request.prefix.breakAt !== null;
+  // What the replay says a cache could serve, in the provider's tokens (ours scaled by the bill's count).
+  const reusable = request.inputTokens > 0 ? (request.prefix.reusedTokens * call.input) / request.inputTokens : 0;
+  if (shortfall <= slack) return { cacheMiss: null, unpredictedHit: predicted && call.cacheRead > reusable + slack };
+  const from = localSeconds(previous.time);
+  const sent = sentOnLogClock(call);
+  const idle = Math.max(0, Math.round((sent - from) * 1000) / 1000);
+  const rule = cacheRule(call.model);
+  const logged = causes.find((c) => {
+    const at = localSeconds(c.time);
+    return at > from && at <= localSeconds(call.time);
+  });
+  const miss = (cls: CacheMissClass, cause: string | null): Omit<RequestBilling, 'billed'> => ({
+    cacheMiss: { class: cls, rebilledTokens: shortfall, idleSeconds: idle, cause },
+    unpredictedHit: false,
+  });
+  if (logged) return miss('cause-logged', logged.cause);
+  if (rule.lifetimeSeconds !== null && idle > rule.lifetimeSeconds) return miss('expired', null);
+  if (rule.minimumTokens !== null && previous.input < rule.minimumTokens) return miss('too-short', null);
+  if (predicted) return miss('predicted', request.prefix.breakAt?.cause ?? null);
+  return miss('unexplained', null);
+}
+
+/**
+ * Matches the log's calls to the report's answered requests, by session tag and order within the
+ * session, on the log's clock put on the rows' (a second pass pairs what is left within each
+ * compaction chain: a rotation switches the tag mid-turn); then judges each matched request's cache
+ * read against the previous matched call of its lineage.
+ */
+export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log: BillingLog, branches: ReadonlySet<string> = new Set()): BillingMatch {
+  const answered = report.requests.filter((r) => !r.failed);
+  const bySession = groupBy(answered, (r) => r.sessionId);
+  const callsBySession = groupBy(log.calls, (c) => c.sessionTag);
+  const offset = estimateOffset(callsBySession, bySession);
+  const callOf = new Map<number, LoggedCall>();
+  const left = new Set<LoggedCall>();
+  for (const [session, calls] of callsBySession) {
+    const paired = pairInOrder(calls, bySession.get(session) ?? [], offset);
+    for (const [call, request] of paired.pairs) callOf.set(request.index, call);
+    for (const call of paired.left) left.add(call);
+  }
+  if (offset !== null && left.size) {
+    const root = chainRoots(report.sessions);
+    const rootOf = (id: string | null): string | null => (id === null ? null : (root.get(id) ?? null));
+    const waiting = groupBy(
+      answered.filter((r) => !callOf.has(r.index)),
+      (r) => rootOf(r.sessionId),
+    );
+    for (const [chain, calls] of groupBy(left, (c) => rootOf(c.sessionTag))) {
+      for (const [call, request] of pairInOrder(calls, waiting.get(chain) ?? [], offset).pairs) {
+        callOf.set(request.index, call);
+        left.delete(call);
+      }
+    }
+  }
+
+  const requests: RequestBilling[] = report.requests.map((r) => {
+    const call = callOf.get(r.index);
+    return { billed: call ? billedOf(call) : null, cacheMiss: null, unpredictedHit: false };
+  });
+  const causesOf = groupBy(log.causes, (c) => c.sessionId);
+  const branchedFrom = branchPredecessors(report, answered, callOf, branches);
+  for (const request of answered) {
+    const call = callOf.get(request.index);
+    const before = request.prefix.previousRequest ?? branchedFrom.get(request.index) ?? null;
+    const previous = before === null ? undefined : callOf.get(before);
+    if (!call || !previous) continue;
+    const causes = [...new Set([request.sessionId, previous.sessionTag, call.sessionTag])].flatMap((id) => (id === null ? [] : (causesOf.get(id) ?? [])));
+    Object.assign(requests[request.index], judge(call, previous, request, causes));
+  }
+
+  const matchedIn = new Map<string, number>();
+  for (const r of answered) if (callOf.has(r.index)) matchedIn.set(r.sessionId, (matchedIn.get(r.sessionId) ?? 0) + 1);
+  const sessionIds = [...new Set([...bySession.keys(), ...callsBySession.keys()])];
+  return {
+    requests,
+    billing: {
+      sources: log.sources,
+      logClockOffsetSeconds: offset,
+      sessions: sessionIds.map((sessionId) => ({
+        sessionId,
+        calls: callsBySession.get(sessionId)?.length ?? 0,
+        requests: bySession.get(sessionId)?.length ?? 0,
+        matched: matchedIn.get(sessionId) ?? 0,
+      })),
+      unmatchedCalls: log.calls
+        .filter((c) => left.has(c) || c.sessionTag === null)
+        .map((c) => ({ file: c.file, line: c.pos.line ?? 0, sessionTag: c.sessionTag, n: c.n, model: c.model, input: c.input })),
+    },
+  };
+}
+
+/** The findings the bill gives: misses nothing explains, and breaks the bill says did not happen. */
+export function billingDiagnostics(report: Pick<Report, 'requests'>, matched: BillingMatch): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const r of report.requests) {
+    const b = matched.requests[r.index];
+    // The line is the log's, not the transcript's: named in the message, not as the finding's place.
+    const where = b.billed ? `${b.billed.source.file}:${b.billed.source.line}` : '';
+    if (b.cacheMiss?.class === 'unexplained')
+      out.push({
+        severity: 'warning',
+        code: 'cache-miss-unexplained',
+        message: `the provider read ${b.billed?.cacheRead ?? 0} of the previous call's ${b.cacheMiss.rebilledTokens + (b.billed?.cacheRead ?? 0)} prompt tokens from its cache (${b.cacheMiss.rebilledTokens} billed again) after ${b.cacheMiss.idleSeconds === null ? 'an unknown time' : `${Math.round(b.cacheMiss.idleSeconds)} s`} idle, with no break in the replayed prefix, no logged cause and the prompt long enough to cache (${where})`,
+        turn: r.turn,
+        request: r.index,
+        sessionId: r.sessionId,
+      });
+    if (b.unpredictedHit)
+      out.push({
+        severity: 'warning',
+        code: 'cache-hit-unpredicted',
+        message: `the replay locates a break here (${r.prefix.breakAt?.cause ?? 'unknown cause'}), yet the provider read ${b.billed?.cacheRead} tokens from its cache, more than the replay's reusable prefix leaves: the replay differs from what was sent (${where})`,
+        turn: r.turn,
+        request: r.index,
+        sessionId: r.sessionId,
+      });
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+// What each provider's prompt cache promises, as far as a billed call can be judged by it: how long
+// an idle prefix lives, and the shortest prefix it caches at all. Sources in docs/billing.md (the providers' own pages).
+
+export type ProviderFamily = 'anthropic' | 'openai' | 'google' | 'other';
+
+export interface CacheRule {
+  family: ProviderFamily;
+  /** Idle seconds after which the prefix may be gone; null where the provider documents none. */
+  lifetimeSeconds: number | null;
+  /** Prompts shorter than this are never cached; null where not known. */
+  minimumTokens: number | null;
+}
+
+/** The family of a model as Hermes names it: `anthropic/claude-sonnet-4.6`, `claude-opus-4-6`, `gpt-5.5`, `google/gemini-3-pro`. */
+export function familyOf(model: string): ProviderFamily {
+  const m = model.toLowerCase();
+  if (m.includes('claude')) return 'anthropic';
+  if (/(^|\/)(gpt|o\d|codex|chatgpt)/.test(m)) return 'openai';
+  if (m.includes('gemini')) return 'google';
+  return 'other';
+}
+
+/**
+ * The model's version as `major.minor` read from its name: after the tier (`opus-4-6`, `opus-4.6`,
+ * `opus-5`) or, in the older names, before it (`claude-3-5-haiku`); null without one.
+ */
+function claudeVersion(m: string, tier: string): number | null {
+  const v = new RegExp(`${tier}[-_ ]?(\\d+)(?:[.-](\\d)(?!\\d))?`).exec(m) ?? new RegExp(`claude-(\\d+)(?:[.-](\\d)(?!\\d))?-${tier}`).exec(m);
+  return v ? Number(v[1]) + (v[2] ? Number(v[2]) / 10 : 0) : null;
+}
+
+function anthropicMinimum(m: string): number | null {
+  const opus = claudeVersion(m, 'opus');
+  if (opus !== null) return opus >= 5 ? 512 : opus >= 4.5 ? 4096 : 1024;
+  const haiku = claudeVersion(m, 'haiku');
+  if (haiku !== null) return haiku >= 4.5 ? 4096 : 2048;
+  if (m.includes('sonnet')) return 1024;
+  return null;
+}
+
+function geminiMinimum(m: string): number | null {
+  if (m.includes('pro')) return 4096;
+  if (m.includes('flash')) return 1024;
+  return null;
+}
+
+/**
+ * The rule for one call's model. Anthropic's default lifetime is 5 minutes (a request may ask for
+ * 1 hour; Hermes' default layout does not); OpenAI keeps an idle prefix "typically 5 to 10 minutes",
+ * so past 5 minutes a miss may be expiry; Gemini's implicit cache documents no lifetime.
+ */
+export function cacheRule(model: string): CacheRule {
+  const family = familyOf(model);
+  const m = model.toLowerCase();
+  switch (family) {
+    case 'anthropic':
+      return { family, lifetimeSeconds: 300, minimumTokens: anthropicMinimum(m) };
+    case 'openai':
+      return { family, lifetimeSeconds: 300, minimumTokens: 1024 };
+    case 'google':
+      return { family, lifetimeSeconds: null, minimumTokens: geminiMinimum(m) };
+    default:
+      return { family, lifetimeSeconds: null, minimumTokens: null };
+  }
+}

@@ -1,0 +1,258 @@
+"""The agent.log of a hermes_store.py simulation, written on the simulation's own clock.
+
+hermes_store.py turns it on for a scenario (`Sim.log = BilledLog(sim, ...)`, the `billed` scenario);
+off, nothing here runs and no scenario's output changes. It reuses agent_log.py's setup (upstream's
+setup_logging: RotatingFileHandler on HOME/logs/agent.log, backupCount 3, behind a QueueHandler /
+QueueListener pair, the record format with the thread-local session tag) and its line writers (the
+exact format strings of each line kind), and adds:
+
+* the time: every record's `created` is the simulation clock's time (to the millisecond), and the
+  process's local zone is Asia/Kolkata (+05:30), because upstream's asctime is local time without a
+  zone while state.db's timestamps are epoch seconds: a reader must find the offset itself;
+* a small maxBytes, so the handler rolls agent.log over to agent.log.1 where the scenario puts a burst
+  of other loggers' lines;
+* the provider's prompt cache, as far as the usage a call reports depends on it (`ProviderCache`);
+* the truth of every `API call #N` line: the file it ends up in, its line there, its fields, and the
+  index of the request it answers (null for a call of a session state.db does not hold).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import re
+import string
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import agent_log  # noqa: E402
+
+# ---------------------------------------------------------------------------------------------
+# The provider's prompt cache (Anthropic's rules, as its prompt-caching documentation states them;
+# OpenAI's automatic caching has the same shape with its own minimum).
+
+CACHE_TTL_SECONDS = 300.0
+LOG_TIMEZONE = "Asia/Kolkata"
+# A fixed thread ident for the failed-attempt lines (_client_log_context prints the thread's), so the
+# log is the same bytes on every run.
+MAIN_THREAD_IDENT = 139872046360384
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The shortest prompt prefix the provider caches: Claude Opus 4.5/4.6 and Haiku 4.5 4096,
+    other Claude models (Sonnet) 1024; OpenAI gpt-* 1024."""
+    m = model.lower().replace(".", "-")
+    if any(k in m for k in ("opus-4-5", "opus-4-6", "haiku-4-5")):
+        return 4096
+    return 1024
+
+
+class ProviderCache:
+    """What the provider's cache serves a call, and why it served less than the previous prompt.
+
+    A call reads the previous completed call's whole prompt when its wire extends that call's wire
+    (same system prompt, the earlier messages unchanged), the idle gap since that call's response is
+    within the TTL, and that prompt was long enough to be cached. At a break it reads only the prefix
+    before the first differing wire message (the JSON of that prefix sent alone, // 4, the simulation's
+    token arithmetic), when that prefix is itself long enough; a system prompt that changed leaves no
+    prefix. After a gap beyond the TTL it reads nothing, and nothing when the provider drops its cache
+    for no visible reason (a scenario's knob). Anthropic usage: what is not read is written, when the
+    prompt is long enough to be cached at all."""
+
+    @staticmethod
+    def serve(prev: Optional[Dict[str, Any]], *, model: str, system: str, wire: List[Dict[str, Any]],
+              prompt: int, now: float, dropped: bool, prefix_tokens) -> Dict[str, Any]:
+        minimum = min_cacheable_tokens(model)
+        info: Dict[str, Any] = {"read": 0, "write": 0, "reasons": [], "gapSeconds": None, "previousPrompt": None,
+                                "minCacheable": minimum, "sharedPrefix": None}
+        if prev is None or prev["model"] != model:
+            info["reasons"] = ["first"]
+        else:
+            gap = now - prev["at"]
+            info["gapSeconds"] = round(gap, 3)
+            info["previousPrompt"] = prev["input"]
+            n = len(prev["wire"])
+            same_system = prev["system"] == system
+            extends = same_system and wire[:n] == prev["wire"]
+            reasons = []
+            if gap > CACHE_TTL_SECONDS:
+                reasons.append("expired")
+            if prev["input"] < minimum:
+                reasons.append("too-short")
+            if not extends:
+                reasons.append("break")
+            if dropped:
+                reasons.append("dropped")
+            info["reasons"] = reasons
+            if not reasons:
+                info["read"] = min(prev["input"], prompt)
+            elif reasons == ["break"]:
+                if same_system:
+                    shared = next((i for i, m in enumerate(prev["wire"]) if i >= len(wire) or wire[i] != m), n)
+                    tokens = min(prefix_tokens(wire[:shared]), prev["input"], prompt)
+                    info["sharedPrefix"] = {"wireMessages": shared, "tokens": tokens}
+                    info["read"] = tokens if tokens >= minimum else 0
+                else:
+                    info["sharedPrefix"] = {"wireMessages": 0, "tokens": 0}
+        info["write"] = prompt - info["read"] if prompt >= minimum else 0
+        return info
+
+    @staticmethod
+    def miss_class(info: Dict[str, Any], cause_logged: bool) -> Optional[str]:
+        """The class of a call that read less than the previous call's whole prompt, by the reason the
+        provider used, checked in this order: cause-logged, expired, too-short, predicted, unexplained.
+        None when it read the whole previous prompt, or for a lineage's first call."""
+        reasons = info["reasons"]
+        if not reasons or reasons == ["first"]:
+            return None
+        if cause_logged:
+            return "cause-logged"
+        for reason, cls in (("expired", "expired"), ("too-short", "too-short"), ("break", "predicted"),
+                            ("dropped", "unexplained")):
+            if reason in reasons:
+                return cls
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The log
+
+CALL_HEADER = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO(?: \[([^\]]+)\])? agent\.conversation_loop: "
+                         r"API call #(\d+): ")
+
+
+class BilledLog:
+    def __init__(self, sim: Any, max_bytes: int):
+        os.environ["TZ"] = LOG_TIMEZONE
+        time.tzset()
+        self.sim = sim
+        self.clock = sim.clock
+        self.logs_dir = Path(sim.out) / "logs"
+        self.listener = agent_log.setup(str(sim.out), 5, max_bytes=max_bytes)
+        self.max_bytes = max_bytes
+        previous = logging.getLogRecordFactory()
+
+        def factory(*args, **kwargs):
+            record = previous(*args, **kwargs)
+            ms = int(round(self.clock.now() * 1000))
+            record.created = ms / 1000.0
+            record.msecs = float(ms % 1000)
+            return record
+
+        logging.setLogRecordFactory(factory)
+        self.cache = ProviderCache
+        self.rng = random.Random(20260918)
+        self.calls: List[Dict[str, Any]] = []
+        self._logged: List[Dict[str, Any]] = []  # agent_log's truth entry of each call (its asctime)
+        self.finished = False
+
+    # --- session context ---------------------------------------------------------------------
+    def set_session(self, session_id: Optional[str]) -> None:
+        agent_log.set_session_context(session_id)
+
+    def turn_start(self, agent: Any, history: int, message: str, platform: str = "cli") -> None:
+        """set_session_context at the turn's start, then build_turn_context's turn line."""
+        self.set_session(agent.session_id)
+        agent_log.turn(agent, platform, history, message)
+
+    def stored_prompt_null(self, agent: Any) -> None:
+        """_restore_or_build_system_prompt: the stored prompt is NULL and the history is not empty."""
+        agent_log.log(agent_log.LOOP, logging.WARNING, None,
+                      "Stored system prompt for session %s is %s; rebuilding from scratch this turn. Prefix cache will miss "
+                      "until the rebuild persists. Investigate the previous turn's update_system_prompt write path.",
+                      agent.session_id, "null")
+
+    def preflight(self, agent: Any, tokens: int) -> None:
+        # The scenario compacts far below a real threshold (a small store): the threshold printed is the
+        # estimate rounded down, as if `compression.threshold` were set that low.
+        agent_log.preflight(agent, tokens, max(1000, tokens // 1000 * 1000), 200000)
+
+    def compaction_started(self, agent: Any, messages: int, tokens: int) -> None:
+        agent_log.compaction_started(agent, messages, tokens)
+
+    def compaction_done(self, agent: Any, before: int, after: int, tokens: int) -> None:
+        agent_log.compaction_done(agent, before, after, tokens)
+
+    def failed_attempt(self, agent: Any, attempt: int, of: int, retryable: bool, error_type: str, summary: str) -> None:
+        agent_log.failed_attempt(agent, attempt, of, retryable, error_type, summary, thread_ident=MAIN_THREAD_IDENT)
+
+    def retries_exhausted(self, agent: Any, retries: int, summary: str, msgs: int, tokens: int) -> None:
+        agent_log.retries_exhausted(agent, "", retries, summary, msgs, tokens)
+
+    def filler(self, kib: int) -> None:
+        """Other loggers' lines (tool progress): what fills a real agent.log between call lines."""
+        agent_log.filler(kib)
+
+    def response_id(self) -> str:
+        return "msg_01" + "".join(self.rng.choice(string.ascii_letters + string.digits) for _ in range(22))
+
+    # --- the call line -------------------------------------------------------------------------
+    def call(self, agent: Any, request: Optional[int], *, prompt: Optional[int], output: int = 0, cache_read: int = 0,
+             cache_write: int = 0, latency: float = 1.0) -> int:
+        """record_response_usage's line, in the agent's layout (A older, B #104568 on, C provider-first)."""
+        layout = getattr(agent, "log_layout", "B")
+        rid = self.response_id() if layout == "B" and prompt is not None else None
+        agent_log.call(agent, layout, prompt=prompt, output=output, latency=latency, cache_read=cache_read,
+                       cache_write=cache_write, rid=rid)
+        self._logged.append(agent_log.truth[-1])
+        unavailable = prompt is None
+        cache_reported = not unavailable and cache_read > 0 and prompt > 0
+        write_reported = not unavailable and layout == "B" and cache_write > 0
+        self.calls.append({
+            "file": None, "line": None, "sessionTag": getattr(agent_log._session_context, "session_id", None) or None,
+            "n": agent.session_api_calls, "layout": {"A": "model-first", "B": "model-first", "C": "provider-first"}[layout],
+            "version": {"A": "before #104568", "B": "#104568", "C": "provider-first"}[layout],
+            # what the line says (a suffix not printed reads 0), as the reader should read it
+            "input": prompt, "output": None if unavailable else output,
+            "cacheRead": cache_read if cache_reported else 0, "cacheWrite": cache_write if write_reported else 0,
+            "cacheReported": cache_reported, "writeReported": write_reported, "usageUnavailable": unavailable,
+            # what the provider really counted (a layout without write= still wrote): null without usage
+            "providerCacheRead": None if unavailable else cache_read,
+            "providerCacheWrite": None if unavailable else cache_write,
+            "latency": latency, "responseId": rid,
+            "time": int(round(self.clock.now() * 1000)) / 1000.0, "asctime": None, "request": request,
+        })
+        return len(self.calls) - 1
+
+    # --- the end --------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """Stops the listener (every record written), then finds each call line in the files it ended in."""
+        if self.finished:
+            return
+        self.finished = True
+        self.listener.stop()
+        for h in self.listener.handlers:
+            h.close()
+        root = logging.getLogger()
+        for h in list(root.handlers):
+            if isinstance(h, agent_log.QueueHandler):
+                root.removeHandler(h)
+        names = [f"agent.log.{i}" for i in (3, 2, 1)] + ["agent.log"]
+        present = [n for n in names if (self.logs_dir / n).exists()]
+        assert present == ["agent.log.1", "agent.log"], f"the log must roll over exactly once, found {present}"
+        k = 0
+        for name in present:
+            with open(self.logs_dir / name, encoding="utf-8") as f:
+                for number, text in enumerate(f, start=1):
+                    m = CALL_HEADER.match(text)
+                    if not m:
+                        continue
+                    c = self.calls[k]
+                    assert (m.group(1), int(m.group(2))) == (c["sessionTag"], c["n"]), f"call line {k} is not {c}: {text}"
+                    c["file"], c["line"] = f"logs/{name}", number
+                    k += 1
+        assert k == len(self.calls), f"{len(self.calls)} calls logged, {k} found in the files"
+        for c, logged in zip(self.calls, self._logged):
+            c["asctime"] = logged["asctime"]
+
+    def offset_seconds(self) -> int:
+        return int(time.localtime(self.clock.now()).tm_gmtoff)
+
+    def truth(self) -> Dict[str, Any]:
+        self.finish()
+        return {"logs": [f"logs/{n}" for n in ("agent.log.1", "agent.log")], "logTimezone": LOG_TIMEZONE,
+                "logTimezoneOffsetSeconds": self.offset_seconds(), "logMaxBytes": self.max_bytes, "calls": self.calls}
