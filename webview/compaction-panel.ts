@@ -28,6 +28,20 @@ const REANCHOR: Record<string, string> = {
 };
 
 export class CompactionPanel extends LitElement {
+  /** Which estimate the preflight compared with its threshold (the agent's log read beside the transcript). */
+  private estimate(c: CompactionView) {
+    const e = c.estimate;
+    if (!e) return html`<b>not recorded</b> <span class="muted">— no agent.log read beside this transcript</span>`;
+    const logged = e.logged
+      ? html` · the agent logged <b>~${num(e.logged.tokens)}</b> ≥ ${num(e.logged.threshold)} threshold`
+      : html` · <span class="muted">no preflight line in the log</span>`;
+    if (e.method === 'rough')
+      return html`<b>rough</b> ~${num(e.tokens ?? 0)} <span class="muted">— no anchor held (no earlier answered call in the lineage, or the rows it priced changed): the request\u2019s rough estimate</span>${logged}`;
+    if (e.tokens === null || !e.anchor)
+      return html`<b>anchored</b> <span class="muted">— the rows say the anchor held; its call\u2019s billed usage is not recorded</span>${logged}`;
+    return html`<b>anchored</b> ~${num(e.tokens)} <span class="muted">— request #${e.anchor.request}\u2019s billed ${num(e.anchor.input)} prompt + ${num(e.anchor.output)} completion tokens, plus the rough rows since</span>${logged}`;
+  }
+
   @property({ attribute: false }) accessor turn: TurnView | null = null;
 
   static styles = [
@@ -103,11 +117,12 @@ export class CompactionPanel extends LitElement {
           </div>
           ${this.verdict(c)}
           <dl>
-            <dt>gate branch</dt><dd>${
+            <dt>gate branch</dt><dd data-gate>${
               c.gateBranch === null
-                ? html`<b>not recorded</b> <span class="muted">— the transcript does not record the gate\u2019s settings (protect-first, protect-last, threshold)</span>`
+                ? html`<b>not recorded</b> <span class="muted">— neither the transcript nor the agent\u2019s log records the gate\u2019s threshold</span>`
                 : html`<b>${c.gateBranch}</b> <span class="muted">— ${GATE[c.gateBranch]}</span>`
             }</dd>
+            <dt>estimate</dt><dd data-estimate>${this.estimate(c)}</dd>
             <dt>re-anchor</dt>
             <dd data-reanchor>user message index <span class="idx">${c.reanchor.before}</span> → <span class="idx">${c.reanchor.after}</span>
               · rule <b>${c.reanchor.rule}</b> <span class="muted">— ${c.reanchor.confirmed ? 'no row matched the words exactly; the last user row taken instead is this turn\u2019s own row, rewritten by the compaction' : (REANCHOR[c.reanchor.rule] ?? 'rule not known to this view')}</span></dd>

@@ -4,7 +4,7 @@
 
 import type { InputFinding } from '../model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
-import type { LocalTime, LoggedCall, LoggedCause } from '../transcripts/agentLogRecords';
+import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
 import { cacheRule } from './cacheRules';
 import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling } from './reportTypes';
 
@@ -14,6 +14,8 @@ export interface BillingLog {
   sources: { path: string; calls: number }[];
   calls: LoggedCall[];
   causes: LoggedCause[];
+  /** The preflight's decisions (`Preflight compression: …`), for the estimate that decided a compaction. */
+  preflights: LoggedPreflight[];
   findings: InputFinding[];
 }
 
@@ -21,6 +23,7 @@ export interface BillingLog {
 export function billingLogOf(reads: readonly AgentLogRead[]): BillingLog {
   const calls: LoggedCall[] = [];
   const causes: LoggedCause[] = [];
+  const preflights: LoggedPreflight[] = [];
   const sources: BillingLog['sources'] = [];
   for (const read of reads) {
     let n = 0;
@@ -29,10 +32,11 @@ export function billingLogOf(reads: readonly AgentLogRead[]): BillingLog {
         calls.push(r);
         n++;
       } else if (r.kind === 'cause') causes.push(r);
+      else if (r.kind === 'preflight') preflights.push(r);
     }
     sources.push({ path: read.path, calls: n });
   }
-  return { sources, calls, causes, findings: reads.flatMap((r) => r.findings) };
+  return { sources, calls, causes, preflights, findings: reads.flatMap((r) => r.findings) };
 }
 
 /** The part of the bill that concerns these sessions (a lineage's): their calls and causes; the sources as read. */
@@ -42,6 +46,7 @@ export function billingLogFor(log: BillingLog, sessions: readonly string[]): Bil
     sources: log.sources,
     calls: log.calls.filter((c) => c.sessionTag !== null && own.has(c.sessionTag)),
     causes: log.causes.filter((c) => own.has(c.sessionId)),
+    preflights: log.preflights.filter((p) => p.sessionTag !== null && own.has(p.sessionTag)),
     findings: [],
   };
 }
@@ -294,6 +299,17 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
     Object.assign(requests[request.index], judge(call, previous, request, causes));
   }
 
+  // Our tokenizer is not the provider's: per model, the bill's prompt tokens over ours, on the requests both counted.
+  const byModel = new Map<string, { requests: number; billedInput: number; replayedInput: number }>();
+  for (const r of answered) {
+    const call = callOf.get(r.index);
+    if (!call || call.usageUnavailable || call.input === null || r.inputTokens <= 0) continue;
+    const m = byModel.get(call.model) ?? { requests: 0, billedInput: 0, replayedInput: 0 };
+    m.requests++;
+    m.billedInput += call.input;
+    m.replayedInput += r.inputTokens;
+    byModel.set(call.model, m);
+  }
   const matchedIn = new Map<string, number>();
   for (const r of answered) if (callOf.has(r.index)) matchedIn.set(r.sessionId, (matchedIn.get(r.sessionId) ?? 0) + 1);
   const sessionIds = [...new Set([...bySession.keys(), ...callsBySession.keys()])];
@@ -308,6 +324,7 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
         requests: bySession.get(sessionId)?.length ?? 0,
         matched: matchedIn.get(sessionId) ?? 0,
       })),
+      models: [...byModel].map(([model, m]) => ({ model, ...m, ratio: Math.round((m.billedInput / m.replayedInput) * 1000) / 1000 })),
       unmatchedCalls: log.calls
         .filter((c) => left.has(c) || c.sessionTag === null)
         .map((c) => ({ file: c.file, line: c.pos.line ?? 0, sessionTag: c.sessionTag, n: c.n, model: c.model, input: c.input })),

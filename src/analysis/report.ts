@@ -18,6 +18,7 @@ import {
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { billingDiagnostics, matchBilling, type BillingLog } from './billing';
+import { preflightEstimates } from './preflightEstimate';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
 import { sessionsWithoutTurns } from './noTurns';
@@ -377,7 +378,10 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
   return { transcript, report, replay, wire };
 }
 
-const NO_BILLING: Report['billing'] = Object.freeze({ sources: [], logClockOffsetSeconds: null, sessions: [], unmatchedCalls: [] });
+/** protect_first_n + protect_last_n at upstream's defaults (3 and 20). */
+const DEFAULT_PROTECTED_ROWS = 23;
+
+const NO_BILLING: Report['billing'] = Object.freeze({ sources: [], logClockOffsetSeconds: null, sessions: [], models: [], unmatchedCalls: [] });
 
 /**
  * The analysis with the logs' billed usage set beside each request (docs/billing.md): a new report,
@@ -391,7 +395,18 @@ export function withBilling(analysis: Analysis, log: BillingLog | null): Analysi
   const requests = report.requests.map((r, i) => ({ ...r, billed: matched.requests[i].billed, cacheMiss: matched.requests[i].cacheMiss }));
   const found: Diagnostic[] = log.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, turn: null, request: null }));
   const diagnostics = [...report.diagnostics, ...found, ...billingDiagnostics(report, matched)];
-  return { ...analysis, report: { ...report, requests, diagnostics, billing: matched.billing } };
+  const billed: Report = { ...report, requests, diagnostics, billing: matched.billing };
+  const estimates = preflightEstimates(billed, analysis.replay, analysis.replay.profile, log.preflights);
+  const turns = report.turns.map((t) => {
+    const estimate = estimates.get(t.index);
+    if (!estimate || !t.compression) return t;
+    // A logged preflight says the cheap gate opened: `count or chars`, the count tried first. With
+    // upstream's defaults (protect_first_n 3, protect_last_n 20; no store records them) the count
+    // holds above 24 rows; else the rough messages estimate reached the logged threshold.
+    const gateBranch = estimate.logged ? (t.compression.beforeMessages > DEFAULT_PROTECTED_ROWS + 1 ? 'count' : 'chars') : t.compression.gateBranch;
+    return { ...t, compression: { ...t.compression, gateBranch, estimate } };
+  });
+  return { ...analysis, report: { ...billed, turns } };
 }
 
 /** A request's sending time and the idle gap before it (docs/report.md, requests[].gapSeconds). */

@@ -28,6 +28,18 @@ export interface PrefixResult {
   reusedTokens: number;
 }
 
+/** Which estimate decided a compaction before a turn (docs/hermes-behaviour.md §5.8). */
+export interface PreflightEstimate {
+  /** `anchored`: the previous call's billed prompt and completion plus the rough rows since; `rough`: the request's rough estimate. */
+  method: 'anchored' | 'rough';
+  /** The estimate as replayed; null where the anchor held but its call's billed usage is not recorded. */
+  tokens: number | null;
+  /** The call it was anchored on: its request and billed figures. */
+  anchor: { request: number; input: number; output: number } | null;
+  /** The agent's own figure and threshold, from its `Preflight compression: ~T tokens >= H threshold` line; null where none matched. */
+  logged: { tokens: number; threshold: number; source: { file: string; line: number } } | null;
+}
+
 /** A compaction as the report states it (docs/report.md `compression`). */
 export interface ReportCompaction {
   mode: 'rotation' | 'in-place';
@@ -43,6 +55,11 @@ export interface ReportCompaction {
    * record what the gate compares with (protect_first_n, protect_last_n, the threshold): not recorded.
    */
   gateBranch: 'count' | 'chars' | null;
+  /**
+   * Which estimate the agent's preflight compared with its threshold, where an agent.log was read
+   * (docs/billing.md): absent without one; only on a compaction before a turn.
+   */
+  estimate?: PreflightEstimate;
   /** `confirmed`: the fallback rule found the copy of the turn's own row (its content was rewritten by the compaction). */
   reanchor: { before: number; after: number; rule: string; confirmed?: boolean };
   /** The turn's user row was copied with its content changed: the todo snapshot folded in, or its parts re-projected. */
@@ -174,6 +191,12 @@ export interface ReportBilling {
   logClockOffsetSeconds: number | null;
   /** Per session (tag or replayed): its calls in the logs, its answered requests, how many matched. */
   sessions: { sessionId: string; calls: number; requests: number; matched: number }[];
+  /**
+   * Per model, over the requests a call with usage matched: the provider's prompt tokens and ours
+   * (the replay's tokenizer), and the first over the second, rounded to 3 places. Our counts are
+   * never the bill: this is how far apart they are.
+   */
+  models: { model: string; requests: number; billedInput: number; replayedInput: number; ratio: number }[];
   /** Calls that answer no replayed request: auxiliary calls, aborted turns, rows never stored, other stores' sessions. */
   unmatchedCalls: { file: string; line: number; sessionTag: string | null; n: number; model: string; input: number | null }[];
 }

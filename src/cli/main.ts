@@ -410,7 +410,8 @@ function billingLine(billing: Report['billing']): string | null {
     offset === null
       ? 'matched by order alone'
       : `log clock ${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 3600)).padStart(2, '0')}:${String(Math.floor((Math.abs(offset) % 3600) / 60)).padStart(2, '0')} from the rows'`;
-  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched; ${clock}`;
+  const ratios = billing.models.map((m) => `${m.model} x${m.ratio}`).join(', ');
+  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}`;
 }
 
 function captureLine(c: NonNullable<Report['captures']>[number]): string {
@@ -423,8 +424,18 @@ function compactionLine(c: ReportCompaction, label: string): string {
   return (
     `${label} (${c.mode}): ${c.beforeMessages} -> ${c.afterMessages} rows, ${c.beforeTokens} -> ${c.afterTokens} tokens (rough ${c.beforeRoughTokens} -> ${c.afterRoughTokens}), `
     + `${c.madeProgress ? 'progress' : 'NO progress'}, gate: ${c.gateBranch ?? 'not recorded'}; user row re-anchored ${c.reanchor.before} -> ${c.reanchor.after} `
-    + `(${c.reanchor.rule}${c.reanchor.confirmed ? ', its own row' : ''})${change}`
+    + `(${c.reanchor.rule}${c.reanchor.confirmed ? ', its own row' : ''})${change}${estimateText(c)}`
   );
+}
+
+/** Which estimate the preflight decided by, where an agent.log was read (docs/billing.md). */
+function estimateText(c: ReportCompaction): string {
+  const e = c.estimate;
+  if (!e) return '';
+  const figure = e.tokens === null ? 'its billed usage not recorded' : `~${e.tokens}`;
+  const from = e.anchor ? ` on request ${e.anchor.request}'s ${e.anchor.input} + ${e.anchor.output}` : '';
+  const logged = e.logged ? `, logged ~${e.logged.tokens} >= ${e.logged.threshold}` : '';
+  return `; estimate ${e.method} ${figure}${from}${logged}`;
 }
 
 function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format: Options['format']): string {

@@ -190,3 +190,41 @@ export function estimateMessagesTokensRough(rows: readonly Row[], profile: Profi
   }
   return (profile.estimator === 'v1' ? Math.floor((chars + 3) / 4) : tokens) + DEFAULT_IMAGE_TOKEN_COST * images;
 }
+
+/** A text as estimate_tokens_rough prices it: V1 `(len + 3) // 4`; V3 a token per CJK code point plus `(UTF-8 bytes of the rest + 3) // 4`. */
+function estimateTextRough(text: string, profile: Profile): number {
+  if (profile.estimator === 'v1') return Math.floor((pythonLen(text) + 3) / 4);
+  const m: ReprMeasure = { points: 0, cjk: 0, restBytes: 0, bytes: 0 };
+  measureWritten(text, m);
+  return m.cjk + Math.floor((m.restBytes + 3) / 4);
+}
+
+/** The tool schemas as the rough request estimate prices them: V1 `len(str(tools))`; V3 name, description and compact JSON parameters. */
+function estimateToolsRough(tools: readonly unknown[], profile: Profile): number {
+  if (profile.estimator === 'v1') {
+    const m: ReprMeasure = { points: 0, cjk: 0, restBytes: 0, bytes: 0 };
+    measureRepr(tools, m);
+    return Math.floor((m.points + m.bytes + 3) / 4);
+  }
+  let chars = 0;
+  for (const tool of tools) {
+    const fn = ((tool as { function?: unknown })?.function ?? tool) as { name?: unknown; description?: unknown; parameters?: unknown };
+    if (typeof fn.name === 'string') chars += pythonLen(fn.name);
+    if (typeof fn.description === 'string') chars += pythonLen(fn.description);
+    // json.dumps(parameters, ensure_ascii=False, separators=(",", ":")), its length in code points.
+    if (fn.parameters !== undefined && fn.parameters !== null) chars += pythonLen(JSON.stringify(fn.parameters) ?? '');
+  }
+  return Math.floor((chars + 3) / 4);
+}
+
+/**
+ * estimate_request_tokens_rough (docs/hermes-behaviour.md §2.3): the system prompt, the messages and
+ * the tool schemas, each priced as the agent prices them; the preflight's estimate when no anchor holds.
+ */
+export function estimateRequestTokensRough(rows: readonly Row[], systemPrompt: string, tools: readonly unknown[] | undefined, profile: Profile): number {
+  return (
+    (systemPrompt ? estimateTextRough(systemPrompt, profile) : 0)
+    + estimateMessagesTokensRough(rows, profile)
+    + (tools?.length ? estimateToolsRough(tools, profile) : 0)
+  );
+}

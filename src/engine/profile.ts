@@ -25,6 +25,12 @@ export interface Profile {
    * silently because compose_user_api_content returns None for lists (#71998).
    */
   readonly multimodalContextPart: boolean;
+  /**
+   * The preflight's estimate: `rough` the request's rough estimate always; `anchored` the previous
+   * response's billed prompt and completion plus the rough rows since, where that anchor holds
+   * (#97206, #104555; docs/hermes-behaviour.md §5.8).
+   */
+  readonly preflightEstimate: 'rough' | 'anchored';
 }
 
 export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
@@ -35,6 +41,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     reanchor: 'v1',
     estimator: 'v1',
     multimodalContextPart: false,
+    preflightEstimate: 'rough',
   },
   'hermes-v1': {
     name: 'hermes-v1',
@@ -43,6 +50,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     reanchor: 'v1',
     estimator: 'v1',
     multimodalContextPart: false,
+    preflightEstimate: 'rough',
   },
   'hermes-current': {
     name: 'hermes-current',
@@ -51,6 +59,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     reanchor: 'v3',
     estimator: 'v3',
     multimodalContextPart: true,
+    preflightEstimate: 'anchored',
   },
 };
 

@@ -91,7 +91,8 @@ export class Inspection {
     const { report, replay } = analysis;
     this.turns = report.turns.map((t) => {
       const kept = t.index < (analysis.kept?.turns ?? 0) ? earlier?.turns[t.index] : undefined;
-      if (kept) return kept;
+      // Unless the log read since tells more of its compaction's estimate.
+      if (kept && JSON.stringify(kept.compression?.estimate) === JSON.stringify(t.compression?.estimate)) return kept;
       const rt = replay.turns[t.index];
       const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;
       return {

@@ -116,6 +116,58 @@ describe('billed against replayed, on a home and logs written as upstream writes
     assert.ok(predicted.includes('compression'), predicted.join());
   });
 
+  it('replays the estimate each compaction was decided by, as the agent computed and logged it', () => {
+    const withPreflight = truth.turns.filter((t) => t.preflight);
+    assert.deepEqual(withPreflight.map((t) => t.preflight?.method).sort(), ['anchored', 'rough'], 'one of each in the scenario');
+    for (const t of withPreflight) {
+      const p = t.preflight as NonNullable<typeof t.preflight>;
+      const c = report.turns[t.index].compression;
+      assert.ok(c?.estimate, `turn ${t.index}`);
+      assert.deepEqual(
+        {
+          method: c.estimate.method,
+          anchor: c.estimate.anchor,
+          logged: c.estimate.logged && { tokens: c.estimate.logged.tokens, threshold: c.estimate.logged.threshold },
+          gateBranch: c.gateBranch,
+        },
+        {
+          method: p.method,
+          anchor: p.anchorRequest === null ? null : { request: p.anchorRequest, input: p.anchorInput, output: p.anchorOutput },
+          logged: { tokens: p.tokens, threshold: p.threshold },
+          // The gate is `count or chars`, the count tried first; here never both.
+          gateBranch: p.gateBranch,
+        },
+        `turn ${t.index}`,
+      );
+      // The anchored figure is the bill plus the rows since, priced exactly as the agent prices them.
+      // The rough one prices every row, and the agent's live rows carry its `_db_persisted` marker,
+      // which no store keeps: ours is below the agent's by about that much (a few tokens a row).
+      if (p.method === 'anchored') assert.equal(c.estimate.tokens, p.tokens, `turn ${t.index}`);
+      else
+        assert.ok(
+          (c.estimate.tokens as number) <= p.tokens && (c.estimate.tokens as number) >= p.tokens - 20 * p.messages,
+          `turn ${t.index}: ${c.estimate.tokens} vs ${p.tokens}`,
+        );
+    }
+  });
+
+  it('says per model how far the bill’s prompt tokens run from ours', () => {
+    for (const m of report.billing.models) {
+      const matched = report.requests.filter((r) => r.billed?.model === m.model && r.billed.input !== null);
+      assert.equal(m.requests, matched.length);
+      assert.equal(
+        m.billedInput,
+        matched.reduce((n, r) => n + (r.billed?.input ?? 0), 0),
+      );
+      assert.equal(
+        m.replayedInput,
+        matched.reduce((n, r) => n + r.inputTokens, 0),
+      );
+      assert.ok(m.ratio > 1 && m.ratio < 2, `${m.model} ${m.ratio}`);
+    }
+    assert.deepEqual(report.billing.models.map((m) => m.model).sort(), ['claude-haiku-4-5', 'claude-sonnet-4-6']);
+  });
+
   it('warns once per unexplained miss, naming the log line; nothing else of the bill is a finding', () => {
     const found = report.diagnostics.filter((d) => d.code === 'cache-miss-unexplained' || d.code === 'cache-hit-unpredicted');
     const unexplained = report.requests.filter((r) => r.cacheMiss?.class === 'unexplained');

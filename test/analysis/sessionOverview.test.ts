@@ -109,7 +109,7 @@ function build(
     turns: [],
     requests: [],
     diagnostics: opts.diagnostics ?? [],
-    billing: { sources: [], logClockOffsetSeconds: null, sessions: [], unmatchedCalls: [] },
+    billing: { sources: [], logClockOffsetSeconds: null, sessions: [], models: [], unmatchedCalls: [] },
   };
   for (const [sessionId, n, compacted, cause] of turns) {
     const index = report.turns.length;

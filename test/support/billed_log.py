@@ -18,6 +18,8 @@ exact format strings of each line kind), and adds:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 import random
@@ -119,6 +121,165 @@ class ProviderCache:
 
 
 # ---------------------------------------------------------------------------------------------
+# The preflight figure: what _preflight_request_tokens (agent/turn_context.py) returns, rebuilt here in
+# our own Python from the rules docs/hermes-behaviour.md §2.3 (V3 rough estimators) and
+# ../shared/design/hermes-usage.md §4 (the anchored estimator) state. It is the oracle of the
+# TypeScript port: it prices the rows as the agent holds them in memory (the simulation's live
+# dicts, every key they carry) with Python's own str(), never through the inspector's code.
+
+# docs/hermes-behaviour.md §2.3: fields that describe the durable record, never sent
+PERSISTENCE_ONLY_MESSAGE_FIELDS = frozenset({
+    "timestamp", "display_kind", "display_metadata", "_row_id", "_merged_turn_prefix", "message_uid",
+    "_absorbed_message_uids", "_tool_call_uids", "_tool_call_uid", "_db_row_snapshot", "_canonical_row"})
+IMAGE_PART_TYPES = ("image", "image_url", "input_image")
+DEFAULT_IMAGE_TOKEN_COST = 1500
+CHARS_PER_TOKEN = 4
+# Token-dense code points, one token each: Hangul Jamo, CJK radicals to the end of the unified
+# ideographs (Kana and CJK punctuation included), Hangul Jamo Extended-A, Hangul syllables, CJK
+# compatibility ideographs, halfwidth and fullwidth forms.
+_DENSE_RANGES = ((0x1100, 0x11FF), (0x2E80, 0x9FFF), (0xA960, 0xA97F), (0xAC00, 0xD7AF), (0xF900, 0xFAFF),
+                 (0xFF00, 0xFFEF))
+
+
+def _dense(ch: str) -> bool:
+    o = ord(ch)
+    return any(lo <= o <= hi for lo, hi in _DENSE_RANGES)
+
+
+def estimate_tokens_rough_v3(text: Any) -> int:
+    """One token per CJK/Hangul/fullwidth code point, plus (UTF-8 bytes of the rest + 3) // 4."""
+    if not text:
+        return 0
+    text = str(text)
+    dense = sum(1 for ch in text if _dense(ch))
+    rest = "".join(ch for ch in text if not _dense(ch))
+    return dense + (len(rest.encode("utf-8", "replace")) + 3) // CHARS_PER_TOKEN
+
+
+def wire_shadow_v3(row: Dict[str, Any]) -> Dict[str, Any]:
+    """The row as the provider receives it, for pricing: a non-empty string api_content on a user or
+    assistant row stands in for content (as key `content`, where api_content sat; any other api_content is
+    dropped); persistence-only fields, reasoning_details and _anthropic_content_blocks dropped; reasoning
+    dropped beside a reasoning_content; image parts reduced to a placeholder (priced flat);
+    encrypted_content blanked."""
+    api = row.get("api_content")
+    api_wins = isinstance(api, str) and bool(api) and row.get("role") in ("user", "assistant")
+    rc = row.get("reasoning_content")
+    drop_reasoning = isinstance(rc, str) and bool(rc.strip())
+    out: Dict[str, Any] = {}
+    for k, v in row.items():
+        if k in PERSISTENCE_ONLY_MESSAGE_FIELDS or k in ("reasoning_details", "_anthropic_content_blocks"):
+            continue
+        if k == "reasoning" and drop_reasoning:
+            continue
+        if k == "api_content":
+            if api_wins:
+                out["content"] = v
+            continue
+        if k == "content" and api_wins:
+            continue
+        if k in ("content", "output") and isinstance(v, list):
+            out[k] = [{"type": p.get("type"), "image": "[stripped]"}
+                      if isinstance(p, dict) and p.get("type") in IMAGE_PART_TYPES else p for p in v]
+        elif k == "content" and isinstance(v, dict) and v.get("_multimodal"):
+            out[k] = v.get("text_summary", "")
+        elif k == "encrypted_content":
+            out[k] = ""
+        else:
+            out[k] = v
+    return out
+
+
+def _image_parts(row: Dict[str, Any]) -> int:
+    def count(parts: Any, types) -> int:
+        return sum(1 for p in parts if isinstance(p, dict) and p.get("type") in types) if isinstance(parts, list) else 0
+    content = row.get("content")
+    n = count(content, IMAGE_PART_TYPES) + count(row.get("_anthropic_content_blocks"), ("image",))
+    if isinstance(content, dict) and content.get("_multimodal"):
+        n += count(content.get("content"), ("image", "image_url"))
+    return n + count(row.get("output"), IMAGE_PART_TYPES)
+
+
+def estimate_messages_tokens_rough_v3(rows: List[Dict[str, Any]]) -> int:
+    """Each row apart: the rough estimate of str(its wire shadow) (Python's repr), plus 1500 per image part."""
+    return sum(estimate_tokens_rough_v3(str(wire_shadow_v3(r))) + DEFAULT_IMAGE_TOKEN_COST * _image_parts(r)
+               for r in rows)
+
+
+def estimate_tools_tokens_rough_v3(tools: Optional[List[Dict[str, Any]]]) -> int:
+    """(Σ len(name) + len(description) + len(compact JSON of parameters) + 3) // 4 over the OpenAI-format schemas."""
+    total = 0
+    for tool in tools or []:
+        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        total += sum(len(v) for v in (fn.get("name") or "", fn.get("description") or "") if isinstance(v, str))
+        total += len(json.dumps(fn.get("parameters") or {}, ensure_ascii=False, separators=(",", ":")))
+    return (total + 3) // 4 if tools else 0
+
+
+def estimate_request_tokens_rough_v3(rows: List[Dict[str, Any]], system: str,
+                                     tools: Optional[List[Dict[str, Any]]]) -> int:
+    """The whole request: system prompt + rows + tool schemas."""
+    return (estimate_tokens_rough_v3(system) + estimate_messages_tokens_rough_v3(rows)
+            + estimate_tools_tokens_rough_v3(tools))
+
+
+FINGERPRINT_FIELDS = ("role", "content", "api_content", "tool_call_id", "tool_calls")
+
+
+def message_fingerprint(row: Dict[str, Any]) -> str:
+    """sha256 of the compact sorted-key JSON of the fields that reach the provider (those not None)."""
+    fields = {k: row[k] for k in FINGERPRINT_FIELDS if row.get(k) is not None}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                                     default=str).encode("utf-8")).hexdigest()
+
+
+def _prefix_fingerprint(rows: List[Dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps([(r.get("role"), message_fingerprint(r)) for r in rows],
+                                     separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def capture_usage_anchor(prompt_tokens: int, completion_tokens: int, rows: List[Dict[str, Any]],
+                         request: Optional[int]) -> Optional[Dict[str, Any]]:
+    """capture_usage_anchor: the billed figures of a completed response and the list it priced (the live
+    list the call was sent with, before its reply was appended), fingerprinted now, while the dicts are as
+    sent. `request`: the truth's index of that call (ours, not upstream's)."""
+    if prompt_tokens is None or prompt_tokens <= 0 or not rows:
+        return None
+    last = rows[-1]
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens or 0, "base_count": len(rows),
+            "base_last_role": last.get("role"), "base_last_fp": message_fingerprint(last),
+            "base_prefix_fp": _prefix_fingerprint(rows), "request": request}
+
+
+def anchored_context_tokens(rows: List[Dict[str, Any]], anchor: Optional[Dict[str, Any]]) -> Optional[int]:
+    """prompt + completion + the rough estimate of the rows added since (the first dropped when it is the
+    anchored call's own assistant reply); None when the priced prefix no longer fingerprints the same."""
+    if not anchor:
+        return None
+    n = anchor["base_count"]
+    if n <= 0 or len(rows) < n:
+        return None
+    last = rows[n - 1]
+    if last.get("role") != anchor["base_last_role"] or message_fingerprint(last) != anchor["base_last_fp"]:
+        return None
+    if _prefix_fingerprint(rows[:n]) != anchor["base_prefix_fp"]:
+        return None
+    delta = rows[n:]
+    if delta and delta[0].get("role") == "assistant":
+        delta = delta[1:]
+    return anchor["prompt_tokens"] + anchor["completion_tokens"] + estimate_messages_tokens_rough_v3(delta)
+
+
+def preflight_request_tokens(rows: List[Dict[str, Any]], system: str, tools: Optional[List[Dict[str, Any]]],
+                             anchor: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """_preflight_request_tokens: the anchored figure when the anchor holds, else the rough request estimate."""
+    anchored = anchored_context_tokens(rows, anchor)
+    if anchored is not None:
+        return {"method": "anchored", "tokens": anchored}
+    return {"method": "rough", "tokens": estimate_request_tokens_rough_v3(rows, system, tools)}
+
+
+# ---------------------------------------------------------------------------------------------
 # The log
 
 CALL_HEADER = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} INFO(?: \[([^\]]+)\])? agent\.conversation_loop: "
@@ -166,10 +327,30 @@ class BilledLog:
                       "until the rebuild persists. Investigate the previous turn's update_system_prompt write path.",
                       agent.session_id, "null")
 
-    def preflight(self, agent: Any, tokens: int) -> None:
-        # The scenario compacts far below a real threshold (a small store): the threshold printed is the
-        # estimate rounded down, as if `compression.threshold` were set that low.
-        agent_log.preflight(agent, tokens, max(1000, tokens // 1000 * 1000), 200000)
+    # --- the preflight figure ------------------------------------------------------------------
+    @staticmethod
+    def capture_anchor(prompt: int, output: int, rows: List[Dict[str, Any]],
+                       request: Optional[int]) -> Optional[Dict[str, Any]]:
+        return capture_usage_anchor(prompt, output, rows, request)
+
+    @staticmethod
+    def preflight_figure(agent: Any, rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+        """_preflight_request_tokens for the agent's live list, with what the truth says of it."""
+        anchor = getattr(agent, "usage_anchor", None)
+        out = preflight_request_tokens(rows, agent.system_prompt, agent.tools, anchor)
+        anchored = out["method"] == "anchored"
+        out.update(anchorRequest=anchor["request"] if anchored else None,
+                   anchorInput=anchor["prompt_tokens"] if anchored else None,
+                   anchorOutput=anchor["completion_tokens"] if anchored else None,
+                   messagesRough=estimate_messages_tokens_rough_v3(rows), messages=len(rows))
+        return out
+
+    @staticmethod
+    def request_rough(agent: Any, rows: List[Dict[str, Any]]) -> int:
+        return estimate_request_tokens_rough_v3(rows, agent.system_prompt, agent.tools)
+
+    def preflight(self, agent: Any, tokens: int, threshold: int, context_length: int = 200000) -> None:
+        agent_log.preflight(agent, tokens, threshold, context_length)
 
     def compaction_started(self, agent: Any, messages: int, tokens: int) -> None:
         agent_log.compaction_started(agent, messages, tokens)

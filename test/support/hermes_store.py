@@ -99,8 +99,11 @@ provider call what agent/turn_usage.py :: record_response_usage logs when the re
 `API call #N` line, N the live agent's counter) or the failed-attempt lines of a call that got no
 answer. The provider's prompt cache is then simulated with the reason of each miss (billed_log.py ::
 ProviderCache), the counts stored are that usage (input_tokens without the cache, as normalize_usage
-gives them), and the truth gains `calls`, each request's `billed` and `missClass`. Off (every scenario
-but `billed`), none of this runs and the output is what it was.
+gives them), and the truth gains `calls`, each request's `billed` and `missClass`. The preflight and
+compaction-started lines print _preflight_request_tokens' figure (billed_log.preflight_request_tokens:
+anchored on the last completed call's billed usage while the agent's usage anchor holds, else the V3
+rough request estimate), and a turn compacted at its start gains `preflight` in the truth. Off (every
+scenario but `billed`), none of this runs and the output is what it was.
 
 Where upstream's code left a choice open, this module takes the literal reading and says so:
   - v31: the rotation's copy of the current user row is made before that row is flushed to the
@@ -1217,6 +1220,9 @@ class Agent:
         self.cache_prev: Optional[Dict[str, Any]] = None
         self.cause_logged = False
         self.pending_restore: Optional[str] = None
+        # the usage anchor (agent/usage_anchor.py): the last completed call's billed figures and the list it
+        # priced, which the preflight figure extends (billed_log.preflight_request_tokens); with a log only
+        self.usage_anchor: Optional[Dict[str, Any]] = None
         # _ensure_session_row: after the prompt is known, before any compaction
         self.store.create_session(self.session_id, source, model=model, model_config=self.model_config,
                                   system_prompt=self.system_prompt, parent_session_id=parent_session_id,
@@ -1490,6 +1496,8 @@ class Agent:
         self.clock.tick(latency)  # the response arrives
         usage = not resp.get("no_usage")
         if usage:
+            # capture_usage_anchor: this response's billed prompt and completion over the list it was sent with
+            self.usage_anchor = log.capture_anchor(prompt, output, self.messages, req["index"])
             self.store.update_token_counts(
                 self.session_id, input_tokens=prompt - read - write, output_tokens=output, cache_read_tokens=read,
                 cache_write_tokens=write, model=self.model, billing_provider=self.provider, billing_base_url=self.base_url)
@@ -1505,17 +1513,15 @@ class Agent:
                            "model": self.model}
         self.clock.tick(0.005)
 
-    def rough_tokens(self, msgs: List[Dict[str, Any]]) -> int:
-        """estimate_request_tokens_rough, as the compaction lines print it: the request's characters / 4."""
-        wire = [wire_copy(m) for m in msgs if m.get("display_kind") != "failed_turn"]
-        return len(json.dumps(chat_body(self.model, self.system_prompt, wire, self.tools), ensure_ascii=False)) // 4
-
     def restart(self, layout: str) -> None:
         """The process exits and `hermes --resume` opens the same session in a new one: a new AIAgent, so
         its call counter starts again at 1, the history reloaded as stored, maybe a newer Hermes (another
-        call-line layout). The provider's cache is the provider's: it outlives the process."""
+        call-line layout). The provider's cache is the provider's: it outlives the process. The new agent
+        holds no usage anchor: restore_usage_anchor adopts a persisted model_config._usage_anchor, and
+        none is written here (the process before was an older Hermes)."""
         self.session_api_calls = 0
         self.log_layout = layout
+        self.usage_anchor = None
 
     def write_dump(self, body: Dict[str, Any], turn: int) -> None:
         """dump_api_request_debug: the failed call's request, exactly as sent."""
@@ -1625,8 +1631,11 @@ class Agent:
     # --- compaction ------------------------------------------------------------------------------
     def compact(self, turn: int, *, current: Dict[str, Any], persist_idx: Optional[int], mode: str, tail_from: str,
                 summary: str = "The user and the assistant worked through the earlier requests.",
-                kind: str = "preflight") -> Dict[str, Any]:
-        """compress_context: compress(), fold the todo snapshot, commit in place or by rotation."""
+                kind: str = "preflight", threshold: Optional[int] = None) -> Dict[str, Any]:
+        """compress_context: compress(), fold the todo snapshot, commit in place or by rotation.
+        With a log, a preflight compaction first logs _preflight_request_tokens' figure against `threshold`
+        (the scenario's compression threshold for that turn; it must be one the figure reaches, by one of
+        the cheap gate's branches), and the truth's turn gains `preflight`."""
         msgs = self.messages
         n = len(msgs)
         cur = next(i for i, m in enumerate(msgs) if m is current)
@@ -1641,10 +1650,25 @@ class Agent:
         role = self._carrier_role(msgs, head_n, start)
         log = self.sim.log
         if log is not None:
-            rough = self.rough_tokens(msgs)
             if kind == "preflight":
-                log.preflight(self, rough)
-            log.compaction_started(self, n, rough)
+                pf = log.preflight_figure(self, msgs)
+                assert threshold is not None, "scenario error: a logged preflight compaction needs its threshold"
+                # _should_run_preflight_estimate: more rows than protect_first_n + protect_last_n + 1 (3, 20), or
+                # the messages-only rough estimate at the threshold; then the figure must reach it
+                branch = "chars" if pf["messagesRough"] >= threshold else "count"
+                assert branch == "chars" or n > 3 + 20 + 1, f"scenario error: the gate stays shut at turn {turn}: {pf}"
+                assert pf["tokens"] >= threshold, f"scenario error: ~{pf['tokens']} under {threshold} at turn {turn}"
+                self.sim.turns[turn]["preflight"] = {
+                    "method": pf["method"], "tokens": pf["tokens"], "threshold": threshold,
+                    "anchorRequest": pf["anchorRequest"], "anchorInput": pf["anchorInput"],
+                    "anchorOutput": pf["anchorOutput"], "messagesRough": pf["messagesRough"],
+                    "messages": pf["messages"], "gateBranch": branch}
+                log.preflight(self, pf["tokens"], threshold)
+                started = pf["tokens"]
+            else:
+                started = log.request_rough(self, msgs)
+            log.compaction_started(self, n, started)
+            self.usage_anchor = None  # cleared at every compaction boundary
         self.clock.tick(3.0)
         # the summary is an auxiliary call: session_model_usage only, on the id the turn started with
         self.store.record_auxiliary_usage(getattr(self, "turn_session_id", None) or self.session_id, "compression", model="google/gemini-3-flash",
@@ -1707,7 +1731,8 @@ class Agent:
             info["toSession"] = child
         if log is not None:
             log.set_session(self.session_id)  # compress_context after a rotation (#34089): the child's id from here on
-            log.compaction_done(self, n, len(compressed), self.rough_tokens(compressed))
+            # estimate_request_tokens_rough over the compacted list, the rebuilt prompt and the tools
+            log.compaction_done(self, n, len(compressed), log.request_rough(self, compressed))
         self.sim.turns[turn]["midTurn" if kind == "mid-turn" else "compression"] = info
         if kind == "mid-turn" and info["afterRequest"] == 0:
             self.sim.turns[turn]["compression"] = info  # it precedes the turn's first request
@@ -1838,6 +1863,7 @@ class Agent:
             child.system_prompt = rebuilt_prompt
             child.pending_restore = "null"
             child.session_api_calls = 0
+            child.usage_anchor = None  # a fresh agent: nothing anchored in memory, none persisted to restore
         return child
 
 
@@ -2432,13 +2458,21 @@ def sc_billed(sim: Sim) -> None:
     Process 2 (`--resume` in a newer Hermes: write= and id=, the counter from 1), still session A:
       T4 a 429 then the answer; T5; T6 a tool whose output lines roll the log over (mid-turn); T7 a
       preflight rotation to child C (the tag switches mid-turn; its first call reads only the kept head:
-      predicted); T8, undone; T9 the re-ask (a rewind, predicted); T10.
-      /branch to B in a fresh agent (the counter from 1): at T11 the stored prompt is NULL, logged, and
-      rebuilt with the memory written since (other bytes): its call reads nothing (cause-logged; the
-      replay starts a branch's lineage afresh, so it has no request to compare it with); T12; T13 a
-      call failing three times (the failed-attempt lines, no call line); T14.
-    Process 3 (the provider-first layout), session H on claude-haiku-4-5, T15: a prompt under Haiku's
-    4096 minimum, so its second call reads nothing (too-short) and neither writes."""
+      predicted), decided by the ANCHORED figure (call #6's in= + out= + the new ask) against 2,000, the
+      cheap gate opened by the row count (25 > 24; the messages-only estimate is below 2,000); T8,
+      undone; T9 the re-ask (a rewind, predicted); T10; T11, undone; T12 a new ask whose preflight
+      rotation to grandchild D is decided by the ROUGH figure (the anchor, taken at T11's call, no longer
+      fingerprints: its last row was the undone ask) against 800, the gate opened by the messages-only
+      estimate (17 rows). Its first request breaks as a compression, so it is no re-ask in the truth.
+      /branch to B in a fresh agent (the counter from 1, no anchor): at T13 the stored prompt is NULL,
+      logged, and rebuilt with the memory written since (other bytes): its call reads nothing
+      (cause-logged; the replay starts a branch's lineage afresh, so it has no request to compare it
+      with); T14; T15 a call failing three times (the failed-attempt lines, no call line); T16.
+    Process 3 (the provider-first layout), session H on claude-haiku-4-5, T17: a prompt under Haiku's
+    4096 minimum, so its second call reads nothing (too-short) and neither writes.
+    The thresholds are the scenario's, one per compaction (as if compression.threshold were set that low
+    for it): only `figure >= threshold` by one of the gate's branches is kept, not a single setting that
+    every other turn (and the in-loop check on real usage) would also obey."""
     sys.dont_write_bytecode = True  # no __pycache__ beside the test sources
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from billed_log import BilledLog  # noqa: E402
@@ -2490,7 +2524,8 @@ def sc_billed(sim: Sim) -> None:
              "-    for i in range(len(rows) - 1):\n+    for i in range(len(rows)):"),
         say("Fixed: the loop now covers every row.")],
         memory="- The exporter tests live in tests/export.", plugin="[Repo] branch fix/export",
-        preflight={"mode": "rotation", "tail_from": "prev_user",
+        # decided by the anchored figure (call #6's usage + this ask); 25 rows open the gate by the count
+        preflight={"mode": "rotation", "tail_from": "prev_user", "threshold": 2000,
                    "summary": "- The user works on the CSV exporter.\n- test_export_last_row failed: the loop stopped one row early."})
     a.turn("Run the exporter tests again.", [
         call("Running them.", "terminal", {"command": "pytest tests/export -q"}, "9 passed in 0.4s"),
@@ -2498,6 +2533,14 @@ def sc_billed(sim: Sim) -> None:
     a.undo()
     a.turn("Run the whole suite instead.", [say("All 42 tests pass.")], reask=True)
     a.turn("Draft the release note.", [say("Draft: v2.0.1 exports every row again.")])
+    # An ask undone, then another: the anchor taken at the undone ask's call no longer fingerprints (its last
+    # row is gone), so the rough figure decides this preflight; 17 rows, so the messages estimate opens the gate.
+    a.turn("Also list the commits since v2.0.0.", [say("3 commits: the loop fix, its test, the changelog stub.")])
+    a.undo()
+    a.turn("List only the commits that touch src/export.py.", [say("One: fix(export): cover the last row.")],
+           preflight={"mode": "rotation", "tail_from": "prev_user", "threshold": 800,
+                      "summary": "- The user fixed the exporter's off-by-one; every exporter test passes.\n"
+                                 "- A release note for v2.0.1 is drafted."})
     memory.append("Release notes go under the next version heading in CHANGELOG.md.")
     b = a.branch(rebuilt_prompt=billed_system_prompt("claude-sonnet-4-6", sim.clock.now(), memory, len(BILLED_SKILLS), True))
     b.turn("Try a shorter release note.", [say("v2.0.1: the last row is exported.")])

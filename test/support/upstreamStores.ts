@@ -47,6 +47,33 @@ export interface TruthTurn {
   reask: boolean;
   compression: Compaction | null;
   midTurn: Compaction | null;
+  /** Scenarios with an agent.log (`billed`) only, on a turn compacted at its start: the figure that decided it. */
+  preflight?: TruthPreflight;
+}
+
+/**
+ * What `_preflight_request_tokens` returned before a compaction at a turn's start, as the log's
+ * `Preflight compression` and `context compression started` lines print it (billed_log.py, from
+ * docs/hermes-behaviour.md §2.3 V3 and the anchored estimator). `anchored`: the previous completed call's
+ * billed `in=` + `out=` plus the rough estimate of the rows added since (that call's own reply left out),
+ * while the rows it priced still fingerprint the same; `rough`: system prompt + rows + tool schemas.
+ */
+export interface TruthPreflight {
+  method: 'anchored' | 'rough';
+  /** The figure printed (`~N tokens`). */
+  tokens: number;
+  /** The threshold printed; `tokens >= threshold`. */
+  threshold: number;
+  /** Anchored only (else null): index in `requests` of the call anchored on, and its line's `in=` / `out=`. */
+  anchorRequest: number | null;
+  anchorInput: number | null;
+  anchorOutput: number | null;
+  /** estimate_messages_tokens_rough (V3) of the live list at the preflight (no system prompt, no tools). */
+  messagesRough: number;
+  /** Rows of that list (the new ask included). */
+  messages: number;
+  /** The cheap gate's branch: `chars` when messagesRough >= threshold, else `count` (more than 3 + 20 + 1 rows). */
+  gateBranch: 'chars' | 'count';
 }
 
 export interface TruthRequest {

@@ -439,6 +439,28 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     }
   });
 
+  it('names the estimate a compaction was decided by, from the bill and the agent’s own preflight line', async () => {
+    const store = buildStore('billed');
+    const billed = await inspect(store.stateDb, 'hermes-current');
+    const t = billed.turns.find((x) => x.compression?.estimate?.method === 'anchored');
+    const e = t?.compression?.estimate;
+    assert.ok(t && e?.anchor && e.logged && e.tokens !== null);
+    const v = await h.open(billed, { state: at({ turn: t.index, request: t.requests[0], firstVisibleMessage: 0 }) });
+    try {
+      await expectSelection(v, t.index, t.requests[0]);
+      const panel = v.page.locator('compaction-panel');
+      await panel.waitFor({ state: 'visible' });
+      assert.equal(
+        (await panel.locator('[data-estimate]').innerText()).replace(/\s+/g, ' '),
+        `anchored ~${e.tokens.toLocaleString('en-US')} — request #${e.anchor.request}’s billed ${e.anchor.input.toLocaleString('en-US')} prompt + ${e.anchor.output} completion tokens, plus the rough rows since · the agent logged ~${e.logged.tokens.toLocaleString('en-US')} ≥ ${e.logged.threshold.toLocaleString('en-US')} threshold`,
+      );
+      assert.match(await panel.locator('[data-gate]').innerText(), /^(count|chars) — /);
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('says the bill is not recorded where no agent.log was read', async () => {
     const ins = await inspect(example('rotation/state.db'), 'hermes-current');
     assert.equal(ins.index.summary.billing, null);
