@@ -103,6 +103,7 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
       captured: null,
       billed: null,
       cacheMiss: null,
+      cost: null,
     },
   ];
   const header = { title: 'long', source: { path: 'long.jsonl', format: 'synthetic' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [] };

@@ -23,6 +23,7 @@ const runs: [string, string[]][] = [
     'The same home, its lineages sorted by input tokens, gateway sessions only',
     ['sessions', 'examples/home/state.db', '--sort', 'input', '--desc', '--filter', 'telegram'],
   ],
+  ['A home with its agent.log: each request billed, each cache miss classed, what it cost', ['analyze', 'examples/billed/state.db']],
   [
     'One session of a state.db with its lineage (what a state.db above 256 MB loads on demand)',
     ['analyze', 'examples/rotation/state.db', '--session', '20260918_144025_8b9c0d', '--turn', '5'],

@@ -7,9 +7,9 @@ import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import { durationText, utcText } from '../src/analysis/overviewColumns';
 import type { BreakContext, RequestView } from '../src/protocol/messages';
-import type { CacheMiss } from '../src/analysis/reportTypes';
+import type { CacheMiss, RequestCost } from '../src/analysis/reportTypes';
 import { piEvent } from './events';
-import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace } from './format';
+import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace, usd } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
@@ -144,6 +144,21 @@ export class CachePanel extends LitElement {
     } · ${num(b.output ?? 0)} out</span>`;
   }
 
+  /** What the call cost, and at which rates (USD per million tokens), from the price catalogue. */
+  private costLine(c: RequestCost) {
+    const r = c.rates;
+    const rates = [
+      ['input', r.input],
+      ['cache read', r.cacheRead],
+      ['cache write', r.cacheWrite],
+      ['output', r.output],
+    ]
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => `${k} $${v}`)
+      .join(' · ');
+    return html`<b>${usd(c.usd)}</b> <span class="muted" title=${[`${c.model} via ${c.provider}, ${c.catalogue}`, ...c.notes].join('\n')}>at ${rates} per million tokens${c.notes.length ? ` · ${c.notes.join('; ')}` : ''}</span>`;
+  }
+
   private missLine(m: CacheMiss) {
     const explain: Record<CacheMiss['class'], string> = {
       'cause-logged': `the agent logged why: ${m.cause ?? ''}${m.cause ? ` (${LOGGED_CAUSE[m.cause] ?? ''})` : ''}`,
@@ -153,7 +168,8 @@ export class CachePanel extends LitElement {
       unexplained:
         'no logged cause, within the cache lifetime, long enough to cache, and no break in the replayed prefix: the provider\u2019s side, or a rule the replay lacks',
     };
-    return html`<span class="chip solid ${m.class === 'unexplained' ? 'break' : 'compaction'}">${m.class}</span> <b>${num(m.rebilledTokens)}</b> tokens of the previous prompt billed again · ${explain[m.class]}`;
+    const cost = m.extraUsd === null ? '' : ` (${usd(m.extraUsd)} more than reading them)`;
+    return html`<span class="chip solid ${m.class === 'unexplained' ? 'break' : 'compaction'}">${m.class}</span> <b>${num(m.rebilledTokens)}</b> tokens of the previous prompt billed again${cost} · ${explain[m.class]}`;
   }
 
   private tokensLine(r: RequestSummary) {
@@ -279,6 +295,7 @@ export class CachePanel extends LitElement {
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
               <dt>sent</dt><dd data-sent>${this.sentLine(r)}</dd>
               <dt>billed</dt><dd data-billed>${this.billedLine()}</dd>
+              ${this.detail?.cost ? html`<dt>cost</dt><dd data-cost>${this.costLine(this.detail.cost)}</dd>` : nothing}
               ${this.detail?.cacheMiss ? html`<dt>cache miss</dt><dd data-cache-miss=${this.detail.cacheMiss.class}>${this.missLine(this.detail.cacheMiss)}</dd>` : nothing}
               ${r.failed ? html`<dt>answer</dt><dd data-failed><span class="chip solid break">failed</span> sent, no answer: a provider error or an interrupt (not in the agent's call count)</dd>` : nothing}
               ${

@@ -3,7 +3,7 @@
 import type { InjectionKind } from '../src/model/injection';
 import { num } from '../src/protocol/shownText';
 
-export { num, plural, revealBidiControls } from '../src/protocol/shownText';
+export { num, plural, revealBidiControls, usd } from '../src/protocol/shownText';
 
 /** A signed difference: "+12", "−589" (a real minus sign, so columns of deltas line up). */
 export function delta(n: number): string {

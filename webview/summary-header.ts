@@ -6,7 +6,7 @@ import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
 import { piEvent } from './events';
 import type { IndexModel } from './index-model';
-import { num, plural, revealBidiControls } from './format';
+import { num, plural, revealBidiControls, usd } from './format';
 import { tokens } from './theme';
 
 export class SummaryHeader extends LitElement {
@@ -65,9 +65,9 @@ export class SummaryHeader extends LitElement {
     const classes = Object.entries(b.misses)
       .map(([c, k]) => `${c} ${k}`)
       .join(', ');
-    return html`<span data-billing title=${`${plural(b.logs, 'agent.log file')}, ${plural(b.calls, 'call line')}; misses by class: ${classes || 'none'}`}>billed: <b>${num(b.matched)}</b> of ${plural(this.model?.index.requestCount ?? 0, 'request')} · ${
+    return html`<span data-billing title=${`${plural(b.logs, 'agent.log file')}, ${plural(b.calls, 'call line')}; misses by class: ${classes || 'none'}`}>billed: <b>${num(b.matched)}</b> of ${plural(this.model?.index.requestCount ?? 0, 'request')} · <b>${usd(b.usd)}</b> · ${
       misses
-        ? html`<b class=${unexplained ? 'unexplained' : ''}>${plural(misses, 'cache miss', 'cache misses')}</b>${unexplained ? html` (${num(unexplained)} unexplained)` : nothing}`
+        ? html`<b class=${unexplained ? 'unexplained' : ''}>${plural(misses, 'cache miss', 'cache misses')}</b>${unexplained ? html` (${num(unexplained)} unexplained)` : nothing}, ${usd(b.missUsd)} more than hits`
         : 'no cache misses'
     }</span>`;
   }

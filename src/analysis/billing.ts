@@ -6,7 +6,8 @@ import type { InputFinding } from '../model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
 import { cacheRule } from './cacheRules';
-import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling } from './reportTypes';
+import { costOf, missCost, PRICE_CATALOGUE } from './cost';
+import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling, RequestCost } from './reportTypes';
 
 /** What the logs beside a transcript said, as read (agentLogFiles.ts): the input to matchBilling. */
 export interface BillingLog {
@@ -55,6 +56,7 @@ type ReplayedRequest = Pick<Report['requests'][number], 'index' | 'sessionId' | 
 
 export interface RequestBilling {
   billed: BilledUsage | null;
+  cost: RequestCost | null;
   cacheMiss: CacheMiss | null;
   /** The replay located a break here, yet the bill shows the whole previous prompt read from the cache. */
   unpredictedHit: boolean;
@@ -223,7 +225,7 @@ function branchPredecessors(
  * which class explains it first: a logged cause, expiry, a prompt too short to cache, the replay's
  * own break, or nothing.
  */
-function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest, causes: readonly LoggedCause[]): Omit<RequestBilling, 'billed'> {
+function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest, causes: readonly LoggedCause[]): Omit<RequestBilling, 'billed' | 'cost'> {
   if (call.usageUnavailable || previous.usageUnavailable || call.input === null || previous.input === null) return { cacheMiss: null, unpredictedHit: false };
   const expected = previous.input;
   const shortfall = Math.max(0, expected - call.cacheRead);
@@ -240,8 +242,8 @@ function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest,
     const at = localSeconds(c.time);
     return at > from && at <= localSeconds(call.time);
   });
-  const miss = (cls: CacheMissClass, cause: string | null): Omit<RequestBilling, 'billed'> => ({
-    cacheMiss: { class: cls, rebilledTokens: shortfall, idleSeconds: idle, cause },
+  const miss = (cls: CacheMissClass, cause: string | null): Omit<RequestBilling, 'billed' | 'cost'> => ({
+    cacheMiss: { class: cls, rebilledTokens: shortfall, idleSeconds: idle, cause, extraUsd: null },
     unpredictedHit: false,
   });
   if (logged) return miss('cause-logged', logged.cause);
@@ -286,7 +288,10 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
 
   const requests: RequestBilling[] = report.requests.map((r) => {
     const call = callOf.get(r.index);
-    return { billed: call ? billedOf(call) : null, cacheMiss: null, unpredictedHit: false };
+    const billed = call ? billedOf(call) : null;
+    // Prices change over time: the catalogue's rates on the day the request was sent.
+    const cost = billed && costOf(billed, r.sentAt === undefined ? undefined : new Date(r.sentAt * 1000));
+    return { billed, cost, cacheMiss: null, unpredictedHit: false };
   });
   const causesOf = groupBy(log.causes, (c) => c.sessionId);
   const branchedFrom = branchPredecessors(report, answered, callOf, branches);
@@ -296,8 +301,12 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
     const previous = before === null ? undefined : callOf.get(before);
     if (!call || !previous) continue;
     const causes = [...new Set([request.sessionId, previous.sessionTag, call.sessionTag])].flatMap((id) => (id === null ? [] : (causesOf.get(id) ?? [])));
-    Object.assign(requests[request.index], judge(call, previous, request, causes));
+    const judged = judge(call, previous, request, causes);
+    const mine = requests[request.index];
+    mine.cacheMiss = judged.cacheMiss && { ...judged.cacheMiss, extraUsd: mine.billed && missCost(judged.cacheMiss, mine.billed, mine.cost) };
+    mine.unpredictedHit = judged.unpredictedHit;
   }
+  const priced = requests.filter((r) => r.cost);
 
   // Our tokenizer is not the provider's: per model, the bill's prompt tokens over ours, on the requests both counted.
   const byModel = new Map<string, { requests: number; billedInput: number; replayedInput: number }>();
@@ -324,6 +333,12 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
         requests: bySession.get(sessionId)?.length ?? 0,
         matched: matchedIn.get(sessionId) ?? 0,
       })),
+      cost: {
+        usd: priced.reduce((n, r) => n + (r.cost?.usd ?? 0), 0),
+        priced: priced.length,
+        unpriced: requests.filter((r) => r.billed && !r.cost).length,
+        catalogue: PRICE_CATALOGUE,
+      },
       models: [...byModel].map(([model, m]) => ({ model, ...m, ratio: Math.round((m.billedInput / m.replayedInput) * 1000) / 1000 })),
       unmatchedCalls: log.calls
         .filter((c) => left.has(c) || c.sessionTag === null)

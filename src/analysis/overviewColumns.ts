@@ -66,6 +66,10 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'rec-cache-write', heading: 'CACHE WRITE*', text: false, value: (r) => r.recorded.cacheWriteTokens },
   { key: 'rec-output', heading: 'OUTPUT*', text: false, value: (r) => r.recorded.outputTokens },
   { key: 'rec-messages', heading: 'MESSAGES*', text: false, value: (r) => r.recorded.messages },
+  { key: 'billed-input', heading: 'BILLED INPUT', text: false, value: (r) => r.billedInputTokens },
+  { key: 'hit-pct', heading: 'BILLED HIT %', text: false, value: billedHitPercent },
+  { key: 'cost', heading: 'COST $', text: false, value: (r) => r.costUsd },
+  { key: 'unexplained', heading: 'UNEXPLAINED MISSES', text: false, value: (r) => r.unexplainedMisses },
   { key: 'errors', heading: 'ERRORS', text: false, value: (r) => r.errors },
   { key: 'warnings', heading: 'WARNINGS', text: false, value: (r) => r.warnings },
 ];
@@ -73,6 +77,11 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
 /** The share of the tokens sent that a prefix cache could have served, in percent; null when nothing was sent (or read). */
 function reusedPercent(r: OverviewLineage | OverviewSession): number | null {
   return r.inputTokens && r.reusedTokens !== null ? (r.reusedTokens / r.inputTokens) * 100 : null;
+}
+
+/** The share of the billed prompt tokens the provider read from its cache, in percent; null where nothing was billed. */
+function billedHitPercent(r: OverviewLineage | OverviewSession): number | null {
+  return r.billedInputTokens && r.billedCacheReadTokens !== null ? (r.billedCacheReadTokens / r.billedInputTokens) * 100 : null;
 }
 
 export function overviewColumn(key: string): OverviewColumn | undefined {
@@ -193,13 +202,16 @@ export function overviewCell(
   if (v === null) {
     // A session row has no sessions count of its own (its lineage row says it), and a row that sent
     // nothing has no share of it reused: nothing is missing.
-    if (column.key === 'sessions' || (column.key === 'reused-pct' && row.inputTokens === 0)) return { value: null, missing: null };
+    if (column.key === 'sessions' || (column.key === 'reused-pct' && row.inputTokens === 0) || (column.key === 'hit-pct' && row.billedInputTokens === 0))
+      return { value: null, missing: null };
     const read = fileRead && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
     return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? 'not read' : 'not recorded' };
   }
   if (column.key === 'start') return { value: utcText(v as number), missing: null };
   if (column.key === 'duration') return { value: durationText(v as number), missing: null };
   // One decimal always, so a column of shares lines up.
-  if (column.key === 'reused-pct') return { value: (v as number).toFixed(1), missing: null };
+  if (column.key === 'reused-pct' || column.key === 'hit-pct') return { value: (v as number).toFixed(1), missing: null };
+  // Costs of single calls run to fractions of a cent.
+  if (column.key === 'cost') return { value: (v as number).toFixed(4), missing: null };
   return { value: v, missing: null };
 }

@@ -19,6 +19,15 @@ export interface OverviewFigures {
   /** Findings of severity error and warning placed in it (by session, request or turn). */
   errors: number | null;
   warnings: number | null;
+  /**
+   * From the agent.log calls matched to its requests (docs/billing.md): the billed prompt tokens and
+   * of those read from the cache, the cost in USD, and the misses nothing explains; null where no
+   * log was read.
+   */
+  billedInputTokens: number | null;
+  billedCacheReadTokens: number | null;
+  costUsd: number | null;
+  unexplainedMisses: number | null;
 }
 
 /** The agent's own counters (sessions columns, docs/hermes-behaviour.md §5.7); each null where not recorded. */

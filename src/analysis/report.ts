@@ -18,6 +18,7 @@ import {
 import { firstDifferingByte } from '../model/utf8';
 import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { billingDiagnostics, matchBilling, type BillingLog } from './billing';
+import { PRICE_CATALOGUE } from './cost';
 import { preflightEstimates } from './preflightEstimate';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
@@ -334,6 +335,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
       ...timing(r, r.previous === null ? null : replay.requests[r.previous]),
       billed: null,
       cacheMiss: null,
+      cost: null,
       ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
     };
     if (opts.messages) {
@@ -381,7 +383,14 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
 /** protect_first_n + protect_last_n at upstream's defaults (3 and 20). */
 const DEFAULT_PROTECTED_ROWS = 23;
 
-const NO_BILLING: Report['billing'] = Object.freeze({ sources: [], logClockOffsetSeconds: null, sessions: [], models: [], unmatchedCalls: [] });
+const NO_BILLING: Report['billing'] = Object.freeze({
+  sources: [],
+  logClockOffsetSeconds: null,
+  sessions: [],
+  models: [],
+  cost: { usd: 0, priced: 0, unpriced: 0, catalogue: PRICE_CATALOGUE },
+  unmatchedCalls: [],
+});
 
 /**
  * The analysis with the logs' billed usage set beside each request (docs/billing.md): a new report,
@@ -392,7 +401,12 @@ export function withBilling(analysis: Analysis, log: BillingLog | null): Analysi
   const { report } = analysis;
   const branches = new Set(analysis.transcript.sessions.filter((s) => s.forkKind === 'branch').map((s) => s.id));
   const matched = matchBilling(report, log, branches);
-  const requests = report.requests.map((r, i) => ({ ...r, billed: matched.requests[i].billed, cacheMiss: matched.requests[i].cacheMiss }));
+  const requests = report.requests.map((r, i) => ({
+    ...r,
+    billed: matched.requests[i].billed,
+    cacheMiss: matched.requests[i].cacheMiss,
+    cost: matched.requests[i].cost,
+  }));
   const found: Diagnostic[] = log.findings.map((f) => ({ severity: f.severity, code: f.code, message: f.message, turn: null, request: null }));
   const diagnostics = [...report.diagnostics, ...found, ...billingDiagnostics(report, matched)];
   const billed: Report = { ...report, requests, diagnostics, billing: matched.billing };

@@ -170,6 +170,18 @@ export interface BilledUsage {
 /** In the order they are tried: the first that holds is the class. */
 export type CacheMissClass = 'cause-logged' | 'expired' | 'too-short' | 'predicted' | 'unexplained';
 
+/** What a billed call cost by the price catalogue (docs/billing.md "Cost"). */
+export interface RequestCost {
+  usd: number;
+  /** The rates used, USD per million tokens (a tiered price's base); null where the catalogue has none. */
+  rates: { input: number | null; cacheRead: number | null; cacheWrite: number | null; output: number | null };
+  /** The model and provider as the catalogue matched them. */
+  model: string;
+  provider: string;
+  catalogue: string;
+  notes: string[];
+}
+
 export interface CacheMiss {
   class: CacheMissClass;
   /** Of the previous call's prompt (at most this one's), the tokens not read from the cache: billed again. */
@@ -178,6 +190,8 @@ export interface CacheMiss {
   idleSeconds: number | null;
   /** The logged cause (`stored-prompt-null` …) or the replay's break cause, where the class has one. */
   cause: string | null;
+  /** What the re-billed tokens cost beyond reading them from the cache, USD; null where the call is not priced. */
+  extraUsd: number | null;
 }
 
 /** Which billing sources were read, and how their calls matched the replayed requests. */
@@ -197,6 +211,8 @@ export interface ReportBilling {
    * never the bill: this is how far apart they are.
    */
   models: { model: string; requests: number; billedInput: number; replayedInput: number; ratio: number }[];
+  /** The requests' costs summed (`usd`), how many were priced, and how many billed ones were not. */
+  cost: { usd: number; priced: number; unpriced: number; catalogue: string };
   /** Calls that answer no replayed request: auxiliary calls, aborted turns, rows never stored, other stores' sessions. */
   unmatchedCalls: { file: string; line: number; sessionTag: string | null; n: number; model: string; input: number | null }[];
 }
@@ -239,6 +255,8 @@ export interface Report {
     billed: BilledUsage | null;
     /** Its cache read fell well short of what the previous call's prompt left: why, first cause first; null otherwise or where not judged. */
     cacheMiss: CacheMiss | null;
+    /** What its billed call cost; null where no call matched, it had no usage, or the catalogue has no price. */
+    cost: RequestCost | null;
     line?: number;
   }[];
   diagnostics: Diagnostic[];

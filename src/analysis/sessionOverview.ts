@@ -30,9 +30,26 @@ const FIGURE_KEYS: readonly (keyof OverviewFigures)[] = [
   'reusedTokens',
   'errors',
   'warnings',
+  'billedInputTokens',
+  'billedCacheReadTokens',
+  'costUsd',
+  'unexplainedMisses',
 ];
 
-const zeroFigures = (): OverviewFigures => ({ turns: 0, requests: 0, compactions: 0, cacheBreaks: 0, inputTokens: 0, reusedTokens: 0, errors: 0, warnings: 0 });
+const zeroFigures = (): OverviewFigures => ({
+  turns: 0,
+  requests: 0,
+  compactions: 0,
+  cacheBreaks: 0,
+  inputTokens: 0,
+  reusedTokens: 0,
+  errors: 0,
+  warnings: 0,
+  billedInputTokens: null,
+  billedCacheReadTokens: null,
+  costUsd: null,
+  unexplainedMisses: null,
+});
 const nullFigures = (): OverviewFigures => ({
   turns: null,
   requests: null,
@@ -42,6 +59,10 @@ const nullFigures = (): OverviewFigures => ({
   reusedTokens: null,
   errors: null,
   warnings: null,
+  billedInputTokens: null,
+  billedCacheReadTokens: null,
+  costUsd: null,
+  unexplainedMisses: null,
 });
 
 /** What the report found in each session it replayed. */
@@ -56,9 +77,16 @@ function figuresBySession(report: Report): { bySession: Map<string, OverviewFigu
     (f.turns as number)++;
     (f.compactions as number) += (t.compression ? 1 : 0) + t.laterCompressions.length;
   }
+  const billed = report.billing.sources.length > 0;
+  if (billed) for (const f of bySession.values()) Object.assign(f, { billedInputTokens: 0, billedCacheReadTokens: 0, costUsd: 0, unexplainedMisses: 0 });
   for (const q of report.requests) {
     const f = bySession.get(q.sessionId);
     if (f && !q.prefix.stable && !deliberateBreak(q.prefix.breakAt?.cause)) (f.cacheBreaks as number)++;
+    if (!f || !billed) continue;
+    (f.billedInputTokens as number) += q.billed?.input ?? 0;
+    (f.billedCacheReadTokens as number) += q.billed?.input === null ? 0 : (q.billed?.cacheRead ?? 0);
+    (f.costUsd as number) += q.cost?.usd ?? 0;
+    if (q.cacheMiss?.class === 'unexplained') (f.unexplainedMisses as number)++;
   }
   const unplaced = { errors: 0, warnings: 0 };
   for (const d of report.diagnostics) {

@@ -1,6 +1,7 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
 import { reportData } from '../protocol/reportData';
+import { usd } from '../protocol/shownText';
 import { analyze, withBilling, type Analysis, type AnalyzeOptions } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTypes';
 import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
@@ -398,7 +399,9 @@ function billedText(req: Report['requests'][number]): string {
   const miss = m
     ? `; cache MISS (${m.class}${m.cause ? `: ${m.cause}` : ''}), ${m.rebilledTokens} billed again${m.idleSeconds === null ? '' : ` after ${Math.round(m.idleSeconds)} s idle`}`
     : '';
-  return `; billed ${usage}${miss}`;
+  const cost = req.cost ? `, ${usd(req.cost.usd)}` : '';
+  const extra = m?.extraUsd ? ` (${usd(m.extraUsd)} more than a hit)` : '';
+  return `; billed ${usage}${cost}${miss}${extra}`;
 }
 
 function billingLine(billing: Report['billing']): string | null {
@@ -411,7 +414,8 @@ function billingLine(billing: Report['billing']): string | null {
       ? 'matched by order alone'
       : `log clock ${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 3600)).padStart(2, '0')}:${String(Math.floor((Math.abs(offset) % 3600) / 60)).padStart(2, '0')} from the rows'`;
   const ratios = billing.models.map((m) => `${m.model} x${m.ratio}`).join(', ');
-  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}`;
+  const cost = `${usd(billing.cost.usd)} over ${billing.cost.priced} priced request(s)${billing.cost.unpriced ? `, ${billing.cost.unpriced} billed with no price` : ''} (${billing.cost.catalogue})`;
+  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}; cost ${cost}`;
 }
 
 function captureLine(c: NonNullable<Report['captures']>[number]): string {

@@ -128,11 +128,13 @@ export class Inspection {
       captured: captured.get(r.index) ?? null,
       billed: r.billed,
       cacheMiss: r.cacheMiss,
+      cost: r.cost,
     });
     this.requests = report.requests.map((r) => {
       const kept = r.index < (analysis.kept?.requests ?? 0) ? earlier?.requests[r.index] : undefined;
       // Unless a dump or a log line read since matched it (the bill is matched afresh each time).
-      const same = kept && kept.captured === null && !captured.has(r.index) && kept.billed === r.billed && kept.cacheMiss === r.cacheMiss;
+      const same =
+        kept && kept.captured === null && !captured.has(r.index) && kept.billed === r.billed && kept.cacheMiss === r.cacheMiss && kept.cost === r.cost;
       return same ? kept : requestView(r);
     });
     this.findings = report.diagnostics.map((d) => ({ severity: d.severity, code: d.code, message: d.message, turn: d.turn, request: d.request }));
@@ -332,11 +334,13 @@ function billingSummary(billing: Report['billing'] | null, requests: RequestView
   if (!billing) return null;
   const misses: Partial<Record<CacheMiss['class'], number>> = {};
   let matched = 0;
+  let missUsd = 0;
   for (const r of requests) {
     if (r.billed) matched++;
     if (r.cacheMiss) misses[r.cacheMiss.class] = (misses[r.cacheMiss.class] ?? 0) + 1;
+    missUsd += r.cacheMiss?.extraUsd ?? 0;
   }
-  return { logs: billing.sources.length, calls: billing.sources.reduce((n, s) => n + s.calls, 0), matched, misses };
+  return { logs: billing.sources.length, calls: billing.sources.reduce((n, s) => n + s.calls, 0), matched, misses, usd: billing.cost.usd, missUsd };
 }
 
 function compactionView(c: ReportCompaction, replayed: ReplayCompaction): CompactionView {

@@ -3,7 +3,7 @@
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
 import type { SessionOverview } from '../analysis/overviewTypes';
-import type { BilledUsage, CacheMiss, ReportCompaction } from '../analysis/reportTypes';
+import type { BilledUsage, CacheMiss, ReportCompaction, RequestCost } from '../analysis/reportTypes';
 import type { InjectionKind } from '../model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
@@ -63,6 +63,7 @@ export interface RequestView {
   /** What the provider billed for it (agent.log, docs/billing.md), and why its cache read fell short; null: no line matched, no miss. */
   billed: BilledUsage | null;
   cacheMiss: CacheMiss | null;
+  cost: RequestCost | null;
 }
 
 export interface DiagnosticView {
@@ -126,7 +127,7 @@ export interface InspectorIndex {
      * The agent.log files read beside the transcript (docs/billing.md): their call lines, the
      * requests a line matched, and the cache misses by class; null where no log was read.
      */
-    billing: { logs: number; calls: number; matched: number; misses: Partial<Record<CacheMiss['class'], number>> } | null;
+    billing: { logs: number; calls: number; matched: number; misses: Partial<Record<CacheMiss['class'], number>>; usd: number; missUsd: number } | null;
     compactions: number;
     findings: Record<DiagnosticView['severity'], number>;
   };

@@ -26,3 +26,8 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 export function revealBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, '\u21c6');
 }
+
+/** US dollars as the views print a cost: "$1.24", and below a cent to four places, "$0.0050". */
+export function usd(n: number): string {
+  return `$${n !== 0 && Math.abs(n) < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
+}

@@ -14,6 +14,8 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
+import { everyLineage } from '../../src/analysis/overviewColumns';
+import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { buildStore } from '../support/upstreamStores';
 
 const store = buildStore('billed');
@@ -166,6 +168,63 @@ describe('billed against replayed, on a home and logs written as upstream writes
       assert.ok(m.ratio > 1 && m.ratio < 2, `${m.model} ${m.ratio}`);
     }
     assert.deepEqual(report.billing.models.map((m) => m.model).sort(), ['claude-haiku-4-5', 'claude-sonnet-4-6']);
+  });
+
+  it('prices each call as Hermes’ own rule does: absolute rates per bucket over the whole prompt split', () => {
+    // agent/usage_pricing.py's official-docs snapshot for these models (shared/design/hermes-usage.md
+    // §3.3): input, output, cache read, cache write, USD per million tokens.
+    const HERMES_RATES: Record<string, [number, number, number, number]> = {
+      'claude-sonnet-4-6': [3, 15, 0.3, 3.75],
+      'claude-haiku-4-5': [1, 5, 0.1, 1.25],
+    };
+    let total = 0;
+    for (const r of report.requests) {
+      const b = r.billed;
+      if (!b || b.input === null || b.output === null) {
+        assert.equal(r.cost, null, `request ${r.index}`);
+        continue;
+      }
+      const [input, output, read, write] = HERMES_RATES[b.model];
+      const cacheRead = b.cacheRead ?? 0;
+      const cacheWrite = b.cacheWrite ?? 0;
+      const hermes = ((b.input - cacheRead - cacheWrite) * input + cacheRead * read + cacheWrite * write + b.output * output) / 1e6;
+      assert.ok(r.cost && Math.abs(r.cost.usd - hermes) < 1e-12, `request ${r.index}: ${r.cost?.usd} vs ${hermes}`);
+      assert.deepEqual(r.cost.rates, { input, cacheRead: read, cacheWrite: write, output });
+      assert.equal(r.cost.notes.length > 0, b.cacheWrite === null, `request ${r.index}: a note exactly where writes were not logged`);
+      total += r.cost.usd;
+      if (r.cacheMiss) {
+        const billedAt = b.cacheWrite === null ? input : write;
+        assert.ok(Math.abs((r.cacheMiss.extraUsd as number) - (r.cacheMiss.rebilledTokens * (billedAt - read)) / 1e6) < 1e-12, `request ${r.index}`);
+      }
+    }
+    assert.ok(Math.abs(report.billing.cost.usd - total) < 1e-9);
+    assert.equal(report.billing.cost.priced, report.requests.filter((r) => r.cost).length);
+    assert.equal(report.billing.cost.unpriced, 0);
+  });
+
+  it('gives each session of the overview its billed tokens, cost and unexplained misses', async () => {
+    const overview = sessionOverview(await loadTranscript(store.stateDb), report);
+    const sessions = everyLineage(overview.lineages).flatMap((l) => l.sessions);
+    assert.equal(sessions.length, truth.sessions.length);
+    for (const s of sessions) {
+      const mine = report.requests.filter((r) => r.sessionId === s.id);
+      assert.equal(
+        s.billedInputTokens,
+        mine.reduce((n, r) => n + (r.billed?.input ?? 0), 0),
+        s.id,
+      );
+      assert.equal(
+        s.billedCacheReadTokens,
+        mine.reduce((n, r) => n + (r.billed?.input === null ? 0 : (r.billed?.cacheRead ?? 0)), 0),
+        s.id,
+      );
+      assert.ok(Math.abs((s.costUsd as number) - mine.reduce((n, r) => n + (r.cost?.usd ?? 0), 0)) < 1e-12, s.id);
+      assert.equal(s.unexplainedMisses, mine.filter((r) => r.cacheMiss?.class === 'unexplained').length, s.id);
+    }
+    assert.equal(
+      everyLineage(overview.lineages).reduce((n, l) => n + (l.unexplainedMisses ?? 0), 0),
+      1,
+    );
   });
 
   it('warns once per unexplained miss, naming the log line; nothing else of the bill is a finding', () => {

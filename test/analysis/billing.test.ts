@@ -82,6 +82,7 @@ function requestsOf(specs: ReqSpec[]): Pick<Report, 'requests' | 'sessions'> {
     ...(s.failed ? { failed: true as const } : {}),
     billed: null,
     cacheMiss: null,
+    cost: null,
   }));
   return {
     requests,

@@ -109,7 +109,14 @@ function build(
     turns: [],
     requests: [],
     diagnostics: opts.diagnostics ?? [],
-    billing: { sources: [], logClockOffsetSeconds: null, sessions: [], models: [], unmatchedCalls: [] },
+    billing: {
+      sources: [],
+      logClockOffsetSeconds: null,
+      sessions: [],
+      models: [],
+      cost: { usd: 0, priced: 0, unpriced: 0, catalogue: '' },
+      unmatchedCalls: [],
+    },
   };
   for (const [sessionId, n, compacted, cause] of turns) {
     const index = report.turns.length;
@@ -134,6 +141,7 @@ function build(
         inputTokens: 10,
         billed: null,
         cacheMiss: null,
+        cost: null,
         prefix: {
           previousRequest: first + k ? first + k - 1 : null,
           stable: !broke,

@@ -40,6 +40,7 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
         captured: null,
         billed: null,
         cacheMiss: null,
+        cost: null,
       });
     }
     turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });

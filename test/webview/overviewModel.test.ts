@@ -48,6 +48,10 @@ function session(id: string, o: Partial<OverviewSession> = {}): OverviewSession 
     reusedTokens: 50,
     errors: 0,
     warnings: 0,
+    billedInputTokens: null,
+    billedCacheReadTokens: null,
+    costUsd: null,
+    unexplainedMisses: null,
     ...o,
   };
 }

@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildIndex, type Inspection } from '../../src/protocol/inspection';
 import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState, type ViewState } from '../../src/protocol/messages';
+import { usd } from '../../src/protocol/shownText';
 import { buildStore } from '../support/upstreamStores';
 import { eventually, example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
 
@@ -407,15 +408,22 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         true,
       );
       assert.equal(await panel.locator('[data-cache-miss]').getAttribute('data-cache-miss'), 'expired');
+      const cost = expired.cost;
+      assert.ok(cost && expired.cacheMiss?.extraUsd);
+      assert.match(
+        await panel.locator('[data-cost]').innerText(),
+        new RegExp(`^\\${usd(cost.usd).replace('.', '\\.')} at input \\$3 · cache read \\$0\\.3 · cache write \\$3\\.75 · output \\$15 per million tokens`),
+      );
+      assert.ok((await panel.locator('[data-cache-miss]').innerText()).includes(`(${usd(expired.cacheMiss.extraUsd)} more than reading them)`));
       assert.match(
         await panel.locator('[data-cache-miss]').innerText(),
-        /^expired [\d,]+ tokens of the previous prompt billed again · idle \d+m\d\ds: longer than the provider's cache lifetime \(5 minutes\)$/,
+        /^expired [\d,]+ tokens of the previous prompt billed again \(\$0\.\d{4} more than reading them\) · idle \d+m\d\ds: longer than the provider's cache lifetime \(5 minutes\)$/,
       );
       const head = v.page.locator('summary-header [data-billing]');
       const misses = Object.values(summary.misses).reduce((n, k) => n + (k ?? 0), 0);
       assert.equal(
         await head.innerText(),
-        `billed: ${summary.matched} of ${billed.index.requestCount} requests · ${misses} cache misses (${summary.misses.unexplained} unexplained)`,
+        `billed: ${summary.matched} of ${billed.index.requestCount} requests · ${usd(summary.usd)} · ${misses} cache misses (${summary.misses.unexplained} unexplained), ${usd(summary.missUsd)} more than hits`,
       );
       await v.page.screenshot({ path: join(SHOTS, 'billed-expired-light.png') });
 
@@ -581,6 +589,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         captured: null,
         billed: null,
         cacheMiss: null,
+        cost: null,
       },
     ];
     const header = {
