@@ -7,7 +7,7 @@
 
 import type { Row } from '../model/rows';
 import type { ContentRelation, CopyMatch } from '../model/transcript';
-import { isSummaryCarrier } from './compactionMarkers';
+import { isSummaryCarrier, userOriginatedTurnView } from './compactionMarkers';
 import { contentRelation, sameToolCalls, stampedKey, unstampedKey, type RowEvidence } from './rowIdentity';
 
 export interface CopySide {
@@ -184,4 +184,45 @@ export class HeadCopies {
     const k = stampedKey(this.side.rows[x]);
     return k !== null && (this.stamped.get(k) ?? []).some((y) => y < x && relate(this.side.rows[y], this.side.rows[x]) !== null);
   }
+}
+
+/** What a copy keeps of its original, as lookup keys: uid, display identity, role/time/tool fields. */
+function copyKeys(side: CopySide, i: number): string[] {
+  const e = side.evidence?.[i];
+  const out: string[] = [];
+  if (e?.uid) out.push(`u${e.uid}`);
+  if (e?.identity) out.push(`i${e.identity}`);
+  const k = stampedKey(side.rows[i]);
+  if (k !== null) out.push(`k${k}`);
+  return out;
+}
+
+/**
+ * Of the inactive rows a compaction in place left after its archived ones (`run`, indices into
+ * `side`: its carried tail, stored inactive and not archived), those no row of the list it made
+ * (`start` to `end` of `side`) copies: rows an /undo took back before it, which the agent had
+ * already dropped, each run of them from its ask on. Where none of them has a copy (a store that
+ * re-stamps copies), nothing tells them apart and none is returned.
+ */
+export function uncarriedRows(side: CopySide, run: readonly number[], start: number, end: number): Set<number> {
+  const byKey = new Map<string, number[]>();
+  for (let j = start; j < end; j++) {
+    for (const k of copyKeys(side, j)) {
+      const list = byKey.get(k);
+      if (list) list.push(j);
+      else byKey.set(k, [j]);
+    }
+  }
+  const carried = new Set(run.filter((r) => copyKeys(side, r).some((k) => byKey.get(k)?.some((j) => copiesRow(side, r, j)))));
+  const out = new Set<number>();
+  if (!carried.size) return out;
+  // An /undo takes back whole turns: from an ask on, up to the next carried row. A row with no copy
+  // before any such ask is the tail's own (its flags reach one row further than its copies).
+  let undone = false;
+  for (const r of run) {
+    if (carried.has(r)) undone = false;
+    else if (userOriginatedTurnView(side.rows[r]) !== null) undone = true;
+    if (undone) out.add(r);
+  }
+  return out;
 }

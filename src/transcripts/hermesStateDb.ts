@@ -7,7 +7,7 @@
 // stays as the tests' oracle. The user's file and its WAL are only ever read.
 
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
-import { carriedPrefix, copiesRow, HeadCopies, matchCopies, type CopySide } from '../hermes/copies';
+import { carriedPrefix, copiesRow, HeadCopies, matchCopies, uncarriedRows, type CopySide } from '../hermes/copies';
 import { withoutFailedTurnNotices } from '../hermes/failedTurn';
 import { projectedBlockStart } from '../hermes/projectedNotes';
 import { forkKindOf, Lineages } from '../hermes/lineage';
@@ -823,6 +823,7 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
  */
 function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds: number | undefined): EvidencedGeneration[] {
   const starts = compactionStarts(rows, rotationChild);
+  const side: CopySide = { rows: rows.map((m) => m.row), evidence: rows.map((m) => m.evidence) };
   const slices = starts.map((start, g) => {
     const slice = rows.slice(start, g + 1 < starts.length ? starts[g + 1] : rows.length);
     const live = g === starts.length - 1;
@@ -830,6 +831,15 @@ function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds
     const archivedAfter = new Array<boolean>(slice.length);
     for (let k = slice.length - 1, seen = false; k >= 0; seen ||= slice[k].compacted, k--) archivedAfter[k] = seen;
     const undone = slice.map((m, k) => !m.active && (live || (!m.compacted && archivedAfter[k])));
+    if (!live) {
+      // The inactive rows after the archived ones are the carried tail, but an /undo just before the
+      // compaction left its rows among them: those the compacted list holds no copy of.
+      let t = slice.length;
+      while (t > 0 && !slice[t - 1].active && !slice[t - 1].compacted) t--;
+      const run = Array.from({ length: slice.length - t }, (_, i) => start + t + i);
+      const next = starts[g + 1];
+      for (const i of uncarriedRows(side, run, next, g + 2 < starts.length ? starts[g + 2] : rows.length)) undone[i - start] = true;
+    }
     return { slice, undone };
   });
   let runs = 0;

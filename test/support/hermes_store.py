@@ -2160,6 +2160,30 @@ def sc_undo_compact(sim: Sim) -> None:
     undo_turns(Agent(sim), compact=True)
 
 
+def sc_undo_then_in_place(sim: Sim) -> None:
+    """/undo of the last turn, then the next turn (a new ask, not a re-ask) compacts in place at its
+    start. rewind_to_message leaves the undone rows active=0, compacted=0 and the agent drops them
+    from its live list, so archive_and_compact never sees them: the compaction's list is the rows
+    before the undone ask plus the new ask (11, not 13), and only those are archived compacted=1."""
+    a = Agent(sim)
+    a.turn("Where is the log level set?", [
+        call("Searching.", "terminal", {"command": "grep -rn level config/"}, "config/log.toml:2: level = info"),
+        say("In config/log.toml, line 2: level = info.")], memory="- The app reads config/log.toml.")
+    a.turn("And the log file?", [say("Line 3: file = app.log.")], plugin="[Repo] branch main")
+    a.turn("Set the level to debug.", [
+        call("Editing.", "terminal", {"command": "sed -i s/info/debug/ config/log.toml"}, ""),
+        say("The level is now debug.")], plugin="[Repo] branch main")
+    a.turn("Also rotate the file daily.", [say("Added rotate = daily.")], plugin="[Repo] branch main")
+    a.undo()
+    # preflight in place over the live list without the undone rows: head [U1, A1(tc), T1] + user
+    # carrier + tail [A3 final, U5]
+    a.turn("Show me the file.", [
+        call("Reading it.", "read_file", {"path": "config/log.toml"}, '{"content": "level = debug\\nfile = app.log"}'),
+        say("level = debug and file = app.log.")], memory="- The app reads config/log.toml.",
+        preflight={"mode": "in-place", "tail_from": "prev_final", "summary": "- The log level was set to debug."})
+    a.turn("Thanks.", [say("You're welcome.")])
+
+
 def sc_undo_bare(sim: Sim) -> None:
     """/undo of asks that went out composed (their turns injected context), each re-asked in a turn
     that injected none: first in words that begin with the undone ones, then in the same words. The
@@ -2589,6 +2613,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "undo": (sc_undo, "v30", False),
     "undo-compact": (sc_undo_compact, "v30", False),
     "undo-bare": (sc_undo_bare, "v30", False),
+    "undo-then-in-place": (sc_undo_then_in_place, "v30", False),
     "branch": (sc_branch, "v30", False),
     "branch-older": (sc_branch_older, "v30", False),
     "delegate": (sc_delegate, "v30", False),
