@@ -198,21 +198,21 @@ function chainRoots(sessions: Report['sessions']): Map<string, string> {
  */
 function branchPredecessors(
   report: Pick<Report, 'requests' | 'sessions'>,
-  answered: readonly ReplayedRequest[],
+  bySession: ReadonlyMap<string, readonly ReplayedRequest[]>,
   callOf: ReadonlyMap<number, LoggedCall>,
   branches: ReadonlySet<string>,
 ): Map<number, number> {
   const out = new Map<number, number>();
   if (!branches.size) return out;
   const parentOf = new Map(report.sessions.map((s) => [s.id, s.parentId]));
-  const seen = new Set<string>();
-  for (const r of answered) {
-    if (r.prefix.previousRequest !== null || !branches.has(r.sessionId) || seen.has(r.sessionId)) continue;
-    seen.add(r.sessionId);
-    const parent = parentOf.get(r.sessionId);
+  for (const id of branches) {
+    // The branch's first answered request, and its parent's requests only (not every request of the file per branch).
+    const r = bySession.get(id)?.find((q) => q.prefix.previousRequest === null);
+    const parent = parentOf.get(id);
+    if (!r || parent == null) continue;
     let best: ReplayedRequest | undefined;
-    for (const q of answered) {
-      if (q.sessionId !== parent || !callOf.has(q.index)) continue;
+    for (const q of bySession.get(parent) ?? []) {
+      if (!callOf.has(q.index)) continue;
       if (q.sentAt !== undefined && r.sentAt !== undefined ? q.sentAt <= r.sentAt : q.index < r.index) best = q;
     }
     if (best) out.set(r.index, best.index);
@@ -294,7 +294,7 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
     return { billed, cost, cacheMiss: null, unpredictedHit: false };
   });
   const causesOf = groupBy(log.causes, (c) => c.sessionId);
-  const branchedFrom = branchPredecessors(report, answered, callOf, branches);
+  const branchedFrom = branchPredecessors(report, bySession, callOf, branches);
   for (const request of answered) {
     const call = callOf.get(request.index);
     const before = request.prefix.previousRequest ?? branchedFrom.get(request.index) ?? null;
