@@ -754,6 +754,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     'restore after a reload (dark theme), and the activation time',
     async () => {
       const p = page as Page;
+      // The workbench keeps webview and workspace state in storage it flushes once a minute (and,
+      // in a browser, not reliably on a reload): the home's last change (back to its overview) was
+      // lost in about half the runs. Wait for a flush, as a user's window would have had one.
+      await p.waitForTimeout(65_000);
       (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
       await reloadWorkbench(p);
       await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
