@@ -892,6 +892,13 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       // file's panel a new frame); its first read done before the measured one starts.
       await runCommand(p, 'View: Move Editor into Right Group');
       await eventually(async () => homeReadSince(logged), Boolean, 180_000);
+      // The move may read it once more: wait until its reads have been quiet for 3 s, so that the
+      // read measured below is the replaced home's and not a late one of this home.
+      const homeLines = (): number => extensionLog().filter((l) => l.includes('big/state.db: ')).length;
+      for (let seen = -1; seen !== homeLines();) {
+        seen = homeLines();
+        await p.waitForTimeout(3_000);
+      }
       const lineagesOf = (frame: Frame): Promise<string[]> =>
         frame.evaluate(() => ((globalThis as any).document.querySelector('prompt-inspector-app').overview?.lineages ?? []).map((l: { id: string }) => l.id));
       const before = await lineagesOf(await overviewFor('big/state.db', 60_000));
