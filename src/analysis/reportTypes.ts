@@ -82,6 +82,7 @@ export type DiagnosticCode =
   | 'no-turns'
   | 'session-list-only'
   | 'snapshot-incomplete'
+  | 'rewind-order-not-recorded'
   | 'not-a-transcript'
   | 'cache-miss-unexplained'
   | 'cache-hit-unpredicted';

@@ -22,11 +22,12 @@ export type Severity = 'error' | 'warning' | 'info';
  * A finding about the input itself (as opposed to one about the prompts): `parse-error` for what
  * cannot be read, `session-list-only` for a file too large to read whole without a session chosen,
  * `snapshot-incomplete` for what a session snapshot cannot hold or tell (copies, a frozen file),
+ * `rewind-order-not-recorded` for undone turns whose order against the rewinds a store cannot tell,
  * `not-a-transcript` for a file of another kind (another agent's log, recorded HTTP traffic).
  */
 export interface InputFinding {
   severity: Severity;
-  code: 'parse-error' | 'session-list-only' | 'snapshot-incomplete' | 'not-a-transcript';
+  code: 'parse-error' | 'session-list-only' | 'snapshot-incomplete' | 'rewind-order-not-recorded' | 'not-a-transcript';
   message: string;
   pos: SourcePos;
   /** The input ends inside the problem: a writer may still be writing it (live views wait). */

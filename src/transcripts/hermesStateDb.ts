@@ -393,7 +393,9 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   const lineages = new Lineages(sessions);
   for (const session of sessions) {
     // A rotation child's list opens with head copies of its parent and the rotation's carrier, which starts no set of its own.
-    const generations = splitGenerations(bySession.get(session.id) ?? [], lineages.continued(session) !== undefined, session.rewinds);
+    const generations = splitGenerations(bySession.get(session.id) ?? [], lineages.continued(session) !== undefined, session.rewinds, (f) =>
+      findings.push({ ...f, message: `${path}: session ${session.id}: ${f.message}` }),
+    );
     for (const gen of generations) evidence.set(gen, { rows: gen.rows, evidence: gen.evidence });
     session.generations = generations;
   }
@@ -819,9 +821,16 @@ function decodeRow(r: SqlRow, cols: Names, findings: InputFinding[], path: strin
  * was taken back on its own (an /undo, a re-ask, then /retry): only `sessions.rewind_count` tells how
  * many rewinds there were. Each rewind beyond one per run of undone rows starts a list of its own at
  * a turn inside a run, the latest turns first; without the count, every undone turn was its own
- * rewind (plain /undo and /retry take back one turn).
+ * rewind (plain /undo and /retry take back one turn). Even the count cannot tell an ask sent after
+ * the turn before it was undone from two turns undone by two /undo in a row: each such ask in a run
+ * (one that does not repeat the words before it, as /retry does) gets a `rewind-order-not-recorded`.
  */
-function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds: number | undefined): EvidencedGeneration[] {
+function splitGenerations(
+  rows: StoredMessage[],
+  rotationChild: boolean,
+  rewinds: number | undefined,
+  report: (f: InputFinding) => void,
+): EvidencedGeneration[] {
   const starts = compactionStarts(rows, rotationChild);
   const side: CopySide = { rows: rows.map((m) => m.row), evidence: rows.map((m) => m.evidence) };
   const slices = starts.map((start, g) => {
@@ -844,15 +853,37 @@ function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds
   });
   let runs = 0;
   const inner: StoredMessage[] = [];
+  // Asks inside a run that do not repeat the run's ask before them: the order is a guess there.
+  const unordered: { ask: StoredMessage; before: StoredMessage }[] = [];
   for (const { slice, undone } of slices) {
+    let lastAsk: StoredMessage | undefined;
     slice.forEach((m, k) => {
       if (!undone[k]) return;
-      if (k === 0 || !undone[k - 1]) runs++;
-      else if (userOriginatedTurnView(m.row) !== null) inner.push(m);
+      const ask = userOriginatedTurnView(m.row);
+      if (k === 0 || !undone[k - 1]) {
+        runs++;
+        lastAsk = undefined;
+      } else if (ask !== null) inner.push(m);
+      if (ask === null) return;
+      if (lastAsk !== undefined && !sameAsk(userOriginatedTurnView(lastAsk.row), ask)) unordered.push({ ask: m, before: lastAsk });
+      lastAsk = m;
     });
   }
   const separate = rewinds === undefined ? inner.length : Math.min(inner.length, Math.max(0, rewinds - runs));
   const rewindStarts = new Set(inner.slice(inner.length - separate));
+  const counted = rewinds === undefined ? 'sessions.rewind_count not recorded' : `sessions.rewind_count ${rewinds}`;
+  for (const { ask, before } of unordered) {
+    const after = rewindStarts.has(ask);
+    report({
+      severity: 'info',
+      code: 'rewind-order-not-recorded',
+      pos: ask.pos,
+      message:
+        `the asks of rows ${before.pos.rowId} and ${ask.pos.rowId} were both undone; whether row ${ask.pos.rowId} was asked `
+        + `before or after row ${before.pos.rowId}'s turn was undone is not recorded (${counted}). Replayed as asked `
+        + `${after ? 'after: its requests do not carry' : 'before: its requests carry'} the turn of row ${before.pos.rowId}.`,
+    });
+  }
 
   const out: EvidencedGeneration[] = [];
   slices.forEach(({ slice, undone }, g) => {
@@ -884,6 +915,11 @@ function splitGenerations(rows: StoredMessage[], rotationChild: boolean, rewinds
     });
   });
   return out.length ? out : [generationOf([])];
+}
+
+/** Whether two asks are the same words (a /retry sends the undone ask again). */
+function sameAsk(a: Row | null, b: Row): boolean {
+  return a !== null && JSON.stringify(a.content) === JSON.stringify(b.content);
 }
 
 type EvidencedGeneration = Generation & { evidence?: RowEvidence[] };

@@ -90,7 +90,7 @@ Upstream facts this module relies on (file :: function):
 Scenarios (each deterministic; `SCENARIOS` below; test/support/README.md says what each proves):
   plain, counter-mismatch, rotation, in-place, mid-turn, todo, todo-loop, multimodal, undo,
   undo-compact, undo-bare, branch, branch-older, delegate, older, wal, dumps, rotation-in-place, uid, home,
-  billed.
+  billed, undo-compacting, undo-branch, undo-twice.
 
 agent.log: a scenario may also write HOME/logs/agent.log* on the Sim's clock (`Sim.log`, billed_log.py,
 which uses agent_log.py's setup of upstream's logging): the turn line at each turn's start, the session
@@ -2374,6 +2374,82 @@ def sc_undo_generations(sim: Sim) -> None:
     a.turn("Thanks.", [say("You're welcome.")])
 
 
+def sc_undo_compacting(sim: Sim) -> None:
+    """/undo of the very turn that compacted: a preflight rotation's turn undone in the child (its current
+    row a copy made by the rotation), a mid-turn in-place pass's turn undone, then a /retry with the same
+    words whose one request is byte-identical to the undone one (a cache hit, no break)."""
+    a = Agent(sim)
+    a.turn("Open the changelog.", [say("The latest entry is 1.2.0.")])
+    a.turn("Add a 1.3.0 heading.", [say("Added ## 1.3.0.")])
+    a.turn("Show me the whole changelog.", [
+        call("Reading it.", "read_file", {"path": "CHANGELOG.md"},
+             json.dumps({"content": "\n".join(f"## 1.{i}.0\n- fixes and features of 1.{i}" for i in range(40))})),
+        say("It has forty releases.")])
+    a.turn("List the changes.", [
+        call("Reading git log.", "terminal", {"command": "git log"}, "a1 fix rounding"),
+        say("One: fix rounding.")])
+    a.turn("Draft the announcement.", [
+        call("Reading the notes.", "read_file", {"path": "CHANGELOG.md"}, '{"content": "## 1.2.1"}'),
+        say("Draft: v1.2.1 fixes rounding.")],
+        preflight={"mode": "rotation", "tail_from": "prev_user", "summary": "- v1.2.1 was tagged."})
+    a.undo()
+    a.turn("Draft a short announcement.", [say("v1.2.1: rounding.")], reask=True)
+    a.turn("It drops the last row.", [
+        call("Looking.", "read_file", {"path": "src/export.py"},
+             json.dumps({"content": "\n".join(f"row_{i} = export(rows[{i}])" for i in range(60))})),
+        say("The loop stops one row early.")])
+    a.turn("Fix it and run the tests.", [
+        call("Fixing.", "terminal", {"command": "fix"}, "patched"),
+        call("Running the tests.", "terminal", {"command": "pytest"}, "9 passed"),
+        say("Fixed.")],
+        mid_turn={"before": 1, "mode": "in-place", "tail_from": "current_user", "summary": "- Fixed rounding."})
+    a.undo()
+    a.turn("Fix it, run the tests.", [say("Done.")], reask=True)
+    a.undo()
+    a.turn("Fix it, run the tests.", [say("Done again.")], reask=True)
+    a.turn("Thanks.", [say("You're welcome.")])
+
+
+def sc_undo_branch(sim: Sim) -> None:
+    """Rewinds around a /branch: an ask undone and re-asked before the branch (the branch copies the live
+    list, without the undone rows), the branch's own first turn undone, then a turn undone, another ask
+    in its place undone too, and a re-ask: one run of undone rows holding two asks of different words,
+    whose order against the rewinds the store cannot tell (a `rewind-order-not-recorded` info)."""
+    a = Agent(sim)
+    a.turn("Sketch a README for the CLI.", [
+        call("Reading the CLI entry point.", "read_file", {"path": "bin/cli.js"}, '{"content": "#!/usr/bin/env node ..."}'),
+        say("Draft: # tool\\nUsage: tool <file>.")], memory="- The user likes terse docs.")
+    a.turn("Add a license section.", [say("Added: MIT.")])
+    a.undo()
+    a.turn("Add an install section.", [say("Added: npm install -g tool.")], plugin="[Repo] branch docs/readme", reask=True)
+    b = a.branch()
+    b.turn("Try a version with badges instead.", [say("Added build and npm badges at the top.")],
+           plugin="[Repo] branch docs/readme")
+    b.undo()
+    b.turn("Try a version with one badge.", [say("Added the npm badge.")], reask=True)
+    b.turn("Add a usage example.", [
+        call("Running the CLI.", "terminal", {"command": "tool --help"}, "Usage: tool <file> [--json]"),
+        say("Added: tool notes.md --json.")])
+    b.undo()
+    b.turn("Add a FAQ.", [say("Added three questions.")], reask=True)
+    b.undo()
+    b.turn("Add a short usage line instead.", [say("Added: tool <file>.")], reask=True)
+    b.turn("Keep that one.", [say("Kept.")])
+
+
+def sc_undo_twice(sim: Sim) -> None:
+    """Two turns taken back by /undo twice in a row, then a re-ask: the same rows and the same
+    rewind_count as an /undo, an ask and an /undo (undo-branch), but the second ask went out with the
+    first turn still live. The store cannot tell the two apart (a `rewind-order-not-recorded` info)."""
+    a = Agent(sim)
+    a.turn("Add a usage example.", [
+        call("Running the CLI.", "terminal", {"command": "tool --help"}, "Usage: tool <file> [--json]"),
+        say("Added: tool notes.md --json.")])
+    a.turn("Add a FAQ.", [say("Added three questions.")])
+    a.undo()
+    a.undo()
+    a.turn("Add a short usage line instead.", [say("Added: tool <file>.")], reask=True)
+
 def sc_home(sim: Sim) -> None:
     """A HERMES_HOME mixing the cases: plain (+ a request dump), rotation, undo + in place, delegate, branch,
     and a sidecar a rewrite dropped (the one real cache break, an error)."""
@@ -2624,6 +2700,9 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "uid": (sc_uid, "v31", False),
     "undo-rotated": (sc_undo_rotated, "v30", False),
     "undo-generations": (sc_undo_generations, "v30", False),
+    "undo-compacting": (sc_undo_compacting, "v30", False),
+    "undo-branch": (sc_undo_branch, "v30", False),
+    "undo-twice": (sc_undo_twice, "v30", False),
     "home": (sc_home, "v30", False),
     "billed": (sc_billed, "v30", False),
 }

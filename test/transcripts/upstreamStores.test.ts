@@ -43,6 +43,7 @@ interface ReportDiagnostic {
   message: string;
   turn?: number;
   request?: number;
+  sessionId?: string;
 }
 
 interface Report {
@@ -105,7 +106,14 @@ function unexpectedFindings(ds: ReportDiagnostic[], truth: Truth, matchTurn: boo
  * start of its title). Each runs as a node:test `todo`: it still runs and reports, and is listed in
  * the closing note of the session that left it; remove an entry when its test passes.
  */
-const KNOWN_GAPS: Record<string, Record<string, string>> = {};
+const KNOWN_GAPS: Record<string, Record<string, string>> = {
+  // Two /undo in a row leave the same rows and rewind_count as /undo, an ask, /undo (undo-branch):
+  // the replay takes the latter reading and says so (rewind-order-not-recorded); here it is the former.
+  'undo-twice': {
+    'replays each request with as many wire messages': 'not recorded in the store: the order of two undone asks against the rewinds',
+    'compares each request with the one before it': 'not recorded in the store: the order of two undone asks against the rewinds',
+  },
+};
 
 function gapOf(scenario: string, title: string): string | undefined {
   const gaps = KNOWN_GAPS[scenario] ?? {};
@@ -286,11 +294,35 @@ for (const name of scenarioNames()) {
           const rt = reportTurn(r, truth, t);
           const first = r.requests[rt.requests[0]];
           assert.ok(first, `${name}: re-ask turn #${t.index} has no request`);
+          // a /retry of a one-request turn sends the undone request again byte for byte: no break to class
+          if (truth.requests[t.requestIndexes[0]].breakAt === null) {
+            assert.equal(first.prefix.stable, true, `${name}: re-ask #${t.index} repeats the undone request`);
+            continue;
+          }
           assert.equal(first.prefix.stable, false, `${name}: the re-ask does not extend the undone turn's last request`);
           assert.equal(first.prefix.breakAt?.cause, 'rewind', `${name}: re-ask #${t.index} break cause`);
           const finding = r.diagnostics.find((d) => d.code === 'prefix-break' && d.request === first.index);
           assert.equal(finding?.severity, 'info', `${name}: re-ask #${t.index}: a rewind is no defect of assembly`);
         }
+      });
+    }
+
+    // Back-to-back undone turns of different words: one run of undone rows whose order is a reading.
+    const unordered = t0.turns.filter(
+      (t, k) => k > 0 && t.undone && t0.turns[k - 1].undone && t0.turns[k - 1].sessionId === t.sessionId && t0.turns[k - 1].user !== t.user,
+    );
+    if (t0.turns.some((t) => t.undone)) {
+      it(`says where the order of undone asks is a reading, not recorded (${unordered.length} place(s))`, () => {
+        const found = db().diagnostics.filter((d) => d.code === 'rewind-order-not-recorded');
+        assert.ok(
+          found.every((d) => d.severity === 'info'),
+          `${name}: an info, not a defect`,
+        );
+        assert.deepEqual(
+          found.map((d) => d.sessionId),
+          unordered.map((t) => t.sessionId),
+          `${name}: ${found.map((d) => d.message).join('\n')}`,
+        );
       });
     }
 
