@@ -1,5 +1,5 @@
 // Writes the bad-input corpus of test/support/badFixtures.ts under test/fixtures/bad/ (run: npx tsx
-// scripts/make-bad-fixtures.ts [--out DIR]); test/robustness/bad-input.test.ts checks the committed
+// scripts/make-bad-fixtures.ts [--out DIR]); test/robustness/bad-input.slow.test.ts checks the committed
 // corpus against a fresh run.
 
 import { rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // Hermes state.db (docs/hermes-behaviour.md §3.2, §3.5). The logic below reads rows from a RowSource;
 // at run time that source is the page reader (sqliteFile.ts) for every size of file, not sql.js:
-// it reads the same rows as sql.js in the differential tests (test/transcripts/sqliteFile.test.ts:
+// it reads the same rows as sql.js in the differential tests (test/transcripts/sqliteFile.slow.test.ts:
 // real SQLite and sql.js files, every page size and text encoding, overflow chains, WAL overlays,
 // random tables), it needs no copy of the file (sql.js needs the whole image, and the WAL folded
 // into a second one), and it can stream one session's rows out of a file too large to hold. sql.js

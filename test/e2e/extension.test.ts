@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -25,6 +25,7 @@ import type { OverviewLineage, SessionOverview } from '../../src/analysis/overvi
 import { shortPath } from '../../src/extension/tabTitle';
 import {
   CODE_SERVER_VERSION,
+  RESULTS_DIR,
   ROOT,
   THEMES,
   ensureE2eTools,
@@ -85,9 +86,10 @@ after(async () => {
 });
 
 /**
- * The screenshots the README shows (its pictures under media/), by their name here. The run copies
- * each into media/ when its bytes differ from the committed one, so a change of the product's look
- * shows in `git status` and is committed with it.
+ * The screenshots the README shows (its pictures under media/), by their name here. The run writes
+ * each under test-results/media/ with the picture's name, and never touches media/ itself (`npm test`
+ * leaves the work tree as it found it): `npm run media` copies the ones that changed into media/, to
+ * be committed with the change of look.
  */
 const README_PICTURES: Readonly<Record<string, string>> = {
   'sidecars-light': 'sidecars.png',
@@ -101,17 +103,17 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'overview-lineage-open-light': 'lineage-tab.png',
 };
 
-/** screenshot(), and for a README picture its copy in media/ when it changed. */
+/** screenshot(), and for a README picture its copy under test-results/media/. */
 async function shot(p: Page, name: string): Promise<void> {
   const path = await screenshot(p, name);
   const picture = README_PICTURES[name];
   if (!picture) return;
-  const target = join(ROOT, 'media', picture);
-  const bytes = readFileSync(path);
-  if (existsSync(target) && readFileSync(target).equals(bytes)) return;
+  const target = join(RESULTS_DIR, 'media', picture);
   mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, bytes);
-  process.stderr.write(`[e2e] media/${picture} updated from ${name}.png\n`);
+  copyFileSync(path, target);
+  const committed = join(ROOT, 'media', picture);
+  if (!existsSync(committed) || !readFileSync(committed).equals(readFileSync(path)))
+    process.stderr.write(`[e2e] media/${picture} differs from ${name}.png (npm run media copies it)\n`);
 }
 
 /** Runs a scenario; on failure keeps a screenshot and the end of code-server's log. */

@@ -1,4 +1,4 @@
-// The one summary line of the robustness run. bad-input.test.ts, fuzz.test.ts, cli/hostile.test.ts and the state.db
+// The one summary line of the robustness run. bad-input.slow.test.ts, fuzz.slow.test.ts, cli/hostile.slow.test.ts and the state.db
 // damage cases (transcripts/localDamage, hotJournal, sessionIds) and hermes/deepLineages run in separate
 // processes under one `node --test` runner; each records its counts in a part file keyed by the
 // runner's pid, and whichever finishes last prints the combined line (a file run alone prints its
@@ -17,9 +17,9 @@ export interface Counts {
 
 /** Each part and the test file that reports it. */
 const FILES = {
-  'bad-input': 'robustness/bad-input.test.ts',
-  fuzz: 'robustness/fuzz.test.ts',
-  'hostile-cli': 'cli/hostile.test.ts',
+  'bad-input': 'robustness/bad-input.slow.test.ts',
+  fuzz: 'robustness/fuzz.slow.test.ts',
+  'hostile-cli': 'cli/hostile.slow.test.ts',
   'store-damage': 'transcripts/localDamage.test.ts',
   'hot-journal': 'transcripts/hotJournal.test.ts',
   'session-ids': 'transcripts/sessionIds.test.ts',

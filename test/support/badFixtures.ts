@@ -1,6 +1,6 @@
 // The bad-input corpus under test/fixtures/bad/, which scripts/make-bad-fixtures.ts writes (run: npx
 // tsx scripts/make-bad-fixtures.ts [--out DIR]). Every file is small and deterministic: two runs give byte-identical files, and
-// test/robustness/bad-input.test.ts checks the committed corpus against a fresh run.
+// test/robustness/bad-input.slow.test.ts checks the committed corpus against a fresh run.
 //
 // The inputs too big to commit (a 200 MB single line, JSON nested 10,000 levels deep) are not
 // stored: the test writes them into a temp dir with writeHugeSingleLine() and writeDeepCases().

@@ -7,7 +7,7 @@
 It prints the scenario's ground truth as JSON on stdout: what really happened (turns in order and
 their session, the provider requests each turn made, the compactions with the list lengths and the
 index of the current user row around them, the text injected on each turn's user row, the counters
-written). Expectations in test/transcripts/upstreamStores.test.ts come from that truth, never from
+written). Expectations in test/transcripts/upstreamStores.slow.test.ts come from that truth, never from
 what the inspector prints.
 
 This is a reconstruction of upstream's WRITE PATHS, written again in our own code from a reading of

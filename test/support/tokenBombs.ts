@@ -1,6 +1,6 @@
 // Token bombs: text shapes that make the pre-tokenizers' pieces long or the merge slow (runs of one
 // class, repeated units such as "\n/" or "!\u0301", random mixes of two or three classes, combining
-// marks, contractions, CJK, astral characters). Shared by the fuzzer (test/robustness/fuzz.test.ts)
+// marks, contractions, CJK, astral characters). Shared by the fuzzer (test/robustness/fuzz.slow.test.ts)
 // and the worst-case search of bench/tokenizers.ts. A bomb is a recipe, so the same shape can be
 // made at any length.
 

@@ -1,6 +1,6 @@
 // Stores written by a reconstruction of upstream Hermes' own write paths (hermes_store.py, beside
 // this file), with the ground truth of what happened in each: the expectations of
-// test/transcripts/upstreamStores.test.ts come from that truth, never from the inspector's output.
+// test/transcripts/upstreamStores.slow.test.ts come from that truth, never from the inspector's output.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

@@ -1,4 +1,4 @@
-"""A writer that keeps a state.db open in WAL mode (test/robustness/bad-input.test.ts):
+"""A writer that keeps a state.db open in WAL mode (test/robustness/bad-input.slow.test.ts):
 
     python3 test/support/wal_writer.py STATE_DB
 
