@@ -1,0 +1,241 @@
+// The sessions table of a state.db (and session_model_usage): each session's recorded fields and
+// counters, the catalogue, and which sessions' rows a read keeps.
+
+import { forkKindOf, Lineages } from '../hermes/lineage';
+import type { ForkKind, InputFinding, RecordedCounters, RecordedUsage, SessionSummary, TranscriptSession } from '../model/transcript';
+import { Names, plain, sessionKey, type RowSource, type StoredRow, type Value } from './stateDbValues';
+import { parseJsonColumn } from './stateDbRow';
+
+/** Which sessions a read is about: one lineage (`session`), or all. */
+export interface SessionChoice {
+  /** Read only this session's lineage: its parent chain and its descendants (rotation children). */
+  session?: string;
+  /** Read the session list only: every session without rows, and the catalogue. */
+  listOnly?: boolean;
+}
+
+export interface Listed {
+  /** The sessions to read rows for (every one without a session filter); the first row of a duplicated id. */
+  sessions: TranscriptSession[];
+  byId: Map<string, TranscriptSession>;
+  catalog: SessionSummary[];
+  /** The session ids whose messages are kept; null for all. */
+  keep: Set<string> | null;
+}
+
+const sqlRank = (v: Value): number => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : typeof v === 'string' ? 2 : 3);
+
+/** NULL, then numbers, then text, then blobs (SQLite's order; text by UTF-16 unit, which differs from bytes only beyond U+FFFF). */
+export function compareSql(a: Value, b: Value): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const d = sqlRank(a) - sqlRank(b);
+  if (d !== 0) return d;
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
+    if (typeof a === 'number' && typeof b === 'number') return a - b;
+    // A bigint against a number: compare exactly (a non-integral number sorts between its neighbours).
+    const x = typeof a === 'bigint' ? a : BigInt(Math.floor(a));
+    const y = typeof b === 'bigint' ? b : BigInt(Math.floor(b));
+    return x < y ? -1 : x > y ? 1 : (typeof a === 'number' && !Number.isInteger(a) ? 1 : 0) - (typeof b === 'number' && !Number.isInteger(b) ? 1 : 0);
+  }
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (a instanceof Uint8Array && b instanceof Uint8Array) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return a.length - b.length;
+  }
+  return 0;
+}
+
+const COUNTERS: Record<Exclude<keyof RecordedCounters, 'usage'>, string> = {
+  apiCalls: 'api_call_count',
+  messages: 'message_count',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens',
+  cacheWriteTokens: 'cache_write_tokens',
+};
+
+export function readSessions(db: RowSource, tables: Names, findings: InputFinding[], path: string, options: SessionChoice): Listed {
+  const sessionsTable = tables.of('sessions');
+  const sCols = new Names(db.columns(sessionsTable));
+  const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(sCols.of(name))) : undefined);
+  const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
+  // First pass: the small columns of every session; prompts and tools are read below for the kept ones only.
+  const light: {
+    ordinal: number;
+    id: Value;
+    startedAt: Value;
+    parent: Value;
+    endReason: Value;
+    hash: Value;
+    messageCount: Value;
+    title: Value;
+    source: Value;
+    model: Value;
+    endedAt: Value;
+    fork: ForkKind | undefined;
+  }[] = [];
+  let ordinal = 0;
+  for (const r of db.rows(sessionsTable)) {
+    // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
+    light.push({
+      ordinal: ordinal++,
+      id: col(r, 'id'),
+      startedAt: col(r, 'started_at'),
+      parent: col(r, 'parent_session_id'),
+      endReason: col(r, 'end_reason'),
+      hash: col(r, 'system_prompt_hash'),
+      messageCount: col(r, 'message_count'),
+      title: col(r, 'title'),
+      source: col(r, 'source'),
+      model: col(r, 'model'),
+      endedAt: col(r, 'ended_at'),
+      fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))),
+    });
+  }
+  // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
+  light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
+
+  const byId = new Map<string, TranscriptSession>();
+  const sessions: TranscriptSession[] = [];
+  const ordinals = new Map<TranscriptSession, number>();
+  const hashes = new Map<TranscriptSession, string | null>();
+  const catalog: SessionSummary[] = [];
+  for (const s of light) {
+    const id = sessionKey(s.id);
+    if (byId.has(id)) {
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos: { sessionId: id },
+        message: `${path}: session ${id} appears more than once in the sessions table; the first row is used`,
+      });
+      continue;
+    }
+    const session: TranscriptSession = {
+      id,
+      parentId:
+        s.parent === null || s.parent === undefined || s.parent === '' || (s.parent instanceof Uint8Array && !s.parent.length) ? null : sessionKey(s.parent),
+      endReason: str(s.endReason),
+      systemPrompt: null,
+      generations: [],
+      // Older schemas lack some of these columns: absent reads as null, not recorded.
+      source: str(s.source),
+      model: str(s.model),
+      endedAt: epoch(s.endedAt),
+      pos: { sessionId: id },
+    };
+    if (s.fork) session.forkKind = s.fork;
+    byId.set(id, session);
+    sessions.push(session);
+    ordinals.set(session, s.ordinal);
+    hashes.set(session, str(s.hash));
+  }
+  // A session that is its own ancestor has no parent to carry rows over from.
+  const lineages = new Lineages(sessions);
+  for (const cycle of lineages.cycles()) {
+    const session = cycle[0];
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos: { sessionId: session.id },
+      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.map((n) => n.id).join(' -> ')}); it is read without a parent`,
+    });
+    session.parentId = null;
+  }
+  for (const s of light) {
+    const session = byId.get(sessionKey(s.id));
+    if (!session || ordinals.get(session) !== s.ordinal) continue;
+    catalog.push({
+      id: session.id,
+      parentId: session.parentId,
+      startedAt: typeof s.startedAt === 'number' ? s.startedAt : null,
+      endReason: session.endReason,
+      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null,
+      title: str(s.title),
+      source: session.source ?? null,
+      model: session.model ?? null,
+      endedAt: session.endedAt ?? null,
+      ...(session.forkKind ? { forkKind: session.forkKind } : {}),
+    });
+  }
+
+  const keep = options.session !== undefined && byId.has(options.session) ? new Lineages(sessions).around(options.session) : null;
+  const kept = keep ? sessions.filter((s) => keep.has(s.id)) : sessions;
+  const prompts = new Map<string, string>();
+  const needed = new Set(kept.map((s) => hashes.get(s)).filter((h): h is string => h !== null));
+  if (tables.has('system_prompts') && needed.size) {
+    const pCols = new Names(db.columns(tables.of('system_prompts')));
+    for (const r of db.rows(tables.of('system_prompts'))) {
+      const hash = String(plain(r.get(pCols.of('hash'))));
+      if (needed.has(hash)) prompts.set(hash, String(plain(r.get(pCols.of('prompt'))) ?? ''));
+    }
+  }
+  // Second pass: the prompt stored inline (when its hash finds none), the fork markers and the
+  // counters, of kept sessions only. `tool_names` holds names (or a hash), not the definitions
+  // sent, so it says nothing about the tools' bytes and is not read as tools.
+  const byOrdinal = new Map(kept.map((s) => [ordinals.get(s) as number, s]));
+  let at = 0;
+  for (const r of db.rows(sessionsTable)) {
+    const session = byOrdinal.get(at++);
+    if (!session) continue;
+    const hash = hashes.get(session) ?? null;
+    session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? str(col(r, 'system_prompt'));
+    const recorded: RecordedCounters = {};
+    for (const [key, column] of Object.entries(COUNTERS) as [Exclude<keyof RecordedCounters, 'usage'>, string][]) {
+      const v = col(r, column);
+      if (typeof v === 'number' && Number.isFinite(v)) recorded[key] = v;
+    }
+    if (Object.keys(recorded).length) session.recorded = recorded;
+    const rewinds = col(r, 'rewind_count');
+    if (typeof rewinds === 'number' && Number.isInteger(rewinds) && rewinds >= 0) session.rewinds = rewinds;
+  }
+  if (tables.has('session_model_usage')) readModelUsage(db, tables.of('session_model_usage'), new Map(kept.map((s) => [s.id, s])));
+  return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
+}
+
+/** A finite REAL or INTEGER column as epoch seconds; anything else (NULL, text, a blob) is not recorded. */
+function epoch(v: Value): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+const USAGE_COUNTS = {
+  apiCalls: 'api_call_count',
+  inputTokens: 'input_tokens',
+  outputTokens: 'output_tokens',
+  cacheReadTokens: 'cache_read_tokens',
+  cacheWriteTokens: 'cache_write_tokens',
+} as const;
+
+/**
+ * The `session_model_usage` rows of the given sessions into their `recorded.usage`, in storage
+ * order (rowid). A row without a text session id or model is no row upstream
+ * writes and is skipped; a count that is not a number reads as 0, as upstream's upserts start it.
+ */
+function readModelUsage(db: RowSource, table: string, byId: Map<string, TranscriptSession>): void {
+  const cols = new Names(db.columns(table));
+  if (!cols.has('session_id') || !cols.has('model')) return;
+  const get = (r: StoredRow, name: string): Value => (cols.has(name) ? plain(r.get(cols.of(name))) : undefined);
+  const text = (v: Value): string => (typeof v === 'string' ? v : '');
+  // The table exists: a session without rows in it recorded no such calls ([]), which is not "not recorded".
+  for (const s of byId.values()) (s.recorded ??= {}).usage = [];
+  for (const r of db.rows(table)) {
+    const session = byId.get(String(get(r, 'session_id')));
+    const model = get(r, 'model');
+    if (!session || typeof model !== 'string') continue;
+    const row: RecordedUsage = {
+      model,
+      billingProvider: text(get(r, 'billing_provider')),
+      task: text(get(r, 'task')),
+      apiCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    for (const [key, column] of Object.entries(USAGE_COUNTS) as [keyof typeof USAGE_COUNTS, string][]) {
+      const v = get(r, column);
+      if (typeof v === 'number' && Number.isFinite(v)) row[key] = v;
+    }
+    (session.recorded?.usage ?? []).push(row);
+  }
+}
