@@ -1,5 +1,5 @@
-// One build script for every bundle: the CLI (and, later, the extension host) as CommonJS for Node,
-// the webview as a browser IIFE.
+// One build script for every bundle: the CLI, the extension host and the engine worker as CommonJS
+// for Node, the webview and the report page's host as browser IIFEs.
 import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
 
