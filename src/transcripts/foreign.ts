@@ -3,7 +3,7 @@
 // gets one `not-a-transcript` finding saying what it looks like, not a parse-error per line.
 
 import type { InputFinding, SourcePos } from '../model/transcript';
-import { parseJson } from './jsonText';
+import { parseJson } from './pythonJson';
 
 /** The formats of the README's Inputs table. */
 const WE_READ = 'Prompt Inspector reads Hermes state.db, session JSON (session_*.json), request dumps (request_dump_*.json) and turn-trace JSONL';

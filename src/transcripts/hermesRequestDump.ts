@@ -2,7 +2,7 @@
 // of one provider call exactly as sent, system message first.
 
 import type { Row } from '../model/rows';
-import { documentFindings, readJsonDocument } from './jsonText';
+import { documentFindings, readJsonDocument } from './jsonDocument';
 import type { CapturedRequest, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 import { wireOfRequestBody, type WireBody } from './requestBody';

@@ -4,7 +4,8 @@
 import { withoutFailedTurnNotices } from '../hermes/failedTurn';
 import { leadingOlderThan, sessionStartSeconds, snapshotCopies, unansweredAsk } from '../hermes/snapshot';
 import type { Row } from '../model/rows';
-import { documentFindings, parseSplitDocument, readJsonDocument, type ElementsText, type ListEntry } from './jsonText';
+import { documentFindings, readJsonDocument, type ListEntry } from './jsonDocument';
+import { parseSplitDocument, type ElementsText } from './jsonSplitDocument';
 import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 import { foreignDocument } from './foreign';

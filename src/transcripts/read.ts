@@ -8,7 +8,7 @@ import { parseError } from './acceptRow';
 import { bytesSource } from '../model/byteSource';
 import { isTurnTraceLine, readTurnTrace, type TurnTraceReader } from './turnTrace';
 import { isCassette, foreignText } from './foreign';
-import { parseJson } from './jsonText';
+import { parseJson } from './pythonJson';
 
 export interface ReadInput {
   path: string;

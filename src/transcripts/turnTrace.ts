@@ -3,7 +3,7 @@
 
 import type { Row } from '../model/rows';
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
-import { nonFiniteNote, parseJson } from './jsonText';
+import { nonFiniteNote, parseJson } from './pythonJson';
 import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
 import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import { foreignJsonLines, type ParsedLine } from './foreign';

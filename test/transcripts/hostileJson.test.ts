@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseJson, readJsonDocument } from '../../src/transcripts/jsonText';
+import { readJsonDocument } from '../../src/transcripts/jsonDocument';
+import { parseJson } from '../../src/transcripts/pythonJson';
 import { readHermesSessionJson } from '../../src/transcripts/hermesSessionJson';
 import { readTranscript, sniffFormat } from '../../src/transcripts/read';
 import type { Transcript } from '../../src/model/transcript';

@@ -1,4 +1,4 @@
-// A session snapshot is parsed one message at a time as it is read (jsonText.parseSplitDocument),
+// A session snapshot is parsed one message at a time as it is read (parseSplitDocument, src/transcripts/jsonSplitDocument.ts),
 // never decoded whole. That must give exactly what the whole-text reader gives, at any chunk
 // size, or give up (null) so the whole-text reader decides: on anything not well-formed, not
 // UTF-8, or not of the snapshot's shape.
@@ -10,7 +10,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { synthesizeLongSession, toSessionJson } from '../support/synthesize';
 import { readHermesSessionJson, readSplitSessionJson } from '../../src/transcripts/hermesSessionJson';
-import { parseSplitDocument, readJsonDocument } from '../../src/transcripts/jsonText';
+import { readJsonDocument } from '../../src/transcripts/jsonDocument';
+import { parseSplitDocument } from '../../src/transcripts/jsonSplitDocument';
 import { loadTranscript } from '../../src/transcripts/load';
 import { readTranscript } from '../../src/transcripts/read';
 import { bytesSource } from '../../src/model/byteSource';
