@@ -147,7 +147,8 @@ class Run {
       this.tooLong();
       return;
     }
-    this.pieces.push(rest.slice());
+    // A copy: Buffer's slice() is a view, and the reader reuses its buffer for the next chunk.
+    this.pieces.push(new Uint8Array(rest));
     this.pendingLength += rest.length;
   }
 

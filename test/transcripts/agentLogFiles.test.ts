@@ -48,6 +48,13 @@ describe('the logs of a Hermes home', () => {
     assert.ok(reads.every((r) => r.records.length > 0 && r.records.every((rec) => rec.file === r.path)));
   });
 
+  it('read in chunks of any size, a line cut between two reads into the same buffer, as read whole', () => {
+    // The files here fit one default chunk; these cuts put hundreds of lines across reads.
+    for (const chunkBytes of [97, 1000, 4096]) {
+      assert.deepEqual(records(paths.map((p) => readAgentLog(p, { chunkBytes }))), records(reads), `chunks of ${chunkBytes} bytes`);
+    }
+  });
+
   it('switch the session tag to the child in the middle of the turn, across the two files', () => {
     const all = records(reads);
     const started = all.findIndex((r) => r.kind === 'compaction-started');
