@@ -101,18 +101,55 @@ function groupBy<T>(items: Iterable<T>, key: (t: T) => string | null): Map<strin
 }
 
 /**
- * The zone offset that best puts the log's clock on the rows': per session, its first call's sending
- * against its first request's, the median rounded to a quarter hour; null without both anywhere.
+ * The zone offset that best puts the log's clock on the rows': the quarter hour, from −14:00 to
+ * +12:00, under which most calls (a sample spread over each session) have a request of their
+ * session sent in the window before them. A log keeps only its last files, so a session's first
+ * call may answer any of its requests: voting needs neither end. Ties (a session that asks on a
+ * regular beat matches at several) go to the offset nearest the median of each session's last call
+ * against its last request, the end rotation keeps; null without a call and a timed request of one
+ * session.
  */
 function estimateOffset(calls: Map<string, LoggedCall[]>, requests: Map<string, ReplayedRequest[]>): number | null {
-  const offsets: number[] = [];
+  const lasts: number[] = [];
+  const votes = new Map<number, number>();
   for (const [session, list] of calls) {
-    const first = requests.get(session)?.find((r) => r.sentAt !== undefined);
-    if (first?.sentAt !== undefined) offsets.push(first.sentAt - sentOnLogClock(list[0]));
+    const times = (requests.get(session) ?? []).flatMap((r) => (r.sentAt === undefined ? [] : [r.sentAt])).sort((a, b) => a - b);
+    if (!times.length) continue;
+    lasts.push(times[times.length - 1] - sentOnLogClock(list[list.length - 1]));
+    const step = Math.max(1, Math.floor(list.length / OFFSET_SAMPLE));
+    for (let i = 0; i < list.length; i += step) {
+      const sent = sentOnLogClock(list[i]);
+      for (let o = -14 * 3600; o <= 12 * 3600; o += ZONE_STEP) {
+        // The last request sent by then, within the window: the pairing's own rule.
+        const k = lastAtMost(times, sent + o + SEND_SLACK);
+        if (k >= 0 && times[k] >= sent + o - MATCH_WINDOW) votes.set(o, (votes.get(o) ?? 0) + 1);
+      }
+    }
   }
-  if (!offsets.length) return null;
-  offsets.sort((a, b) => a - b);
-  return Math.round(offsets[offsets.length >> 1] / ZONE_STEP) * ZONE_STEP;
+  if (!lasts.length) return null;
+  lasts.sort((a, b) => a - b);
+  const median = Math.round(lasts[lasts.length >> 1] / ZONE_STEP) * ZONE_STEP;
+  let best: number | null = null;
+  for (const [o, n] of votes) {
+    const b = best === null ? 0 : (votes.get(best) ?? 0);
+    if (best === null || n > b || (n === b && Math.abs(o - median) < Math.abs(best - median))) best = o;
+  }
+  return best ?? median;
+}
+
+/** Calls per session whose votes decide the offset. */
+const OFFSET_SAMPLE = 64;
+
+/** Index of the last of the ascending `times` at most `t`; -1 when none is. */
+function lastAtMost(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }
 
 function billedOf(c: LoggedCall): BilledUsage {

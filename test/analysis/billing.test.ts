@@ -123,6 +123,20 @@ describe('matching billed calls to replayed requests', () => {
     );
   });
 
+  it('finds the offset when the log begins hours into the session (its first files rotated away)', () => {
+    // Requests every 20 minutes for ten hours; only the last four hours' calls are still logged.
+    const specs = Array.from({ length: 30 }, (_, k) => ({ session: 'A', sent: k * 1200, tokens: 5000 + 100 * k }));
+    const report = requestsOf(specs);
+    const log = logOf(specs.slice(18).map((q) => callLine({ session: 'A', sent: q.sent + 0.3, input: q.tokens + 50, read: q.tokens - 50 })));
+    const m = matchBilling(report, log);
+    assert.equal(m.billing.logClockOffsetSeconds, -ZONE);
+    assert.deepEqual(m.billing.sessions, [{ sessionId: 'A', calls: 12, requests: 30, matched: 12 }]);
+    assert.deepEqual(
+      m.requests.map((r) => r.billed !== null),
+      specs.map((_, k) => k >= 18),
+    );
+  });
+
   it('says what matched nothing: a call of a session not replayed, a call long before any request, a request with no call', () => {
     const report = requestsOf([
       { session: 'A', sent: 0, tokens: 5000 },
