@@ -260,8 +260,15 @@ function parseCall(m: string, base: RecordBase): Parsed {
   const counts = COUNTS.exec(m);
   if (!counts) return { at, why: 'in=, out=, total= and latency= do not read' };
   at = COUNTS.lastIndex;
+  // The base's fields named one by one, not spread: a spread then eighteen more keys made 10,000
+  // call lines take ~240 ms to read instead of ~40 (measured on the billed-logs bench's lines).
   const call: LoggedCall = {
-    ...base,
+    file: base.file,
+    pos: base.pos,
+    time: base.time,
+    level: base.level,
+    logger: base.logger,
+    sessionTag: base.sessionTag,
     kind: 'call',
     n: Number(n[1]),
     layout: route.layout,
