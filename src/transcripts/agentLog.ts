@@ -5,7 +5,7 @@
 
 import type { InputFinding, SourcePos } from '../model/transcript';
 import { firstInvalidUtf8 } from './read';
-import { interesting, parseHeader, parseMessage, type AgentLogRecord, type RecordBase } from './agentLogRecords';
+import { interesting, localTimeOf, parseHeader, parseMessage, type AgentLogRecord, type RecordBase } from './agentLogRecords';
 
 /** A line longer than this is skipped with one finding, never held whole (a call line is ~300 bytes). */
 export const AGENT_LOG_MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -112,7 +112,7 @@ class Run {
     const bytes = this.joined();
     const text = decoder.decode(stripCr(bytes));
     const head = parseHeader(text);
-    if (head && interesting(text.slice(head.messageAt))) {
+    if (head && interesting(text, head.messageAt)) {
       this.findings.push({
         severity: 'warning',
         code: 'parse-error',
@@ -200,15 +200,15 @@ class Run {
     // a message with newlines) and is no record of ours.
     if (bytes.length < 24 || bytes[0] < 0x30 || bytes[0] > 0x39) return;
     const text = decoder.decode(bytes);
-    const pos: SourcePos = { line, column: 1, offset: lineOffset };
     const head = parseHeader(text);
     if (!head) {
       if (/^\d{4}-\d\d-\d\d/.test(text) && text.includes('API call #')) this.malformedCall(text, line, lineOffset, 0, 'its record header does not read');
       return;
     }
+    if (!interesting(text, head.messageAt)) return;
     const message = text.slice(head.messageAt);
-    if (!interesting(message)) return;
-    const base: RecordBase = { file: this.from.file, pos, time: head.time, level: head.level, logger: head.logger, sessionTag: head.sessionTag };
+    const pos: SourcePos = { line, column: 1, offset: lineOffset };
+    const base: RecordBase = { file: this.from.file, pos, time: localTimeOf(text), level: head.level, logger: head.logger, sessionTag: head.sessionTag };
     const parsed = parseMessage(message, base);
     if ('at' in parsed) {
       this.malformedCall(text, line, lineOffset, head.messageAt + parsed.at, parsed.why);

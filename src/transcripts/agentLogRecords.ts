@@ -158,7 +158,6 @@ export type AgentLogRecord =
 // ---- The record header: "%(asctime)s %(levelname)s%(session_tag)s %(name)s: %(message)s" ----
 
 export interface Header {
-  time: LocalTime;
   level: string;
   sessionTag: string | null;
   logger: string;
@@ -172,11 +171,25 @@ const LOGGER = /([^\s:[\]]+): /y;
 /** How many `] ` a session tag is tried against: an id holding `] ` itself is no real session id. */
 const TAG_TRIES = 4;
 
+/** The record's time, of a line parseHeader read: asked only for the records kept (most lines are not). */
+export function localTimeOf(text: string): LocalTime {
+  const n = (from: number, to: number): number => Number(text.slice(from, to));
+  return {
+    text: text.slice(0, 23),
+    year: n(0, 4),
+    month: n(5, 7),
+    day: n(8, 10),
+    hour: n(11, 13),
+    minute: n(14, 16),
+    second: n(17, 19),
+    millisecond: n(20, 23),
+  };
+}
+
 export function parseHeader(text: string): Header | null {
   const m = HEAD.exec(text);
   if (!m) return null;
-  const [, y, mo, d, h, mi, s, ms, level] = m;
-  const time: LocalTime = { text: text.slice(0, 23), year: +y, month: +mo, day: +d, hour: +h, minute: +mi, second: +s, millisecond: +ms };
+  const level = m[8];
   let at = m[0].length;
   let sessionTag: string | null = null;
   if (text.startsWith(' [', at)) {
@@ -190,7 +203,7 @@ export function parseHeader(text: string): Header | null {
       const name = LOGGER.exec(text);
       if (name) {
         sessionTag = text.slice(at + 2, close);
-        return { time, level, sessionTag, logger: name[1], messageAt: LOGGER.lastIndex };
+        return { level, sessionTag, logger: name[1], messageAt: LOGGER.lastIndex };
       }
       close++;
     }
@@ -201,7 +214,7 @@ export function parseHeader(text: string): Header | null {
   LOGGER.lastIndex = at;
   const name = LOGGER.exec(text);
   if (!name) return null;
-  return { time, level, sessionTag, logger: name[1], messageAt: LOGGER.lastIndex };
+  return { level, sessionTag, logger: name[1], messageAt: LOGGER.lastIndex };
 }
 
 // ---- The messages we read ----
@@ -222,8 +235,9 @@ const PREFIXES = [
   'conversation turn: ',
 ];
 
-export function interesting(message: string): boolean {
-  return PREFIXES.some((p) => message.startsWith(p)) || message.includes('API call failed after ');
+/** Whether the message starting at `at` of the line is one a record is made of. */
+export function interesting(text: string, at: number): boolean {
+  return PREFIXES.some((p) => text.startsWith(p, at)) || text.includes('API call failed after ', at);
 }
 
 export type Parsed = { record: AgentLogRecord | null } | { at: number; why: string };
