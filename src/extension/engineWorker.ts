@@ -2,6 +2,8 @@
 // page requests, off the extension host's thread. Loaded on the first analysis, so activation
 // never parses the engine or the tokenizer's rank tables.
 
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../protocol/inspection';
 import type { AnalyzeOptions } from '../analysis/report';
@@ -26,6 +28,25 @@ interface Open {
 interface Analysed extends Open {
   params: EngineCalls['analyze']['params'];
   opened?: Open & { lineage: string };
+  /** The file (and its WAL and journal) as stat saw it before it was read: unchanged, it is not read again. */
+  signature: string;
+}
+
+/**
+ * Size, time and identity of the file, the files SQLite keeps beside it, and the folders a load
+ * finds request dumps in (a new dump changes its folder's time); '-' for one absent.
+ */
+function fileSignature(path: string): string {
+  return [path, `${path}-wal`, `${path}-journal`, dirname(path), join(dirname(path), 'sessions')]
+    .map((p) => {
+      try {
+        const st = statSync(p);
+        return `${st.dev}:${st.ino}:${st.size}:${Math.floor(st.mtimeMs)}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join('|');
 }
 
 /** Whole-file analyses and lineage scopes alike, by the key the host gave them. */
@@ -89,12 +110,48 @@ async function lineageTranscript({ params, inspection }: Analysed, lineage: stri
   return loadTranscript(params.path, { lineage, readWholeLimit: params.readWholeLimit });
 }
 
+/** The analysis held, billed again from its logs read on: for a file that did not change. */
+function rebill(live: LiveAnalysis, title: string, earlier: Inspection, path: string): { inspection: Inspection; how: Refreshed } | null {
+  const transcript = live.transcript;
+  if (!transcript) return null;
+  const logPaths = agentLogsBeside(path, transcript.format);
+  const billed = live.rebill(logPaths.length ? readAgentLogs(logPaths, { earlier: live.logReading }) : null);
+  return billed && { inspection: new Inspection(billed.analysis, title, earlier), how: billed.how };
+}
+
+/** Keeps the analysis under the host's key and answers `analyze`. */
+function answerOf(
+  params: Analysed['params'],
+  live: LiveAnalysis,
+  inspection: Inspection,
+  how: Refreshed,
+  signature: string,
+  opened: Analysed['opened'],
+): EngineCalls['analyze']['result'] {
+  const { analysis } = inspection;
+  inspections.set(params.key, inspection);
+  files.set(params.key, { params, live, inspection, opened, signature });
+  return {
+    index: inspection.index,
+    overview: overviewToOpenOn(analysis.transcript, analysis.report),
+    diagnostics: analysis.report.diagnostics,
+    catalog: analysis.transcript.catalog ?? null,
+    listedOnly: analysis.transcript.listedOnly === true,
+    resumed: how.kind === 'resumed' ? { turns: how.turns, requests: how.requests, reported: how.reported } : null,
+    recomputed: how.kind === 'recomputed' ? { sessions: how.sessions, of: how.of } : null,
+  };
+}
+
 const answer = serve<EngineCalls>({
   analyze: async (params) => {
     // The host asks again under the same key when the file changed.
     const found = files.get(params.key);
     const earlier = found && sameRead(found.params, params) ? found : undefined;
     const live = earlier?.live ?? new LiveAnalysis(optionsFor(params));
+    const signature = fileSignature(params.path);
+    // Only the logs beside it changed (the host watches both): the file is not read again.
+    const rebilled = earlier?.signature === signature ? rebill(live, params.title, earlier.inspection, params.path) : null;
+    if (rebilled) return answerOf(params, live, rebilled.inspection, rebilled.how, signature, earlier?.opened);
     let { transcript, memory } = await loadRemembering(params.path, { session: params.session, readWholeLimit: params.readWholeLimit, earlier: live.reading });
     // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
     const roots = transcript.listedOnly ? [...new Lineages(listedSessions(transcript)).chains().keys()] : [];
@@ -103,18 +160,7 @@ const answer = serve<EngineCalls>({
       memory = null;
     }
     const { inspection, how } = refresh(live, transcript, params.title, earlier?.inspection, memory, params.path);
-    const { analysis } = inspection;
-    inspections.set(params.key, inspection);
-    files.set(params.key, { params, live, inspection, opened: earlier?.opened });
-    return {
-      index: inspection.index,
-      overview: overviewToOpenOn(analysis.transcript, analysis.report),
-      diagnostics: analysis.report.diagnostics,
-      catalog: analysis.transcript.catalog ?? null,
-      listedOnly: analysis.transcript.listedOnly === true,
-      resumed: how.kind === 'resumed' ? { turns: how.turns, requests: how.requests, reported: how.reported } : null,
-      recomputed: how.kind === 'recomputed' ? { sessions: how.sessions, of: how.of } : null,
-    };
+    return answerOf(params, live, inspection, how, signature, earlier?.opened);
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);

@@ -74,6 +74,20 @@ export class LiveAnalysis {
     return { analysis: this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis, how };
   }
 
+  /**
+   * The file unchanged since the analysis held (its logs read on, say): that analysis, billed again
+   * from `logs`, as a resume that added nothing. Null when nothing is held.
+   */
+  rebill(logs: readonly AgentLogRead[] | null): { analysis: Analysis; how: Refreshed } | null {
+    if (!this.held) return null;
+    this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
+    const { analysis } = this.held.analysed;
+    const billed = this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis;
+    // Every turn and request kept: a view made of them is kept unless the bill changed it.
+    const kept = { turns: billed.report.turns.length, requests: billed.report.requests.length };
+    return { analysis: { ...billed, kept }, how: { kind: 'resumed', turns: 0, requests: 0, reported: 0 } };
+  }
+
   /** A read that went on from an earlier one holds only what it added: the earlier records go first. */
   private withEarlierRecords(read: AgentLogRead): AgentLogRead {
     if (!read.continued) return read;

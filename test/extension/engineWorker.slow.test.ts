@@ -4,7 +4,7 @@
 // only listed), and what cannot be answered rejects.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -108,6 +108,35 @@ describe('the analysis worker: lineage scopes', () => {
         await engine.call('page', { key: 'rw-fresh', list, start: 0, count: 10_000 }),
         list,
       );
+    }
+  });
+
+  it('only its log grown: the file is not read again, the bill is, and it answers as a fresh analysis', async () => {
+    const store = buildStore('billed');
+    const dir = mkdtempSync(join(tmpdir(), 'pi-worker-log-'));
+    try {
+      const db = join(dir, 'state.db');
+      copyFileSync(store.stateDb, db);
+      mkdirSync(join(dir, 'logs'));
+      copyFileSync(store.path('logs/agent.log.1'), join(dir, 'logs', 'agent.log.1'));
+      const current = readFileSync(store.path('logs/agent.log'), 'utf8');
+      const cut = current.lastIndexOf('\n', current.indexOf('API call #', current.indexOf('API call #') + 1)) + 1;
+      writeFileSync(join(dir, 'logs', 'agent.log'), current.slice(0, cut));
+      const first = await engine.call('analyze', params('log', db));
+      appendFileSync(join(dir, 'logs', 'agent.log'), current.slice(cut));
+      const fresh = await engine.call('analyze', params('log-fresh', db));
+      // Its bytes zeroed in place, its size and times kept: a read of it now would find no database.
+      const st = statSync(db);
+      writeFileSync(db, Buffer.alloc(st.size));
+      utimesSync(db, st.atimeMs / 1000, st.mtimeMs / 1000);
+      const again = await engine.call('analyze', params('log', db));
+      assert.deepEqual(again.resumed, { turns: 0, requests: 0, reported: 0 });
+      assert.deepEqual(again.index, fresh.index, 'state.db not read again, the log read on');
+      assert.notDeepEqual(again.index, first.index, 'the bill read on shows');
+      const requests = await engine.call('page', { key: 'log', list: 'requests', start: 0, count: 10_000 });
+      assert.deepEqual(requests, await engine.call('page', { key: 'log-fresh', list: 'requests', start: 0, count: 10_000 }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
