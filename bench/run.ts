@@ -7,6 +7,7 @@ import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
+import { benchBilledLogs } from './billedLogs';
 import { benchDeepLineages } from './deepLineages';
 import { mb } from './figures';
 import { benchHome } from './home';
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
   for (const line of benchDeepLineages()) console.log(line);
   console.log('');
   for (const line of await benchLiveRefresh()) console.log(line);
+  console.log('');
+  for (const line of await benchBilledLogs()) console.log(line);
   console.log('');
   for (const line of await benchHostResponsiveness()) console.log(line);
   console.log('');
