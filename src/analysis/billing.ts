@@ -359,6 +359,18 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
   const matchedIn = new Map<string, number>();
   for (const r of answered) if (callOf.has(r.index)) matchedIn.set(r.sessionId, (matchedIn.get(r.sessionId) ?? 0) + 1);
   const sessionIds = [...new Set([...bySession.keys(), ...callsBySession.keys()])];
+  // Priced at the time they were sent where the log's clock is placed, else at the catalogue's latest.
+  const unmatched = log.calls
+    .filter((c) => left.has(c) || c.sessionTag === null)
+    .map((c) => ({
+      file: c.file,
+      line: c.pos.line ?? 0,
+      sessionTag: c.sessionTag,
+      n: c.n,
+      model: c.model,
+      input: c.input,
+      usd: costOf(billedOf(c), offset === null ? undefined : new Date((sentOnLogClock(c) + offset) * 1000))?.usd ?? null,
+    }));
   return {
     requests,
     billing: {
@@ -375,11 +387,10 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
         priced: priced.length,
         unpriced: requests.filter((r) => r.billed && !r.cost).length,
         catalogue: PRICE_CATALOGUE,
+        unmatchedUsd: unmatched.reduce((n, c) => n + (c.usd ?? 0), 0),
       },
       models: [...byModel].map(([model, m]) => ({ model, ...m, ratio: Math.round((m.billedInput / m.replayedInput) * 1000) / 1000 })),
-      unmatchedCalls: log.calls
-        .filter((c) => left.has(c) || c.sessionTag === null)
-        .map((c) => ({ file: c.file, line: c.pos.line ?? 0, sessionTag: c.sessionTag, n: c.n, model: c.model, input: c.input })),
+      unmatchedCalls: unmatched,
     },
   };
 }

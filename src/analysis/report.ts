@@ -388,7 +388,7 @@ const NO_BILLING: Report['billing'] = Object.freeze({
   logClockOffsetSeconds: null,
   sessions: [],
   models: [],
-  cost: { usd: 0, priced: 0, unpriced: 0, catalogue: PRICE_CATALOGUE },
+  cost: { usd: 0, priced: 0, unpriced: 0, catalogue: PRICE_CATALOGUE, unmatchedUsd: 0 },
   unmatchedCalls: [],
 });
 

@@ -212,10 +212,13 @@ export interface ReportBilling {
    * never the bill: this is how far apart they are.
    */
   models: { model: string; requests: number; billedInput: number; replayedInput: number; ratio: number }[];
-  /** The requests' costs summed (`usd`), how many were priced, and how many billed ones were not. */
-  cost: { usd: number; priced: number; unpriced: number; catalogue: string };
+  /**
+   * The requests' costs summed (`usd`), how many were priced, how many billed ones were not, and
+   * what the calls that matched no request cost (`unmatchedUsd`: a log read alone has only those).
+   */
+  cost: { usd: number; priced: number; unpriced: number; catalogue: string; unmatchedUsd: number };
   /** Calls that answer no replayed request: auxiliary calls, aborted turns, rows never stored, other stores' sessions. */
-  unmatchedCalls: { file: string; line: number; sessionTag: string | null; n: number; model: string; input: number | null }[];
+  unmatchedCalls: { file: string; line: number; sessionTag: string | null; n: number; model: string; input: number | null; usd: number | null }[];
 }
 
 export interface Report {

@@ -411,11 +411,14 @@ function billingLine(billing: Report['billing']): string | null {
   const offset = billing.logClockOffsetSeconds;
   const clock =
     offset === null
-      ? 'matched by order alone'
+      ? matched
+        ? 'matched by order alone'
+        : "the log's clock not placed (no timed request of a logged session)"
       : `log clock ${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 3600)).padStart(2, '0')}:${String(Math.floor((Math.abs(offset) % 3600) / 60)).padStart(2, '0')} from the rows'`;
   const ratios = billing.models.map((m) => `${m.model} x${m.ratio}`).join(', ');
   const cost = `${usd(billing.cost.usd)} over ${billing.cost.priced} priced request(s)${billing.cost.unpriced ? `, ${billing.cost.unpriced} billed with no price` : ''} (${billing.cost.catalogue})`;
-  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}; cost ${cost}`;
+  const unmatched = billing.unmatchedCalls.length ? ` (${usd(billing.cost.unmatchedUsd)})` : '';
+  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched${unmatched}; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}; cost ${cost}`;
 }
 
 function captureLine(c: NonNullable<Report['captures']>[number]): string {

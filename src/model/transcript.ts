@@ -5,7 +5,7 @@
 import type { TurnInjectionInputs } from './injection';
 import type { Row } from './rows';
 
-export type TranscriptFormat = 'hermes-state-db' | 'hermes-session-json' | 'hermes-request-dump' | 'turn-trace';
+export type TranscriptFormat = 'hermes-state-db' | 'hermes-session-json' | 'hermes-request-dump' | 'turn-trace' | 'hermes-agent-log';
 
 /** Where something is in the input: a line/column for text formats, a session/row for SQLite. */
 export interface SourcePos {

@@ -28,36 +28,40 @@ export function findAgentLogs(stateDbPath: string): string[] {
   } catch {
     /* no such file: only the home as given */
   }
-  const out: string[] = [];
   const seen = new Set<string>();
-  for (const home of homes) {
-    const dir = join(home, 'logs');
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    const logs = names
-      .map((name) => ({ name, m: LOG_NAME.exec(name) }))
-      .filter((e): e is { name: string; m: RegExpExecArray } => e.m !== null)
-      .sort((a, b) => rotation(b.m) - rotation(a.m));
-    for (const { name } of logs) {
-      const path = join(dir, name);
-      const real = realOrSelf(path);
-      if (seen.has(real)) continue;
-      seen.add(real);
-      out.push(path);
-    }
+  return homes.flatMap((home) => logsIn(join(home, 'logs'), seen));
+}
+
+/** `agent.log*` in `dir`, oldest first, each real file once (`seen` across folders). */
+function logsIn(dir: string, seen: Set<string>): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const logs = names
+    .map((name) => ({ name, m: LOG_NAME.exec(name) }))
+    .filter((e): e is { name: string; m: RegExpExecArray } => e.m !== null)
+    .sort((a, b) => rotation(b.m) - rotation(a.m));
+  for (const { name } of logs) {
+    const path = join(dir, name);
+    const real = realOrSelf(path);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    out.push(path);
   }
   return out;
 }
 
 /**
  * The logs of the home a transcript was read from: beside a `state.db`, and for a session snapshot
- * (`<home>/sessions/session_*.json`) beside its home's; none for other formats.
+ * (`<home>/sessions/session_*.json`) beside its home's; a log opened alone is read with its
+ * rotations when it is the current `agent.log`; none for other formats.
  */
 export function agentLogsBeside(path: string, format: string): string[] {
+  if (format === 'hermes-agent-log') return basename(path) === 'agent.log' ? logsIn(dirname(path), new Set()) : [path];
   if (format === 'hermes-state-db') return findAgentLogs(path);
   if (format === 'hermes-session-json' || format === 'hermes-request-dump') return findAgentLogs(join(dirname(dirname(path)), 'state.db'));
   return [];

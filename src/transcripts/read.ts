@@ -36,6 +36,7 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   const nul = head.includes('\u0000');
   const json = !nul || /^\s*\{/.test(head);
   const firstLines = head.split('\n', 20);
+  if (isAgentLog(path, head, firstLines[0])) return 'hermes-agent-log';
   if (firstLines.some((l) => l.includes('"turn-trace"') && (isTurnTraceLine(l) || /\.jsonl$/i.test(path)))) return 'turn-trace';
   // Other JSON lines (another agent's log) are read as a trace, whose reader says what they are
   // instead. A cassette is told before the checks below: its request bodies name "messages" too.
@@ -49,6 +50,14 @@ export function sniffFormat(path: string, bytes: Uint8Array): SniffedFormat {
   if (/session_[^/\\]*\.json$/i.test(path)) return 'hermes-session-json';
   if (/\.jsonl$/i.test(path)) return 'turn-trace';
   return 'unknown';
+}
+
+/** A Python logging record's start: asctime without a datefmt, then the level name. */
+const LOG_RECORD = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (?:[A-Z]+|Level \d+)[ []/;
+
+/** Hermes' agent.log (docs/agent-log.md): records in its format, by its name or its call lines. */
+function isAgentLog(path: string, head: string, first: string): boolean {
+  return LOG_RECORD.test(first) && (/(^|[/\\])agent\.log(\.\d+)?$/.test(path) || head.includes(': API call #') || head.includes(' agent.'));
 }
 
 /**
@@ -118,6 +127,8 @@ export function readTranscript(input: ReadInput): Transcript {
     };
   }
   if (format === 'hermes-state-db') return readHermesStateDb(path, bytesSource(bytes), { wal: input.wal, journal: input.journal, session: input.session });
+  // A log opened alone holds no conversation: its calls are the bill, read by the billing (agentLogsBeside).
+  if (format === 'hermes-agent-log') return { path, format, sessions: [], captured: [], findings: [] };
   if (format === 'unknown') {
     // Binary input may be a damaged database; text is a file of another kind.
     const binary = bytes.subarray(0, 65536).includes(0);

@@ -202,6 +202,42 @@ describe('billed against replayed, on a home and logs written as upstream writes
     assert.equal(report.billing.cost.unpriced, 0);
   });
 
+  it('reads the current log opened alone, with its rotation: no session, every call listed with its cost', async () => {
+    const path = store.path('logs/agent.log');
+    const alone = await loadTranscript(path);
+    assert.deepEqual(
+      { format: alone.format, sessions: alone.sessions.length, findings: alone.findings },
+      { format: 'hermes-agent-log', sessions: 0, findings: [] },
+    );
+    const logs = agentLogsBeside(path, alone.format);
+    assert.deepEqual(
+      logs.map((l) => relative(store.dir, l)),
+      truth.logs,
+    );
+    const r = withBilling(
+      analyze(alone, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false }),
+      billingLogOf(readAgentLogs(logs)),
+    ).report;
+    assert.deepEqual(
+      r.billing.unmatchedCalls.map((c) => `${relative(store.dir, c.file)}:${c.line}`),
+      calls.map((c) => `${c.file}:${c.line}`),
+    );
+    // Hermes' rule on each call with usage, as the matched requests are priced above; a log read
+    // alone places no clock, so the catalogue's latest prices (these models' have not changed).
+    const RATES: Record<string, [number, number, number, number]> = { 'claude-sonnet-4-6': [3, 15, 0.3, 3.75], 'claude-haiku-4-5': [1, 5, 0.1, 1.25] };
+    let total = 0;
+    r.billing.unmatchedCalls.forEach((c, i) => {
+      const t = calls[i];
+      if (t.usageUnavailable || t.input === null || t.output === null) return assert.equal(c.usd, null, `${t.file}:${t.line}`);
+      const [input, output, read, write] = RATES[c.model];
+      const hermes = ((t.input - t.cacheRead - t.cacheWrite) * input + t.cacheRead * read + t.cacheWrite * write + t.output * output) / 1e6;
+      assert.ok(c.usd !== null && Math.abs(c.usd - hermes) < 1e-12, `${t.file}:${t.line}: ${c.usd} vs ${hermes}`);
+      total += hermes;
+    });
+    assert.ok(Math.abs(r.billing.cost.unmatchedUsd - total) < 1e-9);
+    assert.equal(r.billing.logClockOffsetSeconds, null);
+  });
+
   it('gives each session of the overview its billed tokens, cost and unexplained misses', async () => {
     const overview = sessionOverview(await loadTranscript(store.stateDb), report);
     const sessions = everyLineage(overview.lineages).flatMap((l) => l.sessions);

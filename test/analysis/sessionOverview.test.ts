@@ -114,7 +114,7 @@ function build(
       logClockOffsetSeconds: null,
       sessions: [],
       models: [],
-      cost: { usd: 0, priced: 0, unpriced: 0, catalogue: '' },
+      cost: { usd: 0, priced: 0, unpriced: 0, catalogue: '', unmatchedUsd: 0 },
       unmatchedCalls: [],
     },
   };
