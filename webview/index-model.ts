@@ -2,7 +2,9 @@
 // few derived facts every part needs (a turn's requests, a request's turn, the tallest request).
 // Titles, hashes and causes are not here: they come in pages (app.ts).
 
+import type { CacheMiss } from '../src/analysis/reportTypes';
 import {
+  CACHE_MISS_CLASSES,
   INJECTION_KINDS,
   REQUEST_COMPACTION,
   REQUEST_FAILED,
@@ -38,6 +40,10 @@ export interface RequestSummary {
   /** Whole seconds since the previous request of its lineage; -1 where not recorded. */
   gapSeconds: number;
   systemChanged: boolean;
+  /** The billed cache read in our tokens; -1 where not recorded. */
+  billedRead: number;
+  /** The cache miss's class; null for none or not judged. */
+  missClass: CacheMiss['class'] | null;
 }
 
 export class IndexModel {
@@ -69,6 +75,8 @@ export class IndexModel {
       breakMessage: unpackInts(c.breakMessage, n),
       gapSeconds: unpackInts(c.gapSeconds, n),
       flags: unpackInts(c.flags, n),
+      billedRead: unpackInts(c.billedRead, n),
+      missClass: unpackInts(c.missClass, n),
     };
     this.firstRequest = new Int32Array(this.turnCount + 1);
     this.turnOf = new Int32Array(n);
@@ -135,6 +143,8 @@ export class IndexModel {
       failed: (c.flags[r] & REQUEST_FAILED) !== 0,
       gapSeconds: c.gapSeconds[r],
       systemChanged: (c.flags[r] & REQUEST_SYSTEM_CHANGED) !== 0,
+      billedRead: c.billedRead[r],
+      missClass: c.missClass[r] > 0 ? (CACHE_MISS_CLASSES[c.missClass[r] - 1] ?? null) : null,
     };
   }
 

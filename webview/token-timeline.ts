@@ -5,7 +5,7 @@
 
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import type { RequestView } from '../src/protocol/messages';
+import { CACHE_MISS_CLASSES, type RequestView } from '../src/protocol/messages';
 import { piEvent } from './events';
 import { LONG_GAP, num, percentOf, PREFIX_STATUS_LABEL, tickStep } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
@@ -73,6 +73,15 @@ export class TokenTimeline extends LitElement {
     .marker { fill: var(--pi-error); }
     .marker.compaction, .sw.compaction { fill: var(--pi-info); background: var(--pi-info); }
     .outline { fill: color-mix(in srgb, var(--pi-focus) 14%, transparent); stroke: var(--pi-fg); stroke-width: 1.5; }
+    /* The billed cache read, drawn across its bar at its height: coloured by the miss's class. */
+    .read { fill: none; stroke-width: 2; stroke: var(--pi-fg); }
+    .read.unexplained, .sw.unexplained { stroke: var(--pi-error); background: var(--pi-error); }
+    .read.predicted, .sw.predicted { stroke: var(--pi-info); background: var(--pi-info); }
+    .read.expired, .sw.expired { stroke: var(--vscode-charts-orange, #d18616); background: var(--vscode-charts-orange, #d18616); }
+    .read.cause-logged, .sw.cause-logged { stroke: var(--vscode-charts-purple, #b180d7); background: var(--vscode-charts-purple, #b180d7); }
+    .read.too-short, .sw.too-short { stroke: var(--pi-muted); background: var(--pi-muted); }
+    .sw.read, .sw.unexplained, .sw.predicted, .sw.expired, .sw.cause-logged, .sw.too-short { height: 3px; vertical-align: 2px; }
+    .sw.read { background: var(--pi-fg); }
   `,
   ];
 
@@ -106,7 +115,8 @@ export class TokenTimeline extends LitElement {
     const prefix = this.model?.status(r.index) ?? 'stable';
     const cause = prefix === 'break' ? this.requests?.peek(0, r.index)?.breakAt?.cause : undefined;
     const status = `${PREFIX_STATUS_LABEL[prefix]}${cause ? ` (${cause})` : ''}`;
-    return `Request ${r.index}, turn ${r.turn}: ${num(r.inputTokens)} input tokens, ${num(r.reusedTokens)} reused (${percentOf(r.reusedTokens, r.inputTokens)}), ${status}`;
+    const bill = r.billedRead < 0 ? '' : `; billed cache read ${num(r.billedRead)} in our tokens${r.missClass ? `, a cache miss (${r.missClass})` : ''}`;
+    return `Request ${r.index}, turn ${r.turn}: ${num(r.inputTokens)} input tokens, ${num(r.reusedTokens)} reused (${percentOf(r.reusedTokens, r.inputTokens)}), ${status}${bill}`;
   }
 
   /** The request under the pointer, from its x in the chart. */
@@ -142,6 +152,7 @@ export class TokenTimeline extends LitElement {
     let markers = '';
     let compactionMarkers = '';
     let gaps = '';
+    const reads = new Map<string, string>();
     const column = (left: number, top: number, height: number): string => (height > 0 ? `M${left} ${top}h${w}v${height}h${-w}z` : '');
     for (let i = first; i < end; i++) {
       const r = x.request(i) as RequestSummary;
@@ -150,6 +161,11 @@ export class TokenTimeline extends LitElement {
       const total = (r.inputTokens / max) * HEIGHT;
       const reused = (Math.min(r.reusedTokens, r.inputTokens) / max) * HEIGHT;
       reusedPath += column(left, base - reused, reused);
+      if (r.billedRead >= 0) {
+        const kind = r.missClass ?? 'hit';
+        const y = base - (Math.min(r.billedRead, r.inputTokens) / max) * HEIGHT;
+        reads.set(kind, `${reads.get(kind) ?? ''}M${left} ${Math.min(base - 1, y)}h${w}`);
+      }
       const marker = `M${left + w / 2 - 3.5} ${base - total - 7}h7l-3.5 5z`;
       // A compaction re-bills by design: drawn as re-billed, marked apart from the breaks.
       const status = x.status(i);
@@ -186,6 +202,13 @@ export class TokenTimeline extends LitElement {
           <span><span class="sw compaction"></span>compaction ▼</span>
           <span><span class="sw turn"></span>selected turn</span>
           <span><span class="sw gap"></span>5+ min idle before it</span>
+          ${
+            x.index.summary.billing
+              ? html`<span><span class="sw read"></span>billed cache read</span>${CACHE_MISS_CLASSES.filter((c) => x.index.summary.billing?.misses[c]).map(
+                  (c) => html`<span><span class="sw ${c}"></span>miss: ${c}</span>`,
+                )}`
+              : nothing
+          }
         </div>
         <span class="scale">request number → · max ${num(max)} tokens</span>
       </div>
@@ -203,6 +226,7 @@ export class TokenTimeline extends LitElement {
           <path class="marker" d=${markers}></path>
           <path class="marker compaction" d=${compactionMarkers}></path>
           <path class="gap" data-long-gaps d=${gaps}></path>
+          ${[...reads].map(([kind, d]) => svg`<path class="read ${kind === 'hit' ? '' : kind}" data-billed-read=${kind} d=${d}></path>`)}
           ${ticks}
           ${outline}
         </svg>

@@ -11,6 +11,7 @@ import { contentText, isPartList, type Row } from '../model/rows';
 import type { ReplayCompaction } from '../engine/replay';
 import { firstDifferingByte } from '../model/utf8';
 import {
+  CACHE_MISS_CLASSES,
   INJECTION_KINDS,
   packInts,
   pageOf,
@@ -315,6 +316,10 @@ export function buildIndex({ billing, ...header }: IndexHeader, turns: TurnView[
       breakMessage: column(requests, (r) => r.breakAt?.messageIndex ?? -1),
       // Whole seconds, at most 2^31 (68 years): the packed column holds safe integers only.
       gapSeconds: column(requests, (r) => (r.gapSeconds === null ? -1 : Math.min(Math.round(r.gapSeconds), 2 ** 31))),
+      billedRead: column(requests, (r) =>
+        r.billed && r.billed.input && r.billed.cacheRead !== null ? Math.round((r.billed.cacheRead * r.inputTokens) / r.billed.input) : -1,
+      ),
+      missClass: column(requests, (r) => (r.cacheMiss ? CACHE_MISS_CLASSES.indexOf(r.cacheMiss.class) + 1 : 0)),
       flags: column(requests, (r) => {
         const previous = r.previousRequest === null ? undefined : requests[r.previousRequest];
         return (

@@ -91,6 +91,8 @@ export const REQUEST_COMPACTION = 4;
 export const REQUEST_REWIND = 8;
 /** Sent and not answered: a provider error or an interrupt (docs/hermes-behaviour.md §5.11). */
 export const REQUEST_FAILED = 16;
+/** The order of CacheMiss['class'], for the index's packed column. */
+export const CACHE_MISS_CLASSES: readonly CacheMiss['class'][] = ['cause-logged', 'expired', 'too-short', 'predicted', 'unexplained'];
 
 /**
  * What the webview gets first, sized to stay small at any length (~15 bytes a request): the header,
@@ -119,6 +121,13 @@ export interface InspectorIndex {
     /** Whole seconds since the previous request of its lineage; -1 where not recorded. */
     gapSeconds: PackedInts;
     flags: PackedInts;
+    /**
+     * The billed cache read in our tokens (scaled by the request's billed prompt against ours, so it
+     * sits beside the replay's reusable prefix); -1 where no call with usage matched.
+     */
+    billedRead: PackedInts;
+    /** The cache miss's class, as its index in CACHE_MISS_CLASSES plus one; 0 for none or not judged. */
+    missClass: PackedInts;
   };
   summary: {
     /** Requests whose prefix broke, by cause. */

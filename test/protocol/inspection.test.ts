@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Inspection } from '../../src/protocol/inspection';
-import { analyze } from '../../src/analysis/report';
+import { billingLogOf } from '../../src/analysis/billing';
+import { analyze, withBilling } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
+import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
 import { packInts, PROTOCOL_VERSION, unpackInts, type MessageView, type RequestMap } from '../../src/protocol/messages';
 import { RpcClient, serve, type RpcRequest } from '../../src/protocol/rpc';
@@ -13,9 +15,12 @@ import { IndexModel } from '../../webview/index-model';
 import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';
 import { example } from '../cli/support';
 
+/** The file's inspection, billed from the agent.log beside it where there is one (as the worker does). */
 async function inspect(path: string, profile: keyof typeof PROFILES = 'hermes-current'): Promise<Inspection> {
-  const analysis = analyze(await loadTranscript(path), { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
-  return new Inspection(analysis, path);
+  const transcript = await loadTranscript(path);
+  const analysis = analyze(transcript, { profile: PROFILES[profile], counter: createTokenCounter('o200k_base'), messages: false });
+  const logs = agentLogsBeside(path, transcript.format);
+  return new Inspection(logs.length ? withBilling(analysis, billingLogOf(readAgentLogs(logs))) : analysis, path);
 }
 
 describe('inspection model', () => {
@@ -135,6 +140,7 @@ describe('the index the view gets first', () => {
       ['sidecars/session_20260918_101500_a1b2c3.json', 'hermes-v0'],
       ['rotation-prompt-changed/state.db', 'hermes-current'],
       ['rotation/state.db', 'hermes-current'],
+      ['billed/state.db', 'hermes-current'],
     ] as const) {
       const ins = await inspect(example(file), profile);
       const model = new IndexModel(JSON.parse(JSON.stringify(ins.index)));
@@ -167,6 +173,8 @@ describe('the index the view gets first', () => {
           failed: r.failed,
           gapSeconds: r.gapSeconds === null ? -1 : Math.min(Math.round(r.gapSeconds), 2 ** 31),
           systemChanged: prev !== undefined && prev.systemPromptSha256 !== r.systemPromptSha256,
+          billedRead: r.billed?.input && r.billed.cacheRead !== null ? Math.round((r.billed.cacheRead * r.inputTokens) / r.billed.input) : -1,
+          missClass: r.cacheMiss?.class ?? null,
         });
       }
       const breaks = Object.values(ins.index.summary.breaks).reduce((a, b) => a + b, 0);

@@ -425,6 +425,18 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         await head.innerText(),
         `billed: ${summary.matched} of ${billed.index.requestCount} requests · ${usd(summary.usd)} · ${misses} cache misses (${summary.misses.unexplained} unexplained), ${usd(summary.missUsd)} more than hits`,
       );
+      // The timeline: each billed read drawn on its bar, coloured by the class of its miss, each
+      // class in the legend; the selected request's label says its read and class.
+      const chart = v.page.locator('token-timeline');
+      const drawn = await chart
+        .locator('[data-billed-read]')
+        .evaluateAll((ps) => Object.fromEntries(ps.map((p) => [p.getAttribute('data-billed-read'), (p.getAttribute('d')?.match(/M/g) ?? []).length])));
+      const byClass: Record<string, number> = {};
+      for (const q of billed.requests)
+        if (q.billed && q.billed.input && q.billed.cacheRead !== null) byClass[q.cacheMiss?.class ?? 'hit'] = (byClass[q.cacheMiss?.class ?? 'hit'] ?? 0) + 1;
+      assert.deepEqual(drawn, byClass, 'one mark per billed request, by class');
+      for (const c of Object.keys(summary.misses)) assert.equal(await chart.locator(`.legend .sw.${c}`).count(), 1, `legend: ${c}`);
+      assert.match((await chart.locator('svg').getAttribute('aria-valuetext')) ?? '', /; billed cache read [\d,]+ in our tokens, a cache miss \(expired\)$/);
       await v.page.screenshot({ path: join(SHOTS, 'billed-expired-light.png') });
 
       // A request the provider read whole: its figures, no miss.
