@@ -4,14 +4,14 @@
 // only listed), and what cannot be answered rejects.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EngineClient, EnginePool } from '../../src/extension/engineProtocol';
 import { everyLineage } from '../../src/analysis/overviewColumns';
 import { sqliteExec } from '../support/sqliteExec';
-import { buildStore } from '../support/upstreamStores';
+import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
 import { analyzeJson, example, ROOT } from '../cli/support';
 
 type Json = any;
@@ -112,18 +112,11 @@ describe('the analysis worker: lineage scopes', () => {
   });
 
   it('only its log grown: the file is not read again, the bill is, and it answers as a fresh analysis', async () => {
-    const store = buildStore('billed');
     const dir = mkdtempSync(join(tmpdir(), 'pi-worker-log-'));
     try {
-      const db = join(dir, 'state.db');
-      copyFileSync(store.stateDb, db);
-      mkdirSync(join(dir, 'logs'));
-      copyFileSync(store.path('logs/agent.log.1'), join(dir, 'logs', 'agent.log.1'));
-      const current = readFileSync(store.path('logs/agent.log'), 'utf8');
-      const cut = current.lastIndexOf('\n', current.indexOf('API call #', current.indexOf('API call #') + 1)) + 1;
-      writeFileSync(join(dir, 'logs', 'agent.log'), current.slice(0, cut));
+      const { db, log, rest } = billedHomeWithLogCut(dir, 1);
       const first = await engine.call('analyze', params('log', db));
-      appendFileSync(join(dir, 'logs', 'agent.log'), current.slice(cut));
+      appendFileSync(log, rest);
       const fresh = await engine.call('analyze', params('log-fresh', db));
       // Its bytes zeroed in place, its size and times kept: a read of it now would find no database.
       const st = statSync(db);

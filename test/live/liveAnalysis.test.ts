@@ -3,7 +3,7 @@
 // is analysed whole. Each result equals a whole analysis of the fresh read.
 
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -17,7 +17,7 @@ import type { Transcript, TranscriptSession } from '../../src/model/transcript';
 import { Inspection } from '../../src/protocol/inspection';
 import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
-import { buildStore } from '../support/upstreamStores';
+import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
 
 const OPTIONS = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
 
@@ -111,24 +111,15 @@ describe('LiveAnalysis', () => {
 
   it('reads a growing agent.log on from where it stopped, and matches the bill afresh', async () => {
     // The billed home's store whole, its current log cut mid-way: then the rest appended, as the agent writes it.
-    const store = buildStore('billed');
     const dir = mkdtempSync(join(tmpdir(), 'pi-live-log-'));
     try {
-      const db = join(dir, 'state.db');
-      cpSync(store.stateDb, db);
-      mkdirSync(join(dir, 'logs'));
-      cpSync(store.path('logs/agent.log.1'), join(dir, 'logs', 'agent.log.1'));
-      const current = readFileSync(store.path('logs/agent.log'), 'utf8');
       // Cut before the sixth call line of the current log (its start is filler from other loggers).
-      let cut = 0;
-      for (let k = 0; k < 6; k++) cut = current.indexOf('API call #', cut) + 1;
-      cut = current.lastIndexOf('\n', cut) + 1;
-      writeFileSync(join(dir, 'logs', 'agent.log'), current.slice(0, cut));
+      const { db, log, rest } = billedHomeWithLogCut(dir, 5);
       const transcript = await loadTranscript(db);
       const live = new LiveAnalysis(OPTIONS);
       const logs = agentLogsBeside(db, transcript.format);
       const first = live.refresh(transcript, null, readAgentLogs(logs)).analysis.report;
-      appendFileSync(join(dir, 'logs', 'agent.log'), current.slice(cut));
+      appendFileSync(log, rest);
       const reads = readAgentLogs(logs, { earlier: live.logReading });
       assert.deepEqual(
         reads.map((r) => r.continued),

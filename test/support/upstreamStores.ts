@@ -3,7 +3,7 @@
 // test/transcripts/upstreamStores.slow.test.ts come from that truth, never from the inspector's output.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RecordedUsage } from '../../src/model/transcript';
@@ -289,4 +289,24 @@ export function buildStore(name: string): BuiltStore {
   };
   built.set(name, store);
   return store;
+}
+
+/**
+ * The `billed` home copied into `dir`, its current agent.log cut before its call line number
+ * `calls + 1` (the lines before are other loggers' too), as a live log stands mid-session:
+ * `rest` is what the agent writes next.
+ */
+export function billedHomeWithLogCut(dir: string, calls: number): { db: string; log: string; rest: string } {
+  const store = buildStore('billed');
+  const db = join(dir, 'state.db');
+  cpSync(store.stateDb, db);
+  mkdirSync(join(dir, 'logs'));
+  cpSync(store.path('logs/agent.log.1'), join(dir, 'logs', 'agent.log.1'));
+  const current = readFileSync(store.path('logs/agent.log'), 'utf8');
+  let cut = 0;
+  for (let k = 0; k <= calls; k++) cut = current.indexOf('API call #', cut) + 1;
+  cut = current.lastIndexOf('\n', cut) + 1;
+  const log = join(dir, 'logs', 'agent.log');
+  writeFileSync(log, current.slice(0, cut));
+  return { db, log, rest: current.slice(cut) };
 }
