@@ -10,7 +10,7 @@ import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
-import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
+import { agentLogsBeside, readAgentLogs, type AgentLogRead } from '../transcripts/agentLogFiles';
 import { serve, type RpcRequest } from '../protocol/rpc';
 import type { Transcript } from '../model/transcript';
 import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
@@ -84,11 +84,14 @@ function refresh(
   reading: ReadMemory | null = null,
   path?: string,
 ): { inspection: Inspection; how: Refreshed } {
-  // The agent's logs beside the file (docs/billing.md), each read on from where the last read stopped.
-  const logPaths = path === undefined ? [] : agentLogsBeside(path, fresh.format);
-  const logs = logPaths.length ? readAgentLogs(logPaths, { earlier: live.logReading }) : null;
-  const { analysis, how } = live.refresh(fresh, reading, logs);
+  const { analysis, how } = live.refresh(fresh, reading, path === undefined ? null : logsReadOn(live, path, fresh.format));
   return { inspection: new Inspection(analysis, title, how.kind === 'resumed' ? earlier : undefined), how };
+}
+
+/** The agent's logs beside the file (docs/billing.md), each read on from where the last read stopped; null without any. */
+function logsReadOn(live: LiveAnalysis, path: string, format: string): AgentLogRead[] | null {
+  const paths = agentLogsBeside(path, format);
+  return paths.length ? readAgentLogs(paths, { earlier: live.logReading }) : null;
 }
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */
@@ -114,8 +117,7 @@ async function lineageTranscript({ params, inspection }: Analysed, lineage: stri
 function rebill(live: LiveAnalysis, title: string, earlier: Inspection, path: string): { inspection: Inspection; how: Refreshed } | null {
   const transcript = live.transcript;
   if (!transcript) return null;
-  const logPaths = agentLogsBeside(path, transcript.format);
-  const billed = live.rebill(logPaths.length ? readAgentLogs(logPaths, { earlier: live.logReading }) : null);
+  const billed = live.rebill(logsReadOn(live, path, transcript.format));
   return billed && { inspection: new Inspection(billed.analysis, title, earlier), how: billed.how };
 }
 

@@ -68,10 +68,8 @@ export class LiveAnalysis {
    */
   refresh(fresh: Transcript, reading: ReadMemory | null = null, logs: readonly AgentLogRead[] | null = null): { analysis: Analysis; how: Refreshed } {
     this.memory = reading;
-    this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
     const { analysis, how } = this.replayed(fresh);
-    // The bill is matched afresh on every refresh (it is linear), over the analysis held without it.
-    return { analysis: this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis, how };
+    return { analysis: this.billed(analysis, logs), how };
   }
 
   /**
@@ -80,12 +78,19 @@ export class LiveAnalysis {
    */
   rebill(logs: readonly AgentLogRead[] | null): { analysis: Analysis; how: Refreshed } | null {
     if (!this.held) return null;
-    this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
-    const { analysis } = this.held.analysed;
-    const billed = this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis;
+    const billed = this.billed(this.held.analysed.analysis, logs);
     // Every turn and request kept: a view made of them is kept unless the bill changed it.
     const kept = { turns: billed.report.turns.length, requests: billed.report.requests.length };
     return { analysis: { ...billed, kept }, how: { kind: 'resumed', turns: 0, requests: 0, reported: 0 } };
+  }
+
+  /**
+   * Keeps `logs` (each read on from the one before) and bills `analysis`, held without the bill,
+   * from them: the bill is matched afresh every time (it is linear).
+   */
+  private billed(analysis: Analysis, logs: readonly AgentLogRead[] | null): Analysis {
+    this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
+    return this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis;
   }
 
   /** A read that went on from an earlier one holds only what it added: the earlier records go first. */
