@@ -64,17 +64,12 @@ export function costOf(b: BilledUsage, at?: Date): RequestCost | null {
     output_tokens: b.output,
   };
   const key = `${b.model}\u0000${providerId ?? ''}`;
-  let price = LINEAR.get(key);
-  if (price === undefined) {
-    const priced = catalogue(usage, b.model, providerId, at);
-    if (!priced) return null;
-    price = linearOf(priced, b.model, providerId, usage);
-    LINEAR.set(key, price);
-    if (!price) return costFrom(priced.total_price, priced, notes);
-  }
-  if (price) return costFrom(price.of(usage), price.priced, notes);
+  const linear = LINEAR.get(key);
+  if (linear) return costFrom(linear.of(usage), linear.priced, notes);
   const priced = catalogue(usage, b.model, providerId, at);
-  return priced ? costFrom(priced.total_price, priced, notes) : null;
+  if (!priced) return null;
+  if (linear === undefined) LINEAR.set(key, linearOf(priced, b.model, providerId, usage));
+  return costFrom(priced.total_price, priced, notes);
 }
 
 type Usage = Parameters<typeof calcPrice>[0];
