@@ -44,7 +44,7 @@ const contexts = await Promise.all([
   }),
   esbuild.context({
     ...common,
-    entryPoints: ['src/extension/engineWorker.ts'],
+    entryPoints: ['src/worker/engineWorker.ts'],
     outfile: 'dist/engine.js',
     platform: 'node',
     format: 'cjs',

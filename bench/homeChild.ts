@@ -1,5 +1,5 @@
 // Child process of bench/home.ts: one step of opening a Hermes home as the extension's engine
-// worker does (src/extension/engineWorker.ts), timed from the file being opened, with its peak RSS.
+// worker does (src/worker/engineWorker.ts), timed from the file being opened, with its peak RSS.
 // home.ts bundles it with esbuild and runs it under plain node, a fresh process per measurement, so
 // nothing is warm that the worker would not have warm on a first open.
 //

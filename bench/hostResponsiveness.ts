@@ -14,9 +14,9 @@ import { buildSync } from 'esbuild';
 import type { Page } from 'playwright-core';
 import type { SqlJsStatic } from 'sql.js';
 import { synthesizeLongSession, toSessionJson, toStateDb } from '../test/support/synthesize';
-import { EngineClient, type EngineCalls } from '../src/extension/engineProtocol';
-import { PROTOCOL_VERSION } from '../src/protocol/messages';
-import type { RpcRequest } from '../src/protocol/rpc';
+import { EngineClient, type EngineCalls } from '../src/worker/engineProtocol';
+import { PROTOCOL_VERSION } from '../src/shared/messages';
+import type { RpcRequest } from '../src/shared/rpc';
 import { E2E_ACTIVATION_RECORD, readActivation, type Activation } from '../test/support/vscodeActivation';
 import { mb, median, verdict } from './figures';
 

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import initSqlJs from 'sql.js';
-import { EngineClient } from '../src/extension/engineProtocol';
+import { EngineClient } from '../src/worker/engineProtocol';
 import { sqliteExec } from '../test/support/sqliteExec';
 import { home } from './home';
 import { synthesizeLongRun, toSessionJson, toStateDb, toTurnTraceJsonl, type SynthSession } from '../test/support/synthesize';

@@ -1,5 +1,5 @@
 // Child process of bench/perf.ts: analyses one file as the extension's engine does
-// (src/extension/engineWorker.ts) and prints its peak RSS. perf.ts bundles it with esbuild and runs
+// (src/worker/engineWorker.ts) and prints its peak RSS. perf.ts bundles it with esbuild and runs
 // it under plain node, as the shipped engine runs, so the figure holds no TypeScript loader and
 // nothing the benchmark itself keeps alive.
 

@@ -15,7 +15,7 @@ import { analyze, type Analysis } from '../src/analysis/report';
 import { createTokenCounter, type TokenCounter } from '../src/analysis/tokenizer';
 import { wireTextPieces } from '../src/analysis/wireText';
 import type { WireMessage } from '../src/engine/apiMessages';
-import type { Row } from '../src/model/rows';
+import type { Row } from '../src/shared/model/rows';
 import { PROFILES } from '../src/engine/profile';
 import { readTranscript } from '../src/transcripts/read';
 import { mb, median, verdict } from './figures';

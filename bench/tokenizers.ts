@@ -11,8 +11,9 @@ import { performance } from 'node:perf_hooks';
 import { buildSync } from 'esbuild';
 import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type TokenizerName } from '../src/analysis/tokenizer';
+import { createTokenCounter, MAX_PIECE, PIECE_CHUNK } from '../src/analysis/tokenizer';
 import { bombArb } from '../test/support/tokenBombs';
+import { TOKENIZER_NAMES, type TokenizerName } from '../src/shared/settingNames';
 
 const ROOT = join(__dirname, '..');
 const CORPUS_CHARS = 1_500_000;

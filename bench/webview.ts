@@ -10,7 +10,7 @@ import { buildIndex, Inspection } from '../src/protocol/inspection';
 import { analyze } from '../src/analysis/report';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
-import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } from '../src/protocol/messages';
+import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView } from '../src/shared/messages';
 import { loadTranscript } from '../src/transcripts/load';
 import { synthesizeLongSession, toSessionJson } from '../test/support/synthesize';
 import { Harness, type View } from '../test/support/webviewHarness';

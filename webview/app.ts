@@ -5,7 +5,7 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import type { SessionOverview } from '../src/analysis/overviewTypes';
+import type { SessionOverview } from '../src/shared/overviewTypes';
 import {
   PROTOCOL_VERSION,
   type InspectorIndex,
@@ -18,8 +18,8 @@ import {
   type Transport,
   type UiState,
   type ViewState,
-} from '../src/protocol/messages';
-import { RpcClient } from '../src/protocol/rpc';
+} from '../src/shared/messages';
+import { RpcClient } from '../src/shared/rpc';
 import './cache-panel';
 import type { ContextState } from './cache-panel';
 import './compaction-panel';

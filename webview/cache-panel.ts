@@ -5,9 +5,9 @@
 import { css, html, LitElement, nothing, svg } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import { durationText, utcText } from '../src/analysis/overviewColumns';
-import type { BreakContext, RequestView } from '../src/protocol/messages';
-import type { CacheMiss, RequestCost } from '../src/analysis/reportTypes';
+import { durationText, utcText } from '../src/shared/overviewColumns';
+import type { BreakContext, RequestView } from '../src/shared/messages';
+import type { CacheMiss, RequestCost } from '../src/shared/reportTypes';
 import { piEvent } from './events';
 import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace, usd } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';

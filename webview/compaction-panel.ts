@@ -5,7 +5,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
-import type { CompactionView, TurnView } from '../src/protocol/messages';
+import type { CompactionView, TurnView } from '../src/shared/messages';
 import { delta, num, percentOf } from './format';
 import { tokens } from './theme';
 

@@ -2,7 +2,7 @@
 // listeners take their types from the map. The app owns selection, scrolling, copying and which
 // lineage is open.
 
-import type { OverviewState } from '../src/protocol/messages';
+import type { OverviewState } from '../src/shared/messages';
 
 interface SelectDetail {
   turn?: number;

@@ -6,7 +6,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { DiagnosticView } from '../src/protocol/messages';
+import type { DiagnosticView } from '../src/shared/messages';
 import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';

@@ -1,9 +1,9 @@
 // Numbers and labels as the panels print them.
 
-import type { InjectionKind } from '../src/model/injection';
-import { num } from '../src/protocol/shownText';
+import type { InjectionKind } from '../src/shared/model/injection';
+import { num } from '../src/shared/shownText';
 
-export { num, plural, revealBidiControls, usd } from '../src/protocol/shownText';
+export { num, plural, revealBidiControls, usd } from '../src/shared/shownText';
 
 /** A signed difference: "+12", "−589" (a real minus sign, so columns of deltas line up). */
 export function delta(n: number): string {

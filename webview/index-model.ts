@@ -2,7 +2,7 @@
 // few derived facts every part needs (a turn's requests, a request's turn, the tallest request).
 // Titles, hashes and causes are not here: they come in pages (app.ts).
 
-import type { CacheMiss } from '../src/analysis/reportTypes';
+import type { CacheMiss } from '../src/shared/reportTypes';
 import {
   CACHE_MISS_CLASSES,
   INJECTION_KINDS,
@@ -14,8 +14,8 @@ import {
   TURN_COMPACTED,
   unpackInts,
   type InspectorIndex,
-} from '../src/protocol/messages';
-import type { InjectionKind } from '../src/model/injection';
+} from '../src/shared/messages';
+import type { InjectionKind } from '../src/shared/model/injection';
 
 /** How a request's prefix relates to the previous request's: extended, broken, replaced by a compaction, or rewound by the user. */
 export type PrefixStatus = 'stable' | 'break' | 'compaction' | 'rewind';

@@ -2,7 +2,7 @@
 // the standalone report, or VS Code's webview API) and hands it to the page's app element.
 
 import './styles.css';
-import { PROTOCOL_VERSION, type ToWebview, type Transport, type ViewState } from '../src/protocol/messages';
+import { PROTOCOL_VERSION, type ToWebview, type Transport, type ViewState } from '../src/shared/messages';
 import { InspectorApp, type Memory } from './app';
 
 /**

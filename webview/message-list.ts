@@ -5,7 +5,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import '@lit-labs/virtualizer';
 import type { RangeChangedEvent, VisibilityChangedEvent } from '@lit-labs/virtualizer';
-import type { MessageView, RequestView } from '../src/protocol/messages';
+import type { MessageView, RequestView } from '../src/shared/messages';
 import { piEvent } from './events';
 import { num } from './format';
 import type { IndexModel } from './index-model';

@@ -5,7 +5,7 @@
 import { css, html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import type { MessageView as Message } from '../src/protocol/messages';
+import type { MessageView as Message } from '../src/shared/messages';
 import { piEvent } from './events';
 import { cacheBreakpointLabel, KIND_LABEL, num } from './format';
 import { changedRange, collapsePoint, segment, type Range } from './segments';

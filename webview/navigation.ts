@@ -1,7 +1,7 @@
 // Where the user is (turn, request, scroll) and how each step moves it. Pure functions over the
 // index, so keyboard shortcuts, the host's `navigate` commands and live updates all agree.
 
-import type { Navigation, UiState } from '../src/protocol/messages';
+import type { Navigation, UiState } from '../src/shared/messages';
 import type { IndexModel } from './index-model';
 
 /** No request: a turn the replay made no provider call for. */

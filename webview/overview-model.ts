@@ -13,9 +13,9 @@ import {
   sortLineages,
   type MissingValue,
   type OverviewColumn,
-} from '../src/analysis/overviewColumns';
-import type { OverviewLineage, OverviewSession, SessionOverview } from '../src/analysis/overviewTypes';
-import type { OverviewState } from '../src/protocol/messages';
+} from '../src/shared/overviewColumns';
+import type { OverviewLineage, OverviewSession, SessionOverview } from '../src/shared/overviewTypes';
+import type { OverviewState } from '../src/shared/messages';
 import { num, revealBidiControls } from './format';
 
 /** One row of the table: a lineage (depth: how many forks deep), or one session of an expanded chain. */

@@ -3,7 +3,7 @@
 // while in flight, and kept visible across a live update until their fresh copy arrives, so a
 // refresh does not blank the view.
 
-import type { DiagnosticView, RequestView, TurnView } from '../src/protocol/messages';
+import type { DiagnosticView, RequestView, TurnView } from '../src/shared/messages';
 
 /** Items [start, start + count) of the list `list` names (a request's messages; 0 for a lone list). */
 export type Fetch<T> = (list: number, start: number, count: number) => Promise<T[]>;

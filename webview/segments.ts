@@ -1,8 +1,8 @@
 // Cutting a message's text into runs for display: which injected span (if any) each run belongs
 // to, and whether it lies in the part that differs from the stored row. Pure, offsets in UTF-16.
 
-import type { InjectionKind } from '../src/model/injection';
-import type { SpanView } from '../src/protocol/messages';
+import type { InjectionKind } from '../src/shared/model/injection';
+import type { SpanView } from '../src/shared/messages';
 
 export interface Segment {
   text: string;

@@ -9,9 +9,9 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import { overviewColumn, type OverviewColumn } from '../src/analysis/overviewColumns';
-import type { SessionOverview } from '../src/analysis/overviewTypes';
-import type { OverviewState } from '../src/protocol/messages';
+import { overviewColumn, type OverviewColumn } from '../src/shared/overviewColumns';
+import type { SessionOverview } from '../src/shared/overviewTypes';
+import type { OverviewState } from '../src/shared/messages';
 import { piEvent } from './events';
 import { num, plural, revealBidiControls } from './format';
 import {

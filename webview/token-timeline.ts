@@ -5,7 +5,7 @@
 
 import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
-import { CACHE_MISS_CLASSES, type RequestView } from '../src/protocol/messages';
+import { CACHE_MISS_CLASSES, type RequestView } from '../src/shared/messages';
 import { piEvent } from './events';
 import { LONG_GAP, num, percentOf, PREFIX_STATUS_LABEL, tickStep } from './format';
 import type { IndexModel, RequestSummary } from './index-model';

@@ -7,7 +7,7 @@ import '@lit-labs/virtualizer';
 import type { RangeChangedEvent } from '@lit-labs/virtualizer';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
-import type { TurnView } from '../src/protocol/messages';
+import type { TurnView } from '../src/shared/messages';
 import { piEvent } from './events';
 import { KIND_LABEL, num, plural } from './format';
 import type { IndexModel } from './index-model';

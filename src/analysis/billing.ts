@@ -2,12 +2,12 @@
 // replayed request it answered, and each request whose billed cache read falls well short of what
 // an unbroken, still-live prefix would have reused given one class of miss, in a fixed order.
 
-import type { InputFinding } from '../model/transcript';
+import type { InputFinding } from '../shared/model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
 import { cacheRule } from './cacheRules';
 import { costOf, missCost, PRICE_CATALOGUE } from './cost';
-import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling, RequestCost } from './reportTypes';
+import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
 
 /** What the logs beside a transcript said, as read (agentLogFiles.ts): the input to matchBilling. */
 export interface BillingLog {

@@ -5,7 +5,7 @@
 // route costs nothing per call.
 
 import { calcPrice, type ModelPrice } from '@pydantic/genai-prices';
-import type { BilledUsage, CacheMiss, RequestCost } from './reportTypes';
+import type { BilledUsage, CacheMiss, RequestCost } from '../shared/reportTypes';
 
 /** The catalogue and its version, named in every cost so a figure can be traced to its rates. */
 export const PRICE_CATALOGUE = '@pydantic/genai-prices 0.1.8';

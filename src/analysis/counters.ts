@@ -6,8 +6,8 @@
 
 import { Lineages } from '../hermes/lineage';
 import type { Replay } from '../engine/replay';
-import type { Transcript, TranscriptSession } from '../model/transcript';
-import type { Diagnostic, ReportSession, SessionCounts } from './reportTypes';
+import type { Transcript, TranscriptSession } from '../shared/model/transcript';
+import type { Diagnostic, ReportSession, SessionCounts } from '../shared/reportTypes';
 
 export function sessionCounts(transcript: Transcript, replay: Replay, tokens: { input: number[]; reused: number[] }): Map<TranscriptSession, SessionCounts> {
   const out = new Map<TranscriptSession, SessionCounts>();

@@ -4,8 +4,8 @@
 
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import type { Replay } from '../engine/replay';
-import type { Transcript } from '../model/transcript';
-import type { Diagnostic } from './reportTypes';
+import type { Transcript } from '../shared/model/transcript';
+import type { Diagnostic } from '../shared/reportTypes';
 
 export function sessionsWithoutTurns(transcript: Transcript, replay: Replay): Diagnostic[] {
   if (transcript.listedOnly) return [];

@@ -3,9 +3,9 @@
 import { wireKey, type WireMessage } from '../engine/apiMessages';
 import type { ReplayRequest } from '../engine/replay';
 import { contentRelation } from '../hermes/rowIdentity';
-import type { Row } from '../model/rows';
-import { firstDifferingByte } from '../model/utf8';
-import type { PrefixBreak, PrefixResult } from './reportTypes';
+import type { Row } from '../shared/model/rows';
+import { firstDifferingByte } from '../shared/model/utf8';
+import type { PrefixBreak, PrefixResult } from '../shared/reportTypes';
 import type { RequestWire } from './requestWire';
 
 /** Compares a request with the previous one of its lineage. */

@@ -7,9 +7,9 @@
 import { estimateMessagesTokensRough, estimateRequestTokensRough } from '../engine/estimator';
 import type { Profile } from '../engine/profile';
 import type { Replay } from '../engine/replay';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import type { LoggedPreflight } from '../transcripts/agentLogRecords';
-import type { PreflightEstimate, Report } from './reportTypes';
+import type { PreflightEstimate, Report } from '../shared/reportTypes';
 
 /** usage_anchor.message_fingerprint's fields: a row the anchor priced still counts as the same row when these are. */
 const FINGERPRINTED = ['role', 'content', 'api_content', 'tool_call_id', 'tool_calls'] as const;

@@ -2,7 +2,7 @@
 
 import { wireCopy } from '../engine/apiMessages';
 import { estimateMessagesTokensRough } from '../engine/estimator';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import type { Profile } from '../engine/profile';
 import { compactionMadeProgress } from '../engine/progress';
 import {
@@ -15,15 +15,15 @@ import {
   type ReplayRequest,
   type ReplayTurn,
 } from '../engine/replay';
-import { firstDifferingByte } from '../model/utf8';
-import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import { firstDifferingByte } from '../shared/model/utf8';
+import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { billingDiagnostics, matchBilling, type BillingLog } from './billing';
 import { PRICE_CATALOGUE } from './cost';
 import { preflightEstimates } from './preflightEstimate';
 import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
 import { sessionsWithoutTurns } from './noTurns';
-import { deliberateBreak, type Diagnostic, type Report, type ReportCapture, type ReportCompaction, type SessionCounts } from './reportTypes';
+import { deliberateBreak, type Diagnostic, type Report, type ReportCapture, type ReportCompaction, type SessionCounts } from '../shared/reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
 import { sentKey } from '../transcripts/requestBody';

@@ -4,7 +4,7 @@
 // and mode, and sums come from prefix sums. A 1,000-turn session re-sends its history 1,000 times.
 
 import { systemWireMessage, wireCopy, type WireMessage } from '../engine/apiMessages';
-import { isEmptyContent, type Row } from '../model/rows';
+import { isEmptyContent, type Row } from '../shared/model/rows';
 import { effectiveSidecar } from '../engine/sidecar';
 import type { Profile } from '../engine/profile';
 import type { ReplayRequest } from '../engine/replay';

@@ -8,10 +8,10 @@
 // guess: the CLI prints "not recorded" / "not read".
 
 import { continuesParent, listedLineages, type ListedSession } from '../hermes/lineage';
-import type { RecordedCounters, Transcript, TranscriptSession } from '../model/transcript';
-import { distinct, everyLineage, lineageModel } from './overviewColumns';
-import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from './overviewTypes';
-import { deliberateBreak, type Report } from './reportTypes';
+import type { RecordedCounters, Transcript, TranscriptSession } from '../shared/model/transcript';
+import { distinct, everyLineage, lineageModel } from '../shared/overviewColumns';
+import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from '../shared/overviewTypes';
+import { deliberateBreak, type Report } from '../shared/reportTypes';
 
 const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = [
   'apiCalls',

@@ -5,9 +5,7 @@
 // candidate pairs in a heap and finds them by a hash of their parts: O(n log n) for n bytes.
 // Pure: no fs, no vscode.
 
-export type TokenizerName = 'o200k_base' | 'cl100k_base';
-
-export const TOKENIZER_NAMES: readonly TokenizerName[] = ['o200k_base', 'cl100k_base'];
+import type { TokenizerName } from '../shared/settingNames';
 
 export interface TokenCounter {
   readonly name: TokenizerName;

@@ -1,7 +1,7 @@
 // What of a wire message is counted as tokens: its string content or text parts, and each tool
 // call's name and arguments (docs/report.md, requests[].messages[].tokens).
 
-import { contentText, type Row } from '../model/rows';
+import { contentText, type Row } from '../shared/model/rows';
 
 export function wireTextPieces(message: Row): string[] {
   const pieces = [contentText(message.content)];

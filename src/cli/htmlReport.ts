@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EmbeddedReport } from '../protocol/messages';
-import { embedJson, renderInspectorHtml } from '../webviewHtml';
+import type { EmbeddedReport } from '../shared/messages';
+import { embedJson, renderInspectorHtml } from '../shared/webviewHtml';
 
 /** The built bundles: beside the CLI bundle in dist/, or in dist/ when run from source. */
 function distDir(): string {

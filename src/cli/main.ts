@@ -1,11 +1,11 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
 import { reportData } from '../protocol/reportData';
-import { usd } from '../protocol/shownText';
+import { usd } from '../shared/shownText';
 import { analyze, withBilling, type Analysis, type AnalyzeOptions } from '../analysis/report';
-import type { Diagnostic, Report, ReportCompaction } from '../analysis/reportTypes';
-import { createTokenCounter, TOKENIZER_NAMES, type TokenizerName } from '../analysis/tokenizer';
-import { isProfileName, PROFILE_NAMES, PROFILES, type ProfileName } from '../engine/profile';
+import type { Diagnostic, Report, ReportCompaction } from '../shared/reportTypes';
+import { createTokenCounter } from '../analysis/tokenizer';
+import { PROFILES } from '../engine/profile';
 import { basename } from 'node:path';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
@@ -13,10 +13,11 @@ import { billingLogOf, type BillingLog } from '../analysis/billing';
 import { ReportNotWritten, writeHtmlReport, writeJson } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
-import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../analysis/overviewColumns';
-import type { OverviewLineage, SessionOverview } from '../analysis/overviewTypes';
+import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../shared/overviewColumns';
+import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import { sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
+import { isProfileName, PROFILE_NAMES, type ProfileName, TOKENIZER_NAMES, type TokenizerName } from '../shared/settingNames';
 
 const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
 

@@ -3,8 +3,8 @@
 // below it. Titles and ids come from the transcript, so every cell goes through `visible` first
 // and is measured as printed.
 
-import { OVERVIEW_COLUMNS, overviewCell, type OverviewColumn } from '../analysis/overviewColumns';
-import type { OverviewLineage, OverviewSession, SessionOverview } from '../analysis/overviewTypes';
+import { OVERVIEW_COLUMNS, overviewCell, type OverviewColumn } from '../shared/overviewColumns';
+import type { OverviewLineage, OverviewSession, SessionOverview } from '../shared/overviewTypes';
 import { visible } from './terminalText';
 
 const TITLE_CELLS = 40;

@@ -1,7 +1,7 @@
 // The wire build (docs/hermes-behaviour.md §1.7, build_api_messages): what one provider request really carried.
 
 import { injectedSpansOfSidecar, multimodalNoteSpans, projectedNoteSpans, type InjectedSpan } from './injection';
-import { copyParts, hasToolCalls, isEmptyContent, isPartList, type Row } from '../model/rows';
+import { copyParts, hasToolCalls, isEmptyContent, isPartList, type Row } from '../shared/model/rows';
 import type { Profile } from './profile';
 import { effectiveSidecar } from './sidecar';
 

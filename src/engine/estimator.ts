@@ -1,11 +1,11 @@
 // The agent's own rough token estimator (docs/hermes-behaviour.md §2.3). It decides compaction, so the inspector
 // shows it beside the exact tokenizer count.
 
-import { isPartList, type Row } from '../model/rows';
+import { isPartList, type Row } from '../shared/model/rows';
 import type { Profile } from './profile';
 import { pythonBytesLength, pythonLen, pythonStr, writeRepr } from './pythonRepr';
 import { effectiveSidecar } from './sidecar';
-import { utf8Length } from '../model/utf8';
+import { utf8Length } from '../shared/model/utf8';
 
 export const DEFAULT_IMAGE_TOKEN_COST = 1500;
 const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image']);

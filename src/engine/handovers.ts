@@ -3,11 +3,11 @@
 // compacted copy stored. Kept per replay (CompactionCopies), never beside the transcript, so a
 // second replay of the same lists works it all out again as the first did.
 
-import type { CopyMatch, Generation, StoredCompaction, TranscriptSession } from '../model/transcript';
+import type { CopyMatch, Generation, StoredCompaction, TranscriptSession } from '../shared/model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { matchCopies } from '../hermes/copies';
 import type { Lineages } from '../hermes/lineage';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 
 /**
  * A turn whose user row was stored, unanswered, just before a compaction and whose copy opens the

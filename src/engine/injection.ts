@@ -3,8 +3,8 @@
 
 import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, buildMemoryContextBlock } from '../hermes/memoryContext';
 import { GATEWAY_NOTE, projectedBlockStart, SURFACE_NOTE } from '../hermes/projectedNotes';
-import type { InjectionKind, TurnInjectionInputs } from '../model/injection';
-import type { ContentPart } from '../model/rows';
+import type { InjectionKind, TurnInjectionInputs } from '../shared/model/injection';
+import type { ContentPart } from '../shared/model/rows';
 
 export interface InjectedSpan {
   kind: InjectionKind;

@@ -1,7 +1,7 @@
 // One-shot notes that ride the user message instead of the system prompt (docs/hermes-behaviour.md §1.2), so the
 // system prompt stays byte-stable (#67403).
 
-import type { ContentPart } from '../model/rows';
+import type { ContentPart } from '../shared/model/rows';
 
 /** The agent-side state the notes are popped from: each note is consumed by exactly one turn. */
 export interface PendingTurnNotes {

@@ -1,7 +1,7 @@
 // Every rule that differs between versions of the reference agent lives here, so "what would each
 // version have sent for this conversation" is one argument away (docs/hermes-behaviour.md §1.8).
 
-export type ProfileName = 'hermes-v0' | 'hermes-v1' | 'hermes-current';
+import type { ProfileName } from '../shared/settingNames';
 
 export interface Profile {
   readonly name: ProfileName;
@@ -62,9 +62,3 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     preflightEstimate: 'anchored',
   },
 };
-
-export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
-
-export function isProfileName(value: string): value is ProfileName {
-  return Object.prototype.hasOwnProperty.call(PROFILES, value);
-}

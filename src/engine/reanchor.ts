@@ -1,7 +1,7 @@
 // Finding the current turn's user row again after compaction replaced the list (docs/hermes-behaviour.md §1.3).
 
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import type { Profile } from './profile';
 
 export type ReanchorRule = 'typed-index' | 'exact' | 'live-view' | 'fallback' | 'none';

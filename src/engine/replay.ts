@@ -2,15 +2,15 @@
 // the system prompt plus the wire copies of all rows before it. Compactions start new generations;
 // rows they carry over are never counted again as turns or requests.
 
-import type { CopyMatch, Generation, RecordedTurnInputs, SourcePos, StoredCompaction, Transcript, TranscriptSession } from '../model/transcript';
+import type { CopyMatch, Generation, RecordedTurnInputs, SourcePos, StoredCompaction, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { isInterruptPlaceholder } from '../hermes/failedTurn';
 import { carriedPrefix } from '../hermes/copies';
 import { composedLive } from '../hermes/droppedSidecar';
 import { Lineages } from '../hermes/lineage';
-import type { InjectionKind } from '../model/injection';
+import type { InjectionKind } from '../shared/model/injection';
 import type { InjectedSpan } from './injection';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import type { Profile } from './profile';
 import { reanchorCurrentTurnUserIdx, type Reanchor } from './reanchor';
 import { buildTurnUserRow } from './turnContext';

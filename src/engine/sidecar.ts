@@ -2,7 +2,7 @@
 // (docs/hermes-behaviour.md §1.1, introduced upstream in #67274).
 
 import { buildMemoryContextBlock } from '../hermes/memoryContext';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 
 /** The injected block for a turn: fenced memory, then plugin context, joined by a blank line. */
 export function composeMultimodalContextPart(extPrefetchCache: string, pluginUserContext: string): string | null {

@@ -4,7 +4,7 @@
 // prompt) is no growth. Then the families of sessions that did not change at all are kept
 // (keepUnchanged), and only the others are replayed (replayAgain).
 
-import type { Generation, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, Transcript, TranscriptSession } from '../shared/model/transcript';
 
 /** Each session read before beside its fresh read, whose lists hold the same rows and perhaps more. */
 export interface Growth {

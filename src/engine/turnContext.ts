@@ -1,10 +1,10 @@
 // The prologue of a turn (docs/hermes-behaviour.md §1.6 steps 9-12, build_turn_context): from the inbound message
 // and the turn's recorded inputs to the user row the agent stores, under one profile's rules.
 
-import type { InjectionKind, TurnInjectionInputs } from '../model/injection';
+import type { InjectionKind, TurnInjectionInputs } from '../shared/model/injection';
 import { composeInjectedBlock, type InjectedSpan } from './injection';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes, type PendingTurnNotes } from './notes';
-import { cloneRow, type Row } from '../model/rows';
+import { cloneRow, type Row } from '../shared/model/rows';
 import type { Profile } from './profile';
 import { composeMultimodalContextPart, composeUserApiContent } from './sidecar';
 

@@ -1,7 +1,7 @@
 // Turns in time order across lineages: a whole replay merges every lineage's turns by when they
 // began (inTimeOrder), and a resumed one puts its new turns where that merge puts them (placeResumed).
 
-import type { Transcript } from '../model/transcript';
+import type { Transcript } from '../shared/model/transcript';
 import type { Replay, ReplayRequest, ReplayResumed, ReplayTurn } from './replay';
 
 /**

@@ -4,13 +4,12 @@
 
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { SessionTurn } from '../protocol/inspection';
-import type { Diagnostic } from '../analysis/reportTypes';
-import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
-import type { SessionSummary } from '../model/transcript';
-import type { SessionOverview } from '../analysis/overviewTypes';
-import { plural } from '../protocol/shownText';
-import { EngineClient, EnginePool } from './engineProtocol';
+import type { Diagnostic } from '../shared/reportTypes';
+import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
+import type { SessionSummary } from '../shared/model/transcript';
+import type { SessionOverview } from '../shared/overviewTypes';
+import { plural } from '../shared/shownText';
+import { EngineClient, EnginePool } from '../worker/engineProtocol';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 

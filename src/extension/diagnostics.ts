@@ -3,8 +3,8 @@
 // paths, ids and transcript text: bidi controls in it are shown as the inspector shows them, as ⇆.
 
 import * as vscode from 'vscode';
-import type { Diagnostic } from '../analysis/reportTypes';
-import { revealBidiControls } from '../protocol/shownText';
+import type { Diagnostic } from '../shared/reportTypes';
+import { revealBidiControls } from '../shared/shownText';
 
 const SEVERITY: Record<string, vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,

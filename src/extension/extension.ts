@@ -5,7 +5,7 @@
 
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../protocol/messages';
+import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../shared/messages';
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';
@@ -13,7 +13,7 @@ import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel, 
 import { statusOf } from './statusText';
 import { tabTitle } from './tabTitle';
 import { sizeText, transcriptKind } from './transcriptKind';
-import { plural } from '../protocol/shownText';
+import { plural } from '../shared/shownText';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
 
 /**

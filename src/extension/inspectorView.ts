@@ -13,11 +13,11 @@ import {
   type RequestMap,
   type ToWebview,
   type ViewState,
-} from '../protocol/messages';
-import { everyLineage } from '../analysis/overviewColumns';
-import type { SessionOverview } from '../analysis/overviewTypes';
-import { serve } from '../protocol/rpc';
-import { renderInspectorHtml } from '../webviewHtml';
+} from '../shared/messages';
+import { everyLineage } from '../shared/overviewColumns';
+import type { SessionOverview } from '../shared/overviewTypes';
+import { serve } from '../shared/rpc';
+import { renderInspectorHtml } from '../shared/webviewHtml';
 import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
 import { pickSession } from './sessionPicker';
 import { tabTitle } from './tabTitle';

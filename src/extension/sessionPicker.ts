@@ -3,8 +3,8 @@
 // sessions, and each fork follows the lineage it came from, saying so.
 
 import * as vscode from 'vscode';
-import type { SessionSummary } from '../model/transcript';
-import { everyLineage } from '../analysis/overviewColumns';
+import type { SessionSummary } from '../shared/model/transcript';
+import { everyLineage } from '../shared/overviewColumns';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 
 const ALL = '';

@@ -1,8 +1,7 @@
 // The extension's settings, read in one place.
 
 import * as vscode from 'vscode';
-import type { TokenizerName } from '../analysis/tokenizer';
-import { isProfileName, type ProfileName } from '../engine/profile';
+import { isProfileName, type ProfileName, type TokenizerName } from '../shared/settingNames';
 
 export interface InspectorSettings {
   profile: ProfileName;

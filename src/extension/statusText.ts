@@ -2,9 +2,9 @@
 // for a file with errors or without a request; one count per thing, with separators, and the
 // re-billing a compaction or a rewind causes told apart from the breaks to look into.
 
-import { deliberateBreak } from '../analysis/reportTypes';
-import { plural } from '../protocol/shownText';
-import type { InspectorIndex } from '../protocol/messages';
+import { deliberateBreak } from '../shared/reportTypes';
+import { plural } from '../shared/shownText';
+import type { InspectorIndex } from '../shared/messages';
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;

@@ -2,9 +2,9 @@
 // state.db" told none apart. The open lineage (its title, else its id) and the file, named by its
 // folder and name.
 
-import { everyLineage } from '../analysis/overviewColumns';
-import type { SessionOverview } from '../analysis/overviewTypes';
-import { revealBidiControls } from '../protocol/shownText';
+import { everyLineage } from '../shared/overviewColumns';
+import type { SessionOverview } from '../shared/overviewTypes';
+import { revealBidiControls } from '../shared/shownText';
 
 /** `home/state.db` for `/…/home/state.db`. */
 export function shortPath(path: string): string {

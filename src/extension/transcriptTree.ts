@@ -4,11 +4,11 @@
 // from the transcript (titles, ids, paths) show bidi controls as the inspector does, as a visible ⇆.
 
 import * as vscode from 'vscode';
-import type { SessionTurn } from '../protocol/inspection';
-import { revealBidiControls } from '../protocol/shownText';
-import type { OverviewLineage, OverviewSession } from '../analysis/overviewTypes';
-import { utcText } from '../analysis/overviewColumns';
-import { plural } from '../protocol/shownText';
+import type { SessionTurn } from '../shared/messages';
+import { revealBidiControls } from '../shared/shownText';
+import type { OverviewLineage, OverviewSession } from '../shared/overviewTypes';
+import { utcText } from '../shared/overviewColumns';
+import { plural } from '../shared/shownText';
 import type { RevealTarget } from './inspectorView';
 import type { AnalysisCache, RemoteInspection } from './analysisCache';
 import { findTranscripts } from './findTranscripts';

@@ -1,6 +1,6 @@
 // How a compaction shows up inside rows (docs/hermes-behaviour.md §2.2), and which user rows are real human asks.
 
-import { contentText, type Row } from '../model/rows';
+import { contentText, type Row } from '../shared/model/rows';
 
 export const SUMMARY_PREFIX = '[CONTEXT COMPACTION — REFERENCE ONLY]';
 export const LEGACY_SUMMARY_PREFIX = '[CONTEXT SUMMARY]:';

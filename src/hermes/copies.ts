@@ -5,8 +5,8 @@
 // timestamps: the rows before the summary carrier are a prefix of the old list, the rows after it
 // up to the turn a suffix.
 
-import type { Row } from '../model/rows';
-import type { ContentRelation, CopyMatch } from '../model/transcript';
+import type { Row } from '../shared/model/rows';
+import type { ContentRelation, CopyMatch } from '../shared/model/transcript';
 import { isSummaryCarrier, userOriginatedTurnView } from './compactionMarkers';
 import { contentRelation, sameToolCalls, stampedKey, unstampedKey, type RowEvidence } from './rowIdentity';
 

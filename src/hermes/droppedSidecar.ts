@@ -5,7 +5,7 @@
 // else compose_user_api_content(live content, memory, plugin)). The stored copy keeps nothing of
 // it; the archived original's sidecar does: `original content + "\n\n" + the injected block`.
 
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 
 /** The block compose_user_api_content appended to the original's words, or null when its sidecar is not that shape. */
 export function injectedBlock(original: Row): string | null {

@@ -4,7 +4,7 @@
 // interrupt that streamed no answer leaves a hidden placeholder instead
 // (agent/agent_runtime_helpers_placeholders.py), which later requests do send.
 
-import { isEmptyContent, type Row } from '../model/rows';
+import { isEmptyContent, type Row } from '../shared/model/rows';
 
 const FAILED_TURN_DISPLAY_KIND = 'failed_turn';
 const INTERRUPT_PLACEHOLDER = /^\[(?:interrupt: |response interrupted\])/;

@@ -2,7 +2,7 @@
 // and in which order they are read. One walker for every reader and the replay, iterative
 // throughout, so a chain of any depth neither recurses nor loops.
 
-import type { ForkKind, Transcript, TranscriptSession } from '../model/transcript';
+import type { ForkKind, Transcript, TranscriptSession } from '../shared/model/transcript';
 
 /** What lineage needs of a session. */
 export interface LineageNode {

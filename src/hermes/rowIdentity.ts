@@ -3,8 +3,8 @@
 // each key below names the era it serves. Strongest first: a copy recognised by a stronger key is
 // never second-guessed by a weaker one.
 
-import { contentText, type Row } from '../model/rows';
-import type { ContentRelation } from '../model/transcript';
+import { contentText, type Row } from '../shared/model/rows';
+import type { ContentRelation } from '../shared/model/transcript';
 import { TODO_SNAPSHOT_PREFIX } from './compactionMarkers';
 
 /** What a store may record about a row beyond its dict: the copy-identity columns. */

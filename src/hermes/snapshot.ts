@@ -5,7 +5,7 @@
 // evidence of copies: a session's id can be minted after the rows it names (a rotation mints the
 // child's id after the summary call), and a fork's copies are not named as such either.
 
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import { isSummaryCarrier, userOriginatedTurnView } from './compactionMarkers';
 
 export interface SnapshotCopies {

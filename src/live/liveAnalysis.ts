@@ -16,7 +16,7 @@ import {
   type ResumableAnalysis,
 } from '../analysis/report';
 import { graftGrowth, keepUnchanged, transcriptGrowth } from '../engine/transcriptGrowth';
-import type { Transcript } from '../model/transcript';
+import type { Transcript } from '../shared/model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { ReadMemory } from '../transcripts/load';
 

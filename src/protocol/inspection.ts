@@ -2,14 +2,14 @@
 // of message bodies the view pulls afterwards. Pure, so the extension host and the standalone
 // report serve the same answers.
 
-import { revealBidiControls } from './shownText';
+import { revealBidiControls } from '../shared/shownText';
 import type { WireMessage } from '../engine/apiMessages';
 import { isSummaryCarrier } from '../hermes/compactionMarkers';
 import { estimateMessagesTokensRough } from '../engine/estimator';
 import { multimodalNoteSpans } from '../engine/injection';
-import { contentText, isPartList, type Row } from '../model/rows';
+import { contentText, isPartList, type Row } from '../shared/model/rows';
 import type { ReplayCompaction } from '../engine/replay';
-import { firstDifferingByte } from '../model/utf8';
+import { firstDifferingByte } from '../shared/model/utf8';
 import {
   CACHE_MISS_CLASSES,
   INJECTION_KINDS,
@@ -32,10 +32,11 @@ import {
   type PagedList,
   type RequestView,
   type SpanView,
+  type SessionTurn,
   type TurnView,
-} from './messages';
+} from '../shared/messages';
 import type { Analysis } from '../analysis/report';
-import { deliberateBreak, type CacheMiss, type Report, type ReportCompaction } from '../analysis/reportTypes';
+import { deliberateBreak, type CacheMiss, type Report, type ReportCompaction } from '../shared/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 
@@ -62,18 +63,6 @@ function ownContent(content: unknown): unknown {
   if (!isPartList(content)) return content;
   const notes = new Set(multimodalNoteSpans(content).map((s) => s.part));
   return content.filter((_, i) => !notes.has(i));
-}
-
-export interface SessionTurn {
-  index: number;
-  title: string;
-  requests: number;
-  userMessageIndex: number;
-  injectedKinds: TurnView['injectedKinds'];
-  compacted: boolean;
-  breaks: number;
-  /** Its first request whose prefix broke for a cause to fix (as `breaks` counts them); null when none. */
-  firstBreak: number | null;
 }
 
 export class Inspection {

@@ -4,11 +4,11 @@
 
 import { analyze, lineageSlicer, withBilling, type AnalyzeOptions, type Analysis } from '../analysis/report';
 import { billingLogFor, type BillingLog } from '../analysis/billing';
-import { everyLineage } from '../analysis/overviewColumns';
+import { everyLineage } from '../shared/overviewColumns';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { lineageMembers, narrowToLineage, replaysAlone } from '../hermes/lineage';
 import { Inspection } from './inspection';
-import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from './messages';
+import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from '../shared/messages';
 
 /**
  * The report's data. Each lineage is as `--lineage` replays it alone, from the rows already read; a

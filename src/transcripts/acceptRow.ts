@@ -1,7 +1,7 @@
 // Validating rows from any reader: what the replay can use, and a finding for what it cannot.
 
-import { isRow, type Row } from '../model/rows';
-import type { InputFinding, SourcePos } from '../model/transcript';
+import { isRow, type Row } from '../shared/model/rows';
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 

@@ -3,7 +3,7 @@
 // preflight, compaction and retry lines. Pure and incremental: bytes in, typed records out, so a
 // log of any size streams and a live one is read on from where the last read stopped.
 
-import type { InputFinding, SourcePos } from '../model/transcript';
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import { firstInvalidUtf8 } from './read';
 import { interesting, localTimeOf, parseHeader, parseMessage, type AgentLogRecord, type RecordBase } from './agentLogRecords';
 

@@ -4,7 +4,7 @@
 
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { InputFinding } from '../model/transcript';
+import type { InputFinding } from '../shared/model/transcript';
 import { endAgentLog, feedAgentLog, startAgentLog, type AgentLogStart, type AgentLogState } from './agentLog';
 import type { AgentLogRecord } from './agentLogRecords';
 

@@ -2,7 +2,7 @@
 // writes, and the messages of upstream's we type, each by the format string the upstream code logs
 // it with. The chunked reading around it is agentLog.ts.
 
-import type { SourcePos } from '../model/transcript';
+import type { SourcePos } from '../shared/model/transcript';
 
 /** The record's time as Python's logging wrote it: local time of the writing machine, no zone. */
 export interface LocalTime {

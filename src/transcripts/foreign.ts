@@ -2,7 +2,7 @@
 // (Claude Code, Codex), recorded HTTP traffic, JSON or JSON lines of some other kind. Such a file
 // gets one `not-a-transcript` finding saying what it looks like, not a parse-error per line.
 
-import type { InputFinding, SourcePos } from '../model/transcript';
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import { parseJson } from './pythonJson';
 
 /** The formats of the README's Inputs table. */

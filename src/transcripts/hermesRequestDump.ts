@@ -1,9 +1,9 @@
 // Hermes request dumps, sessions/request_dump_<id>_<ts>.json (docs/hermes-behaviour.md §3.3): the body
 // of one provider call exactly as sent, system message first.
 
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import { documentFindings, readJsonDocument } from './jsonDocument';
-import type { CapturedRequest, InputFinding, SourcePos, Transcript } from '../model/transcript';
+import type { CapturedRequest, InputFinding, SourcePos, Transcript } from '../shared/model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 import { wireOfRequestBody, type WireBody } from './requestBody';
 

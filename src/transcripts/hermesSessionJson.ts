@@ -3,13 +3,13 @@
 
 import { withoutFailedTurnNotices } from '../hermes/failedTurn';
 import { leadingOlderThan, sessionStartSeconds, snapshotCopies, unansweredAsk } from '../hermes/snapshot';
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import { documentFindings, readJsonDocument, type ListEntry } from './jsonDocument';
 import { parseSplitDocument, type ElementsText } from './jsonSplitDocument';
-import type { Generation, InputFinding, SourcePos, Transcript } from '../model/transcript';
+import type { Generation, InputFinding, SourcePos, Transcript } from '../shared/model/transcript';
 import { acceptRow, parseError } from './acceptRow';
 import { foreignDocument } from './foreign';
-import type { ByteSource } from '../model/byteSource';
+import type { ByteSource } from './byteSource';
 
 /**
  * What a read of a snapshot keeps for reading it again rewritten (load.ts's ReadMemory): its

@@ -9,9 +9,9 @@
 import { isSummaryCarrier } from '../hermes/compactionMarkers';
 import { carriedPrefix, matchCopies, type CopySide } from '../hermes/copies';
 import { Lineages } from '../hermes/lineage';
-import type { Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { parseError } from './acceptRow';
-import type { ByteSource } from '../model/byteSource';
+import type { ByteSource } from './byteSource';
 import { SqliteFile, SqliteFormatError, type WalMark } from './sqliteFile';
 import { idText, Names, plain, sessionKey, type RowSource, type SqlRow, type StoredRow, type Value } from './stateDbValues';
 import { compareSql, readSessions, type Listed, type SessionChoice } from './stateDbSessions';

@@ -2,7 +2,7 @@
 // json reads each (pythonJson.ts): one bad message costs that message, and a cut file keeps every
 // complete one.
 
-import type { InputFinding, SourcePos } from '../model/transcript';
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import {
   LineCursor,
   nonFiniteNote,

@@ -2,7 +2,7 @@
 // list at one key of its top-level object, in pieces, with what a later read of the grown file may
 // reuse (ElementsText). Anything else its caller reads whole (jsonDocument.ts).
 
-import type { ByteSource } from '../model/byteSource';
+import type { ByteSource } from './byteSource';
 import {
   BACKSLASH,
   ByteUnits,

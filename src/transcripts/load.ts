@@ -10,10 +10,10 @@ import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson, type SnapshotMemory } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb, type StateDbOptions, type StoreMemory } from './hermesStateDb';
 import { lineageMembers, narrowToLineage } from '../hermes/lineage';
-import type { InputFinding, Transcript } from '../model/transcript';
+import type { InputFinding, Transcript } from '../shared/model/transcript';
 import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
 import type { TurnTraceReader } from './turnTrace';
-import { bytesSource, type ByteSource } from '../model/byteSource';
+import { bytesSource, type ByteSource } from './byteSource';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
 export const READ_WHOLE_LIMIT = 256 * 1024 * 1024;

@@ -3,9 +3,9 @@
 import { readCapturedRequest, readHermesRequestDump } from './hermesRequestDump';
 import { readHermesSessionJson, readSplitSessionJson } from './hermesSessionJson';
 import { isSqliteFile, readHermesStateDb } from './hermesStateDb';
-import type { CapturedRequest, InputFinding, Transcript } from '../model/transcript';
+import type { CapturedRequest, InputFinding, Transcript } from '../shared/model/transcript';
 import { parseError } from './acceptRow';
-import { bytesSource } from '../model/byteSource';
+import { bytesSource } from './byteSource';
 import { isTurnTraceLine, readTurnTrace, type TurnTraceReader } from './turnTrace';
 import { isCassette, foreignText } from './foreign';
 import { parseJson } from './pythonJson';

@@ -6,7 +6,7 @@
 // that carried one. `sentKey` is what a body of each mode keeps of a chat message, so a replayed
 // message and one read back from a dump compare through the same conversion.
 
-import type { ContentPart, Row } from '../model/rows';
+import type { ContentPart, Row } from '../shared/model/rows';
 
 export type ApiMode = 'chat-completions' | 'anthropic-messages' | 'responses';
 

@@ -11,7 +11,7 @@
 // The parts, in sqlite/: pager.ts (header, page cache, WAL overlay), btree.ts (b-tree walks, cells,
 // overflow chains), record.ts (varints, serial types), schema.ts (CREATE TABLE, defaults), row.ts.
 
-import type { ByteSource } from '../model/byteSource';
+import type { ByteSource } from './byteSource';
 import { TreeWalk } from './sqlite/btree';
 import { indexRowids, tableCell, usableIndexColumn } from './sqlite/lookup';
 import { SqliteFormatError } from './sqlite/errors';

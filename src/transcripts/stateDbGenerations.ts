@@ -5,8 +5,8 @@ import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { copiesRow, HeadCopies, uncarriedRows, type CopySide } from '../hermes/copies';
 import { withoutFailedTurnNotices } from '../hermes/failedTurn';
 import type { RowEvidence } from '../hermes/rowIdentity';
-import type { Row } from '../model/rows';
-import type { Generation, InputFinding, SourcePos } from '../model/transcript';
+import type { Row } from '../shared/model/rows';
+import type { Generation, InputFinding, SourcePos } from '../shared/model/transcript';
 
 /** One stored row with what the store says about it beyond the dict. */
 export interface StoredMessage {

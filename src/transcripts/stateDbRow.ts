@@ -3,8 +3,8 @@
 
 import { projectedBlockStart } from '../hermes/projectedNotes';
 import { sanitizeMemoryContext } from '../hermes/memoryContext';
-import type { Row } from '../model/rows';
-import type { InputFinding, SourcePos } from '../model/transcript';
+import type { Row } from '../shared/model/rows';
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import { MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import { Names, type SqlRow } from './stateDbValues';
 

@@ -2,7 +2,7 @@
 // counters, the catalogue, and which sessions' rows a read keeps.
 
 import { forkKindOf, Lineages } from '../hermes/lineage';
-import type { ForkKind, InputFinding, RecordedCounters, RecordedUsage, SessionSummary, TranscriptSession } from '../model/transcript';
+import type { ForkKind, InputFinding, RecordedCounters, RecordedUsage, SessionSummary, TranscriptSession } from '../shared/model/transcript';
 import { Names, plain, sessionKey, type RowSource, type StoredRow, type Value } from './stateDbValues';
 import { parseJsonColumn } from './stateDbRow';
 

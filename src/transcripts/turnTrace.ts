@@ -1,10 +1,10 @@
 // Our own turn-trace JSONL (schemas/turn-trace.schema.json, docs/turn-trace.md): one line per
 // turn with the assembly's inputs and the rows it stored, so the replay recomputes the assembly.
 
-import type { Row } from '../model/rows';
+import type { Row } from '../shared/model/rows';
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { nonFiniteNote, parseJson } from './pythonJson';
-import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../model/transcript';
+import type { Generation, InputFinding, RecordedTurnInputs, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { acceptRow, MAX_NESTING, nestsDeeperThan, parseError } from './acceptRow';
 import { foreignJsonLines, type ParsedLine } from './foreign';
 

@@ -14,7 +14,7 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
-import { everyLineage } from '../../src/analysis/overviewColumns';
+import { everyLineage } from '../../src/shared/overviewColumns';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { buildStore } from '../support/upstreamStores';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { billingLogOf, matchBilling, type BillingLog } from '../../src/analysis/billing';
 import { cacheRule } from '../../src/analysis/cacheRules';
-import type { Report } from '../../src/analysis/reportTypes';
+import type { Report } from '../../src/shared/reportTypes';
 import { parseAgentLog } from '../../src/transcripts/agentLog';
 
 /** The rows' clock: epoch seconds of 2026-09-18 10:00:00 UTC. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
 import { costOf } from '../../src/analysis/cost';
-import type { BilledUsage } from '../../src/analysis/reportTypes';
+import type { BilledUsage } from '../../src/shared/reportTypes';
 import { createRng } from '../support/synthesize';
 
 const ROUTES: [string, string, string | undefined][] = [

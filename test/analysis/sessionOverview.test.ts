@@ -2,11 +2,11 @@
 // what hangs under what, what is summed, and that nothing the store does not hold is filled in.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { filterLineages, overviewCell, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
-import type { OverviewLineage } from '../../src/analysis/overviewTypes';
+import { filterLineages, overviewCell, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
+import type { OverviewLineage } from '../../src/shared/overviewTypes';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
-import type { Diagnostic, Report, ReportCompaction } from '../../src/analysis/reportTypes';
-import type { ForkKind, RecordedCounters, SessionSummary, Transcript, TranscriptSession } from '../../src/model/transcript';
+import type { Diagnostic, Report, ReportCompaction } from '../../src/shared/reportTypes';
+import type { ForkKind, RecordedCounters, SessionSummary, Transcript, TranscriptSession } from '../../src/shared/model/transcript';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';

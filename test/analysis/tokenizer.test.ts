@@ -2,10 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Tiktoken } from 'js-tiktoken/lite';
-import { createTokenCounter, MAX_PIECE, PIECE_CHUNK, TOKENIZER_NAMES, type TokenizerName } from '../../src/analysis/tokenizer';
-import { utf8Length } from '../../src/model/utf8';
+import { createTokenCounter, MAX_PIECE, PIECE_CHUNK } from '../../src/analysis/tokenizer';
+import { utf8Length } from '../../src/shared/model/utf8';
 import { bombArb } from '../support/tokenBombs';
 import { createRng } from '../support/synthesize';
+import { TOKENIZER_NAMES, type TokenizerName } from '../../src/shared/settingNames';
 
 const gptTokenizerLoaded = (): boolean => Object.keys(require.cache).some((path) => path.includes('gpt-tokenizer'));
 

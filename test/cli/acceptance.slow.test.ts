@@ -4,7 +4,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020';
-import type { Report } from '../../src/analysis/reportTypes';
+import type { Report } from '../../src/shared/reportTypes';
 import { analyzeJson, assertNoStack, cli, example, ROOT, tempDir } from './support';
 
 const SIDECARS = example('sidecars/session_20260918_101500_a1b2c3.json');

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020';
-import { OVERVIEW_COLUMNS } from '../../src/analysis/overviewColumns';
-import type { OverviewLineage, SessionOverview } from '../../src/analysis/overviewTypes';
+import { OVERVIEW_COLUMNS } from '../../src/shared/overviewColumns';
+import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { buildStore, type Truth } from '../support/upstreamStores';
 import { analyzeJson, assertNoStack, cli, example, ROOT, tempDir } from './support';
 

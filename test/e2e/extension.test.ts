@@ -19,9 +19,9 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
-import { filterLineages, overviewColumn, sortLineages } from '../../src/analysis/overviewColumns';
-import type { OverviewColumn } from '../../src/analysis/overviewColumns';
-import type { OverviewLineage, SessionOverview } from '../../src/analysis/overviewTypes';
+import { filterLineages, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
+import type { OverviewColumn } from '../../src/shared/overviewColumns';
+import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { shortPath } from '../../src/extension/tabTitle';
 import {
   CODE_SERVER_VERSION,

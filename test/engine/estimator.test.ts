@@ -9,8 +9,8 @@ import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES, type Profile } from '../../src/engine/profile';
 import { pythonLen } from '../../src/engine/pythonRepr';
 import { pythonReprMeasured } from '../support/pythonReprText';
-import type { Row } from '../../src/model/rows';
-import { utf8Length } from '../../src/model/utf8';
+import type { Row } from '../../src/shared/model/rows';
+import { utf8Length } from '../../src/shared/model/utf8';
 import { createRng } from '../support/synthesize';
 
 // The estimator's CJK set as upstream's V3 lists it, written out again here so the oracle stands alone.

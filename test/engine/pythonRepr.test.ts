@@ -10,7 +10,7 @@ import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { PROFILES } from '../../src/engine/profile';
 import { pythonBytesLength, writeRepr } from '../../src/engine/pythonRepr';
 import { pythonReprMeasured } from '../support/pythonReprText';
-import type { Row } from '../../src/model/rows';
+import type { Row } from '../../src/shared/model/rows';
 import { createRng } from '../support/synthesize';
 
 /**

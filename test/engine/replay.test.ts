@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX } from '../../src/hermes/compactionMarkers';
-import type { Row } from '../../src/model/rows';
-import { PROFILES, type ProfileName } from '../../src/engine/profile';
-import type { Generation, Transcript, TranscriptSession } from '../../src/model/transcript';
+import type { Row } from '../../src/shared/model/rows';
+import { PROFILES } from '../../src/engine/profile';
+import type { Generation, Transcript, TranscriptSession } from '../../src/shared/model/transcript';
+import type { ProfileName } from '../../src/shared/settingNames';
 
 const counter = createTokenCounter('o200k_base');
 const gen = (rows: Row[], extra: Partial<Generation> = {}): Generation => ({ rows, pos: rows.map((_, i) => ({ line: i + 1 })), ...extra });

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyze, analyzeResumable, extendAnalysis, reanalyzeChanged, type Analysis, type ResumableAnalysis } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { PROFILES, type ProfileName } from '../../src/engine/profile';
+import { PROFILES } from '../../src/engine/profile';
 import { graftGrowth, keepUnchanged, transcriptGrowth } from '../../src/engine/transcriptGrowth';
-import type { Generation, Transcript } from '../../src/model/transcript';
-import type { Row } from '../../src/model/rows';
+import type { Generation, Transcript } from '../../src/shared/model/transcript';
+import type { Row } from '../../src/shared/model/rows';
 import { Inspection } from '../../src/protocol/inspection';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
@@ -20,6 +20,7 @@ import { createRng, synthesizeLongRun, toSessionJson, toTurnTraceJsonl } from '.
 import { buildStore, scenarioNames } from '../support/upstreamStores';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { ProfileName } from '../../src/shared/settingNames';
 
 const ROOT = join(__dirname, '..', '..');
 const counter = createTokenCounter('o200k_base');

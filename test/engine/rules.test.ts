@@ -12,7 +12,7 @@ import {
 } from '../../src/hermes/compactionMarkers';
 import { estimateMessagesTokensRough } from '../../src/engine/estimator';
 import { buildMemoryContextBlock, MEMORY_SYSTEM_NOTE } from '../../src/hermes/memoryContext';
-import type { Row } from '../../src/model/rows';
+import type { Row } from '../../src/shared/model/rows';
 import { appendNotesToMultimodalContent, consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, mergeGatewayNotes } from '../../src/engine/notes';
 import { PROFILES } from '../../src/engine/profile';
 import { compactionMadeProgress } from '../../src/engine/progress';
@@ -20,7 +20,7 @@ import { pythonReprMeasured } from '../support/pythonReprText';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { composeMultimodalContextPart, composeUserApiContent, effectiveSidecar } from '../../src/engine/sidecar';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
-import { firstDifferingByte, utf8Length } from '../../src/model/utf8';
+import { firstDifferingByte, utf8Length } from '../../src/shared/model/utf8';
 import { RequestWire } from '../../src/analysis/requestWire';
 import type { ReplayRequest } from '../../src/engine/replay';
 import type { Profile } from '../../src/engine/profile';

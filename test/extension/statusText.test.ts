@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { statusOf } from '../../src/extension/statusText';
-import type { InspectorIndex } from '../../src/protocol/messages';
+import type { InspectorIndex } from '../../src/shared/messages';
 
 const index = (requestCount: number, breaks: Record<string, number>, errors = 0): InspectorIndex =>
   ({ requestCount, summary: { breaks, compactions: breaks.compression ?? 0, findings: { error: errors, warning: 0, info: 0 } } }) as unknown as InspectorIndex;

@@ -1,7 +1,7 @@
 // An inspector tab's title (src/extension/tabTitle.ts): the open lineage and the file.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SessionOverview } from '../../src/analysis/overviewTypes';
+import type { SessionOverview } from '../../src/shared/overviewTypes';
 import { shortPath, tabTitle } from '../../src/extension/tabTitle';
 
 const overview = {

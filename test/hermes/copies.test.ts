@@ -5,7 +5,7 @@ import { SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX } from '../../
 import { carriedPrefix, HeadCopies, matchCopies } from '../../src/hermes/copies';
 import { forkKindOf, Lineages } from '../../src/hermes/lineage';
 import { contentRelation } from '../../src/hermes/rowIdentity';
-import type { Row } from '../../src/model/rows';
+import type { Row } from '../../src/shared/model/rows';
 
 const carrier: Row = { role: 'user', content: `${SUMMARY_PREFIX} Earlier turns were compacted.\n\n${SUMMARY_END_MARKER}`, _compressed_summary: true };
 const u = (content: unknown, timestamp?: number): Row => ({ role: 'user', content, ...(timestamp === undefined ? {} : { timestamp }) });

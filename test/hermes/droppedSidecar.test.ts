@@ -7,8 +7,8 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX, TODO_SNAPSHOT_PREFIX } from '../../src/hermes/compactionMarkers';
 import { composedLive, injectedBlock } from '../../src/hermes/droppedSidecar';
 import { PROFILES } from '../../src/engine/profile';
-import type { Row } from '../../src/model/rows';
-import type { Transcript } from '../../src/model/transcript';
+import type { Row } from '../../src/shared/model/rows';
+import type { Transcript } from '../../src/shared/model/transcript';
 
 const BLOCK = '<memory-context>\nrecalled\n</memory-context>\n\n[Repo] branch main';
 const TODO = `${TODO_SNAPSHOT_PREFIX}\n- [ ] 2. replace them (pending)`;

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { SUMMARY_END_MARKER, SUMMARY_PREFIX } from '../../src/hermes/compactionMarkers';
 import { leadingOlderThan, sessionStartSeconds, snapshotCopies } from '../../src/hermes/snapshot';
 import { readHermesSessionJson } from '../../src/transcripts/hermesSessionJson';
-import type { Row } from '../../src/model/rows';
+import type { Row } from '../../src/shared/model/rows';
 
 const carrier = (timestamp?: number): Row => ({
   role: 'user',

@@ -7,12 +7,12 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
-import { packInts, PROTOCOL_VERSION, unpackInts, type MessageView, type RequestMap } from '../../src/protocol/messages';
-import { RpcClient, serve, type RpcRequest } from '../../src/protocol/rpc';
-import { bodyIdAt } from '../../src/protocol/embedded';
+import { packInts, PROTOCOL_VERSION, unpackInts, type MessageView, type RequestMap } from '../../src/shared/messages';
+import { RpcClient, serve, type RpcRequest } from '../../src/shared/rpc';
+import { bodyIdAt } from '../../src/shared/embedded';
 import fc from 'fast-check';
 import { IndexModel } from '../../webview/index-model';
-import { embedJson, renderInspectorHtml } from '../../src/webviewHtml';
+import { embedJson, renderInspectorHtml } from '../../src/shared/webviewHtml';
 import { example } from '../cli/support';
 
 /** The file's inspection, billed from the agent.log beside it where there is one (as the worker does). */

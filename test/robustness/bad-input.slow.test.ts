@@ -17,14 +17,15 @@ import { basename, join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import initSqlJs from 'sql.js';
 import { analyze } from '../../src/analysis/report';
-import type { Report } from '../../src/analysis/reportTypes';
+import type { Report } from '../../src/shared/reportTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
+import { PROFILES } from '../../src/engine/profile';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { badCorpus, BAD_FIXTURES_DIR, WAL_WRITER_PY, writeDeepCases, writeHugeSingleLine, type HugeKind } from '../support/badFixtures';
 import { assertNoStack, CLI, cli, tempDir } from '../cli/support';
 import { assertNoDuplicateDiagnostics, assertReportInvariants, assertSchemaValid, hasPosition, snapshot } from './invariants';
 import { countedBadInputs } from './tally';
+import { PROFILE_NAMES } from '../../src/shared/settingNames';
 
 /** A test of one bad input: counted, and counted as a failure when it throws. */
 const badInput = countedBadInputs('bad-input');

@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import { analyze } from '../../src/analysis/report';
-import { createTokenCounter, MAX_PIECE, TOKENIZER_NAMES } from '../../src/analysis/tokenizer';
+import { createTokenCounter, MAX_PIECE } from '../../src/analysis/tokenizer';
 import { wireCopy } from '../../src/engine/apiMessages';
 import {
   COMPRESSION_CONTINUATION_USER_CONTENT,
@@ -35,21 +35,22 @@ import {
 } from '../../src/hermes/compactionMarkers';
 import { PERSISTENCE_ONLY_MESSAGE_FIELDS } from '../../src/engine/estimator';
 import { buildMemoryContextBlock } from '../../src/hermes/memoryContext';
-import { contentText, type Row } from '../../src/model/rows';
+import { contentText, type Row } from '../../src/shared/model/rows';
 import { consumeGatewayTurnContextNotes, consumeSurfaceSwitchNote, type PendingTurnNotes } from '../../src/engine/notes';
-import { PROFILE_NAMES, PROFILES } from '../../src/engine/profile';
+import { PROFILES } from '../../src/engine/profile';
 import { reanchorCurrentTurnUserIdx } from '../../src/engine/reanchor';
 import { effectiveSidecar } from '../../src/engine/sidecar';
 import { RequestWire } from '../../src/analysis/requestWire';
 import type { ReplayRequest } from '../../src/engine/replay';
 import { buildTurnUserRow } from '../../src/engine/turnContext';
-import type { Transcript } from '../../src/model/transcript';
+import type { Transcript } from '../../src/shared/model/transcript';
 import { readTranscript } from '../../src/transcripts/read';
-import { utf8Length } from '../../src/model/utf8';
+import { utf8Length } from '../../src/shared/model/utf8';
 import { bombArb } from '../support/tokenBombs';
 import { HERMES_SCHEMA } from '../support/badFixtures';
 import { assertReportInvariants, assertSchemaValid, snapshot } from './invariants';
 import { reportCounts } from './tally';
+import { PROFILE_NAMES, TOKENIZER_NAMES } from '../../src/shared/settingNames';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20260918;
 const counter = createTokenCounter('o200k_base');

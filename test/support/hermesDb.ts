@@ -27,3 +27,24 @@ export function writeHermesDb(path: string, sessions: SessionSpec[], messages: M
 export function writeLargeHermesDb(path: string, sessions: number, messages: number, bytes: number): void {
   execFileSync('python3', [HERMES_DB_PY, '--large', path, String(sessions), String(messages), String(bytes)]);
 }
+
+// a -> b -> c by rotation (each parent ended with 'compression'); d -> e a branch; f alone. Rows interleave.
+export const LINEAGE_SESSIONS: SessionSpec[] = [
+  { id: 'a', startedAt: 1, endReason: 'compression', title: 'first', hashedPrompt: true },
+  { id: 'b', parent: 'a', startedAt: 2, endReason: 'compression', hashedPrompt: true },
+  { id: 'c', parent: 'b', startedAt: 3, title: 'third', hashedPrompt: true },
+  { id: 'd', startedAt: 4, endReason: 'branched' },
+  { id: 'e', parent: 'd', startedAt: 5 },
+  { id: 'f', startedAt: 6, title: 'alone' },
+];
+const LINEAGE_MESSAGES: MessageSpec[] = [];
+for (let turn = 0; turn < 6; turn++) {
+  for (const s of LINEAGE_SESSIONS) {
+    LINEAGE_MESSAGES.push([s.id, 'user', `${s.id} question ${turn} ${'words '.repeat(turn * 400)}`], [s.id, 'assistant', `${s.id} answer ${turn}`]);
+  }
+}
+
+/** Six sessions in three lineages, their rows interleaved: a -> b -> c rotated, d -> e branched, f alone. */
+export function writeLineageDb(path: string): void {
+  writeHermesDb(path, LINEAGE_SESSIONS, LINEAGE_MESSAGES);
+}

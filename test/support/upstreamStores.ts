@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { RecordedUsage } from '../../src/model/transcript';
+import type { RecordedUsage } from '../../src/shared/model/transcript';
 
 export const HERMES_STORE_PY = resolve(__dirname, 'hermes_store.py');
 

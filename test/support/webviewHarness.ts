@@ -13,13 +13,13 @@ import type { AddressInfo } from 'node:net';
 import { basename, extname, join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
-import type { SessionOverview } from '../../src/analysis/overviewTypes';
+import type { SessionOverview } from '../../src/shared/overviewTypes';
 import { analyze, withBilling } from '../../src/analysis/report';
 import { billingLogOf } from '../../src/analysis/billing';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { Inspection } from '../../src/protocol/inspection';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { PROFILES, type ProfileName } from '../../src/engine/profile';
+import { PROFILES } from '../../src/engine/profile';
 import type {
   BreakContext,
   DiagnosticView,
@@ -32,12 +32,13 @@ import type {
   ToWebview,
   TurnView,
   ViewState,
-} from '../../src/protocol/messages';
-import { pageOf, PROTOCOL_VERSION } from '../../src/protocol/messages';
-import { serve } from '../../src/protocol/rpc';
+} from '../../src/shared/messages';
+import { pageOf, PROTOCOL_VERSION } from '../../src/shared/messages';
+import { serve } from '../../src/shared/rpc';
 import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
-import { renderInspectorHtml } from '../../src/webviewHtml';
+import { renderInspectorHtml } from '../../src/shared/webviewHtml';
+import type { ProfileName } from '../../src/shared/settingNames';
 
 export const ROOT = resolve(__dirname, '../..');
 export const SHOTS = join(ROOT, 'test-results/webview');

@@ -9,10 +9,10 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } 
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { analyze } from '../../src/analysis/report';
-import type { Report } from '../../src/analysis/reportTypes';
+import type { Report } from '../../src/shared/reportTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
-import type { Transcript } from '../../src/model/transcript';
+import type { Transcript } from '../../src/shared/model/transcript';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { readTranscript } from '../../src/transcripts/read';
 import { example, ROOT, tempDir } from '../cli/support';

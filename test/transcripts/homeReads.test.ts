@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { bytesSource, type ByteSource } from '../../src/model/byteSource';
+import { bytesSource, type ByteSource } from '../../src/transcripts/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { usableIndexColumn } from '../../src/transcripts/sqlite/lookup';
 import { tempDir } from '../cli/support';

@@ -12,10 +12,10 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
-import type { OverviewLineage, SessionOverview } from '../../src/analysis/overviewTypes';
+import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
-import type { Transcript } from '../../src/model/transcript';
+import type { Transcript } from '../../src/shared/model/transcript';
 import { loadTranscript } from '../../src/transcripts/load';
 import { cli, tempDir } from '../cli/support';
 

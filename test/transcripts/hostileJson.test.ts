@@ -8,7 +8,7 @@ import { readJsonDocument } from '../../src/transcripts/jsonDocument';
 import { parseJson } from '../../src/transcripts/pythonJson';
 import { readHermesSessionJson } from '../../src/transcripts/hermesSessionJson';
 import { readTranscript, sniffFormat } from '../../src/transcripts/read';
-import type { Transcript } from '../../src/model/transcript';
+import type { Transcript } from '../../src/shared/model/transcript';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const read = (path: string, text: string | Uint8Array): Transcript => readTranscript({ path, bytes: typeof text === 'string' ? enc(text) : text });

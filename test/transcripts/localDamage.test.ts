@@ -9,7 +9,7 @@ import { after, describe } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { readHermesStateDb } from '../../src/transcripts/hermesStateDb';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';

@@ -1,7 +1,7 @@
 // Request bodies of every API mode read into the one wire model the replay builds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Row } from '../../src/model/rows';
+import type { Row } from '../../src/shared/model/rows';
 import { apiModeOf, sentKey, wireOfRequestBody } from '../../src/transcripts/requestBody';
 
 const mark = { type: 'ephemeral' };

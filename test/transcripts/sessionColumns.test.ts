@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { RecordedUsage, Transcript } from '../../src/model/transcript';
+import type { RecordedUsage, Transcript } from '../../src/shared/model/transcript';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDir } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe } from 'node:test';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { readHermesStateDb } from '../../src/transcripts/hermesStateDb';
 import { sqliteExec } from '../support/sqliteExec';
 import { countedBadInputs } from '../robustness/tally';

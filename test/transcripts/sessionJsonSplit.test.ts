@@ -14,7 +14,7 @@ import { readJsonDocument } from '../../src/transcripts/jsonDocument';
 import { parseSplitDocument } from '../../src/transcripts/jsonSplitDocument';
 import { loadTranscript } from '../../src/transcripts/load';
 import { readTranscript } from '../../src/transcripts/read';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { tempDir } from '../cli/support';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

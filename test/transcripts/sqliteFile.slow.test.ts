@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bytesSource, type ByteSource } from '../../src/model/byteSource';
+import { bytesSource, type ByteSource } from '../../src/transcripts/byteSource';
 import { SqliteFile, SqliteFormatError } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../support/walImage';
 import { assertMatchesPython, assertMatchesSqlJs, matchesSqlJsForAll, sqlJsBind, writeSqlite, type WriteStep } from './sqliteOracle';

@@ -3,7 +3,7 @@
 // Files written by real SQLite (python3): every other column must read what SQLite reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { assertMatchesPython, assertMatchesSqlJs, writeSqlite } from './sqliteOracle';
 

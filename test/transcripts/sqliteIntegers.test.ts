@@ -4,7 +4,7 @@
 // A REAL column reads a stored integer as a real, as SQLite does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile, type SqlValue } from '../../src/transcripts/sqliteFile';
 import { assertMatchesPython, assertMatchesSqlJs, writeSqlite } from './sqliteOracle';
 

@@ -3,7 +3,7 @@
 // lookup in another case must read what SQLite reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { foldName, SqliteFile } from '../../src/transcripts/sqliteFile';
 import { assertMatchesPython, assertMatchesSqlJs, sameAsPython, writeSqlite, type Dump } from './sqliteOracle';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile, type SqlValue } from '../../src/transcripts/sqliteFile';
 
 export const sqlJs: Promise<SqlJsStatic> = initSqlJs();

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { readWalIndex } from '../../src/transcripts/sqliteWal';
 import { applyWal, type WalApplyResult } from '../support/walImage';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { bytesSource } from '../../src/model/byteSource';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile, SqliteFormatError, type SqlValue } from '../../src/transcripts/sqliteFile';
 import { assertMatchesPython, assertMatchesSqlJs, matchesSqlJsForAll, sqlJsBind, writeSqlite, type Layout } from './sqliteOracle';
 

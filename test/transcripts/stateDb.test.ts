@@ -1,5 +1,5 @@
 // The state.db reader's logic on two row sources (sql.js and the page reader), the session list
-// and one-lineage loads of a file above the read-whole limit, and `--session` on the CLI.
+// and one-lineage loads of a file above the read-whole limit.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,14 +9,13 @@ import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { readHermesStateDb, readStateDbRows } from '../../src/transcripts/hermesStateDb';
 import type { RowSource } from '../../src/transcripts/stateDbValues';
 import { loadTranscript, READ_WHOLE_LIMIT, UnknownSession } from '../../src/transcripts/load';
-import type { Transcript } from '../../src/model/transcript';
-import { bytesSource } from '../../src/model/byteSource';
+import type { Transcript } from '../../src/shared/model/transcript';
+import { bytesSource } from '../../src/transcripts/byteSource';
 import type { SqlValue } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../support/walImage';
-import { assertNoStack, cli, example, ROOT, tempDir } from '../cli/support';
+import { example, ROOT, tempDir } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
-import { assertSchemaValid } from '../robustness/invariants';
-import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
+import { LINEAGE_SESSIONS, writeLineageDb } from '../support/hermesDb';
 
 const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 
@@ -171,26 +170,10 @@ describe('the state.db logic reads the same transcript from sql.js rows and from
   });
 });
 
-// a -> b -> c by rotation (each parent ended with 'compression'); d -> e a branch; f alone. Rows interleave.
-const SESSIONS: SessionSpec[] = [
-  { id: 'a', startedAt: 1, endReason: 'compression', title: 'first', hashedPrompt: true },
-  { id: 'b', parent: 'a', startedAt: 2, endReason: 'compression', hashedPrompt: true },
-  { id: 'c', parent: 'b', startedAt: 3, title: 'third', hashedPrompt: true },
-  { id: 'd', startedAt: 4, endReason: 'branched' },
-  { id: 'e', parent: 'd', startedAt: 5 },
-  { id: 'f', startedAt: 6, title: 'alone' },
-];
-const MESSAGES: MessageSpec[] = [];
-for (let turn = 0; turn < 6; turn++) {
-  for (const s of SESSIONS) {
-    MESSAGES.push([s.id, 'user', `${s.id} question ${turn} ${'words '.repeat(turn * 400)}`], [s.id, 'assistant', `${s.id} answer ${turn}`]);
-  }
-}
-
 function lineageDb(): { dir: string; db: string } {
   const dir = scratch();
   const db = join(dir, 'state.db');
-  writeHermesDb(db, SESSIONS, MESSAGES);
+  writeLineageDb(db);
   return { dir, db };
 }
 
@@ -221,7 +204,7 @@ describe('a state.db above the read-whole limit', () => {
     // (source, model, ended_at and the fork marker: test/transcripts/sessionColumns.test.ts)
     assert.deepEqual(
       t.catalog?.map(({ id, parentId, startedAt, endReason, messageCount, title }) => ({ id, parentId, startedAt, endReason, messageCount, title })),
-      SESSIONS.map((s) => ({
+      LINEAGE_SESSIONS.map((s) => ({
         id: s.id,
         parentId: s.parent ?? null,
         startedAt: s.startedAt,
@@ -298,40 +281,5 @@ INSERT INTO messages (session_id, role, content, timestamp) VALUES ('c', 'user',
     );
     const c = await loadTranscript(join(dir, 'copy.db'), { readWholeLimit: 1024, session: 'c' });
     assert.equal(c.sessions.at(-1)?.generations.at(-1)?.rows.at(-1)?.content, 'late question');
-  });
-});
-
-describe('--session on the command line', () => {
-  it('analyze, check and report narrow to the lineage; the report stays valid', () => {
-    const { dir, db } = lineageDb();
-    const run = cli('analyze', db, '--session', 'e', '--json');
-    assert.equal(run.code, 0, run.stderr);
-    assertSchemaValid(run.stdout, '--session e');
-    const report = JSON.parse(run.stdout);
-    assert.deepEqual(
-      report.sessions.map((s: { id: string }) => s.id),
-      ['d', 'e'],
-    );
-    assert.ok(report.requests.length > 0 && report.requests.every((q: { sessionId: string }) => q.sessionId === 'd' || q.sessionId === 'e'));
-    assert.equal(cli('check', db, '--session=b').code, 0);
-    const html = join(dir, 'r.html');
-    const rep = cli('report', db, '--session', 'f', '-o', html);
-    assert.equal(rep.code, 0, rep.stderr);
-    assert.match(rep.stdout, /wrote .* \(6 turns, 6 requests\)/);
-  });
-
-  it('an unknown session exits 2 with a clear message and no stack', () => {
-    const { db } = lineageDb();
-    for (const args of [
-      ['analyze', db, '--session', 'nope', '--json'],
-      ['check', db, example('rotation/state.db'), '--session', 'nope'],
-      ['report', db, '--session', 'nope', '-o', join(scratch(), 'x.html')],
-    ]) {
-      const run = cli(...args);
-      assert.equal(run.code, 2, args.join(' '));
-      assert.match(run.stderr, /prompt-inspector: .*state\.db: no session "nope"/);
-      assertNoStack(run.stdout + run.stderr);
-    }
-    assert.equal(cli('analyze', db, '--session').code, 2, '--session needs a value');
   });
 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import initSqlJs from 'sql.js';
-import type { Transcript } from '../../src/model/transcript';
+import type { Transcript } from '../../src/shared/model/transcript';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { sqliteExec } from '../support/sqliteExec';
 import { synthesizeLongRun, toStateDb, type SynthSession } from '../support/synthesize';

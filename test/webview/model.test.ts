@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildIndex } from '../../src/protocol/inspection';
-import type { MessageView, RequestView, TurnView } from '../../src/protocol/messages';
+import type { MessageView, RequestView, TurnView } from '../../src/shared/messages';
 import { IndexModel } from '../../webview/index-model';
 import { restore, revealed, selectRequest, step } from '../../webview/navigation';
 import { Pages } from '../../webview/pages';

@@ -4,8 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OVERVIEW_COLUMNS, overviewColumn } from '../../src/analysis/overviewColumns';
-import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/analysis/overviewTypes';
+import { OVERVIEW_COLUMNS, overviewColumn } from '../../src/shared/overviewColumns';
+import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/shared/overviewTypes';
 import {
   cellOf,
   DEFAULT_COLUMNS,

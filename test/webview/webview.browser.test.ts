@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildIndex, type Inspection } from '../../src/protocol/inspection';
-import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState, type ViewState } from '../../src/protocol/messages';
-import { usd } from '../../src/protocol/shownText';
+import { PROTOCOL_VERSION, type MessageView, type RequestView, type TurnView, type UiState, type ViewState } from '../../src/shared/messages';
+import { usd } from '../../src/shared/shownText';
 import { buildStore } from '../support/upstreamStores';
 import { eventually, example, Harness, inspect, SHOTS, type HostData, type Theme, type View } from '../support/webviewHarness';
 

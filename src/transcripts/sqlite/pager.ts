@@ -2,7 +2,7 @@
 // demand through the injected ByteSource and a small block cache, and the WAL's committed frames
 // laid over them (sqliteWal.ts).
 
-import type { ByteSource } from '../../model/byteSource';
+import type { ByteSource } from '../byteSource';
 import { readWalIndex, type WalIndex } from '../sqliteWal';
 import { readRollbackJournal, type Rollback } from './journal';
 import { SqliteFormatError } from './errors';

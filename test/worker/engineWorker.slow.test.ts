@@ -8,8 +8,8 @@ import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { EngineClient, EnginePool } from '../../src/extension/engineProtocol';
-import { everyLineage } from '../../src/analysis/overviewColumns';
+import { EngineClient, EnginePool } from '../../src/worker/engineProtocol';
+import { everyLineage } from '../../src/shared/overviewColumns';
 import { sqliteExec } from '../support/sqliteExec';
 import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
 import { analyzeJson, example, ROOT } from '../cli/support';

@@ -1,17 +1,15 @@
 // Calls from the extension host to its analysis worker (dist/engine.js), over the same RPC as the
-// webview's (src/protocol/rpc.ts). The worker owns every analysis; the host holds only indexes and
+// webview's (src/shared/rpc.ts). The worker owns every analysis; the host holds only indexes and
 // asks for pages, so the extension host's event loop never runs a replay or a tokenizer.
 // No vscode import: the bench drives the worker through this same client.
 
 import { Worker } from 'node:worker_threads';
-import type { SessionTurn } from '../protocol/inspection';
-import type { Diagnostic } from '../analysis/reportTypes';
-import type { TokenizerName } from '../analysis/tokenizer';
-import type { ProfileName } from '../engine/profile';
-import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap } from '../protocol/messages';
-import { RpcClient, type RpcResponse } from '../protocol/rpc';
-import type { SessionSummary } from '../model/transcript';
-import type { SessionOverview } from '../analysis/overviewTypes';
+import type { Diagnostic } from '../shared/reportTypes';
+import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
+import { RpcClient, type RpcResponse } from '../shared/rpc';
+import type { SessionSummary } from '../shared/model/transcript';
+import type { SessionOverview } from '../shared/overviewTypes';
+import type { ProfileName, TokenizerName } from '../shared/settingNames';
 
 /** The turns and requests added when an analysis resumed with rows appended to its transcript: all that was replayed. */
 export interface Resumed {

@@ -2,7 +2,7 @@
 // CLI prints it, the worker posts it and the webview and the report render it. Built by
 // sessionOverview.ts; columns, sorting and filtering in overviewColumns.ts.
 
-import type { ForkKind } from '../model/transcript';
+import type { ForkKind } from './model/transcript';
 
 /** The replay's figures for one session or one lineage; null when its rows were not read. */
 export interface OverviewFigures {

@@ -2,8 +2,8 @@
 // Types only, with imports from the model alone, so the protocol and the webview can name them
 // without pulling in the engine.
 
-import type { InjectionKind } from '../model/injection';
-import type { RecordedCounters, Severity } from '../model/transcript';
+import type { InjectionKind } from './model/injection';
+import type { RecordedCounters, Severity } from './model/transcript';
 
 export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'rewind' | 'compression' | 'system-changed' | 'tools-changed';
 

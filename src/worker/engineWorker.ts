@@ -7,16 +7,17 @@ import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { Inspection } from '../protocol/inspection';
 import type { AnalyzeOptions } from '../analysis/report';
-import { createTokenCounter, type TokenCounter, type TokenizerName } from '../analysis/tokenizer';
+import { createTokenCounter, type TokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
 import { agentLogsBeside, readAgentLogs, type AgentLogRead } from '../transcripts/agentLogFiles';
-import { serve, type RpcRequest } from '../protocol/rpc';
-import type { Transcript } from '../model/transcript';
+import { serve, type RpcRequest } from '../shared/rpc';
+import type { Transcript } from '../shared/model/transcript';
 import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { LiveAnalysis, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls } from './engineProtocol';
+import type { TokenizerName } from '../shared/settingNames';
 
 /** A transcript kept analysed as its file changes, and the view of its last analysis. */
 interface Open {

@@ -2,9 +2,9 @@
 // Shared by both bundles: no imports from either side. The webview knows nothing about transcript
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
-import type { SessionOverview } from '../analysis/overviewTypes';
-import type { BilledUsage, CacheMiss, ReportCompaction, RequestCost } from '../analysis/reportTypes';
-import type { InjectionKind } from '../model/injection';
+import type { SessionOverview } from './overviewTypes';
+import type { BilledUsage, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
+import type { InjectionKind } from './model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
 export const PROTOCOL_VERSION = 3;
@@ -32,6 +32,19 @@ export interface TurnView {
   requests: number[];
   injectedKinds: InjectionKind[];
   compression: CompactionView | null;
+}
+
+/** One turn as the host's tree lists it under its session. */
+export interface SessionTurn {
+  index: number;
+  title: string;
+  requests: number;
+  userMessageIndex: number;
+  injectedKinds: TurnView['injectedKinds'];
+  compacted: boolean;
+  breaks: number;
+  /** Its first request whose prefix broke for a cause to fix (as `breaks` counts them); null when none. */
+  firstBreak: number | null;
 }
 
 export interface BreakView {
@@ -227,7 +240,7 @@ export interface UiState {
 
 /** Where the session overview was left: kept while a lineage is open and across restarts. */
 export interface OverviewState {
-  /** A column key of OVERVIEW_COLUMNS (src/analysis/overviewColumns.ts); null: start order. */
+  /** A column key of OVERVIEW_COLUMNS (src/shared/overviewColumns.ts); null: start order. */
   sort: { column: string; descending: boolean } | null;
   /** Case-insensitive text in a title, id or source (filterLineages). */
   filter: string;
