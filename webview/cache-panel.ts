@@ -7,7 +7,7 @@ import { property, state } from 'lit/decorators.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import { durationText, utcText } from '../src/shared/overviewColumns';
 import type { BreakContext, RequestView } from '../src/shared/messages';
-import type { CacheMiss, RequestCost } from '../src/shared/reportTypes';
+import type { BreakCause, CacheMiss, LoggedCauseKind, RequestCost } from '../src/shared/reportTypes';
 import { piEvent } from './events';
 import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace, usd } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
@@ -17,7 +17,7 @@ import { WidthController } from './width';
 /** A break's context as the panel knows it: not asked yet, on its way, there, or failed. */
 export type ContextState = BreakContext | null | 'loading' | Error | undefined;
 
-const CAUSE: Record<string, string> = {
+const CAUSE: Record<BreakCause, string> = {
   'sidecar-not-replayed': 'the previous request sent this row\u2019s api_content sidecar (with its injected notes); this one sent the stored content instead',
   'sidecar-dropped': 'the row\u2019s sidecar was dropped as stale, so the row went back to its stored content',
   'history-rewritten': 'an earlier message was rewritten between the two requests',
@@ -28,7 +28,7 @@ const CAUSE: Record<string, string> = {
 };
 
 /** What each cause the agent logs means for the cache (docs/agent-log.md). */
-const LOGGED_CAUSE: Record<string, string> = {
+const LOGGED_CAUSE: Record<LoggedCauseKind, string> = {
   'stored-prompt-null': 'the stored system prompt was null, so it was rebuilt',
   'stored-prompt-empty': 'the stored system prompt was empty, so it was rebuilt',
   'stored-prompt-stale': 'the stored system prompt named another model or provider, so it was rebuilt',
@@ -160,16 +160,22 @@ export class CachePanel extends LitElement {
   }
 
   private missLine(m: CacheMiss) {
-    const explain: Record<CacheMiss['class'], string> = {
-      'cause-logged': `the agent logged why: ${m.cause ?? ''}${m.cause ? ` (${LOGGED_CAUSE[m.cause] ?? ''})` : ''}`,
-      expired: `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the provider's cache lifetime (5 minutes)`,
-      'too-short': 'the prompt is shorter than this model caches at all',
-      predicted: `the replay breaks the prefix here (${m.cause ?? ''})`,
-      unexplained:
-        'no logged cause, within the cache lifetime, long enough to cache, and no break in the replayed prefix: the provider\u2019s side, or a rule the replay lacks',
+    const explain = (): string => {
+      switch (m.class) {
+        case 'cause-logged':
+          return `the agent logged why: ${m.cause} (${LOGGED_CAUSE[m.cause]})`;
+        case 'expired':
+          return `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the provider's cache lifetime`;
+        case 'too-short':
+          return 'the prompt is shorter than this model caches at all';
+        case 'predicted':
+          return `the replay breaks the prefix here (${m.cause}: ${CAUSE[m.cause]})`;
+        case 'unexplained':
+          return 'no logged cause, within the cache lifetime, long enough to cache, and no break in the replayed prefix: the provider\u2019s side, or a rule the replay lacks';
+      }
     };
     const cost = m.extraUsd === null ? '' : ` (${usd(m.extraUsd)} more than reading them)`;
-    return html`<span class="chip solid ${m.class === 'unexplained' ? 'break' : 'compaction'}">${m.class}</span> <b>${num(m.rebilledTokens)}</b> tokens of the previous prompt billed again${cost} · ${explain[m.class]}`;
+    return html`<span class="chip solid ${m.class === 'unexplained' ? 'break' : 'compaction'}">${m.class}</span> <b>${num(m.rebilledTokens)}</b> tokens of the previous prompt billed again${cost} · ${explain()}`;
   }
 
   private tokensLine(r: RequestSummary) {
@@ -287,7 +293,7 @@ export class CachePanel extends LitElement {
                     ? html`<span class="chip solid compaction">compaction</span><span>${CAUSE.compression} (by design: not a break to fix)</span>`
                     : r.rewind
                       ? html`<span class="chip solid compaction">rewind</span><span>${CAUSE.rewind} (the user's act: not a break to fix)</span>`
-                      : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause] ?? ''}` : html`<span class="muted">loading…</span>`}</span>`
+                      : html`<span class="chip solid break">cache break</span><span>${cause ? html`<b>${cause}</b>: ${CAUSE[cause]}` : html`<span class="muted">loading…</span>`}</span>`
               }
             </div>
             <dl>

@@ -7,7 +7,7 @@ import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
 import { cacheRule } from './cacheRules';
 import { costOf, missCost, PRICE_CATALOGUE } from './cost';
-import type { BilledUsage, CacheMiss, CacheMissClass, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
+import type { BilledUsage, CacheMiss, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
 
 /** What the logs beside a transcript said, as read (agentLogFiles.ts): the input to matchBilling. */
 export interface BillingLog {
@@ -279,15 +279,14 @@ function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest,
     const at = localSeconds(c.time);
     return at > from && at <= localSeconds(call.time);
   });
-  const miss = (cls: CacheMissClass, cause: string | null): Omit<RequestBilling, 'billed' | 'cost'> => ({
-    cacheMiss: { class: cls, rebilledTokens: shortfall, idleSeconds: idle, cause, extraUsd: null },
-    unpredictedHit: false,
-  });
-  if (logged) return miss('cause-logged', logged.cause);
-  if (rule.lifetimeSeconds !== null && idle > rule.lifetimeSeconds) return miss('expired', null);
-  if (rule.minimumTokens !== null && previous.input < rule.minimumTokens) return miss('too-short', null);
-  if (predicted) return miss('predicted', request.prefix.breakAt?.cause ?? null);
-  return miss('unexplained', null);
+  const missed = { rebilledTokens: shortfall, idleSeconds: idle, extraUsd: null };
+  const miss = (cacheMiss: CacheMiss): Omit<RequestBilling, 'billed' | 'cost'> => ({ cacheMiss, unpredictedHit: false });
+  const breakAt = request.prefix.breakAt;
+  if (logged) return miss({ ...missed, class: 'cause-logged', cause: logged.cause });
+  if (rule.lifetimeSeconds !== null && idle > rule.lifetimeSeconds) return miss({ ...missed, class: 'expired', cause: null });
+  if (rule.minimumTokens !== null && previous.input < rule.minimumTokens) return miss({ ...missed, class: 'too-short', cause: null });
+  if (breakAt) return miss({ ...missed, class: 'predicted', cause: breakAt.cause });
+  return miss({ ...missed, class: 'unexplained', cause: null });
 }
 
 /**

@@ -2,13 +2,13 @@
 // for a file with errors or without a request; one count per thing, with separators, and the
 // re-billing a compaction or a rewind causes told apart from the breaks to look into.
 
-import { deliberateBreak } from '../shared/reportTypes';
+import { deliberateBreak, type BreakCause } from '../shared/reportTypes';
 import { plural } from '../shared/shownText';
 import type { InspectorIndex } from '../shared/messages';
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;
-  const breaks = Object.entries(byCause).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);
+  const breaks = (Object.entries(byCause) as [BreakCause, number][]).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);
   const compactions = byCause.compression ?? 0;
   const rewinds = byCause.rewind ?? 0;
   const systemChanges = byCause['system-changed'] ?? 0;

@@ -36,7 +36,7 @@ import {
   type TurnView,
 } from '../shared/messages';
 import type { Analysis } from '../analysis/report';
-import { deliberateBreak, type CacheMiss, type Report, type ReportCompaction } from '../shared/reportTypes';
+import { deliberateBreak, type BreakCause, type CacheMiss, type Report, type ReportCompaction } from '../shared/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
 
@@ -283,7 +283,7 @@ type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokeni
 
 /** The index the view gets first, from the lists it pages through. */
 export function buildIndex({ billing, ...header }: IndexHeader, turns: TurnView[], requests: RequestView[], findings: DiagnosticView[]): InspectorIndex {
-  const breaks: Record<string, number> = {};
+  const breaks: Partial<Record<BreakCause, number>> = {};
   for (const r of requests) if (r.breakAt) breaks[r.breakAt.cause] = (breaks[r.breakAt.cause] ?? 0) + 1;
   const severities: InspectorIndex['summary']['findings'] = { error: 0, warning: 0, info: 0 };
   for (const d of findings) severities[d.severity]++;

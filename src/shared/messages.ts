@@ -3,7 +3,7 @@
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
 import type { SessionOverview } from './overviewTypes';
-import type { BilledUsage, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
+import type { BilledUsage, BreakCause, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
 import type { InjectionKind } from './model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 
@@ -50,7 +50,7 @@ export interface SessionTurn {
 export interface BreakView {
   messageIndex: number;
   byteOffset: number | null;
-  cause: string;
+  cause: BreakCause;
 }
 
 export interface RequestView {
@@ -144,7 +144,7 @@ export interface InspectorIndex {
   };
   summary: {
     /** Requests whose prefix broke, by cause. */
-    breaks: Record<string, number>;
+    breaks: Partial<Record<BreakCause, number>>;
     /**
      * The agent.log files read beside the transcript (docs/billing.md): their call lines, the
      * requests a line matched, and the cache misses by class; null where no log was read.
@@ -221,7 +221,7 @@ export interface BreakContext {
   previousRequest: number;
   messageIndex: number;
   byteOffset: number | null;
-  cause: string;
+  cause: BreakCause;
   /** Text before the first differing character (shared by both sides), and what follows on each. */
   before: string;
   previousAfter: string;

@@ -11,7 +11,7 @@ export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-r
  * A compaction or a user's rewind re-bills the prefix by design: a break to see, not one to fix, so
  * it is neither an error nor counted among the cache breaks.
  */
-export function deliberateBreak(cause: string | undefined): boolean {
+export function deliberateBreak(cause: BreakCause | undefined): boolean {
   return cause === 'compression' || cause === 'rewind';
 }
 
@@ -169,7 +169,6 @@ export interface BilledUsage {
 }
 
 /** In the order they are tried: the first that holds is the class. */
-export type CacheMissClass = 'cause-logged' | 'expired' | 'too-short' | 'predicted' | 'unexplained';
 
 /** What a billed call cost by the price catalogue (docs/billing.md "Cost"). */
 export interface RequestCost {
@@ -183,17 +182,22 @@ export interface RequestCost {
   notes: string[];
 }
 
-export interface CacheMiss {
-  class: CacheMissClass;
+/** A cause the agent itself logs for rebuilding its system prompt (docs/agent-log.md). */
+export type LoggedCauseKind = 'stored-prompt-null' | 'stored-prompt-empty' | 'stored-prompt-stale' | 'capability-refresh' | 'restore-failed' | 'persist-failed';
+
+/** A miss's cause follows its class: the logged cause, the replay's break cause, or none. */
+export type CacheMiss = {
   /** Of the previous call's prompt (at most this one's), the tokens not read from the cache: billed again. */
   rebilledTokens: number;
   /** Seconds from the previous call's answer to this call's sending, on the log's clock. */
   idleSeconds: number | null;
-  /** The logged cause (`stored-prompt-null` …) or the replay's break cause, where the class has one. */
-  cause: string | null;
   /** What the re-billed tokens cost beyond reading them from the cache, USD; null where the call is not priced. */
   extraUsd: number | null;
-}
+} & (
+  | { class: 'cause-logged'; cause: LoggedCauseKind }
+  | { class: 'predicted'; cause: BreakCause }
+  | { class: 'expired' | 'too-short' | 'unexplained'; cause: null }
+);
 
 /** Which billing sources were read, and how their calls matched the replayed requests. */
 export interface ReportBilling {

@@ -3,6 +3,7 @@
 // it with. The chunked reading around it is agentLog.ts.
 
 import type { SourcePos } from '../shared/model/transcript';
+import type { LoggedCauseKind } from '../shared/reportTypes';
 
 /** The record's time as Python's logging wrote it: local time of the writing machine, no zone. */
 export interface LocalTime {
@@ -62,7 +63,6 @@ export interface LoggedCall extends RecordBase {
 }
 
 /** Warnings and notes of the prompt restore that name why the prefix cache will miss. */
-export type LoggedCauseKind = 'stored-prompt-null' | 'stored-prompt-empty' | 'stored-prompt-stale' | 'capability-refresh' | 'restore-failed' | 'persist-failed';
 
 export interface LoggedCause extends RecordBase {
   kind: 'cause';
