@@ -330,6 +330,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
       systemPromptSha256: sha(r.systemPrompt),
       messageCount: wire.messageCount(r),
       inputTokens: wire.inputTokens(r),
+      categories: wire.categories(r),
       prefix,
       ...(r.failed ? { failed: true as const } : {}),
       ...timing(r, r.previous === null ? null : replay.requests[r.previous]),

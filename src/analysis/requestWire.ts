@@ -11,12 +11,22 @@ import type { ReplayRequest } from '../engine/replay';
 import type { TokenCounter } from './tokenizer';
 import { wireTextPieces } from './wireText';
 import { sha256Hex } from './sha256';
+import { addCategories, inCategoryOrder, noteCategory, systemCategories, toolCategories, type TokenCategories } from './categories';
+import { INJECTION_KINDS } from '../shared/messages';
 
 const MODES = 4; // isCurrent × isFinal
+
+/** A row's tokens by category, in this order: its role's own text, then its injected notes by kind. */
+const ROLES = ['user', 'assistant', 'tool'] as const;
+const ROW_CATEGORIES = [...ROLES.map((r) => `history/${r}`), 'history/other', ...INJECTION_KINDS.map(noteCategory)];
+const OTHER_ROLE = ROLES.length;
+const NOTES = ROLES.length + 1;
 
 export class RequestWire {
   private readonly generations = new WeakMap<Row[], GenerationWire>();
   private readonly systemTokens = new Map<string, number>();
+  private readonly systemParts = new Map<string, TokenCategories>();
+  private readonly toolParts = new WeakMap<unknown[], TokenCategories>();
   /** The report's hashes of system prompts, each worked out once for every analysis sharing this wire. */
   private readonly hashes = new Map<string, string>();
 
@@ -43,7 +53,12 @@ export class RequestWire {
   private generation(rows: Row[]): GenerationWire {
     let g = this.generations.get(rows);
     if (!g) {
-      g = new GenerationWire(rows, this.profile, (m) => this.messageTokens(m));
+      g = new GenerationWire(
+        rows,
+        this.profile,
+        (m) => this.messageTokens(m),
+        (text) => this.counter.count(text),
+      );
       this.generations.set(rows, g);
     }
     return g;
@@ -104,6 +119,49 @@ export class RequestWire {
     return this.leadingTokens(req, this.messageCount(req));
   }
 
+  /**
+   * The request's tokens by category (categories.ts): summing to `inputTokens(req)` plus its tool
+   * schemas' tokens, which `inputTokens` leaves out. Linear in nothing: prefix sums per category.
+   */
+  categories(req: ReplayRequest): TokenCategories {
+    const g = this.generation(req.rows);
+    const sums = g.categoryPrefix(req.end).slice();
+    const special = [...new Set([req.currentUserIdx, req.end - 1])].filter((row) => row >= 0 && row < req.end);
+    let currentOwn = 0;
+    for (const row of special) {
+      const now = g.breakdown(row, row === req.currentUserIdx, row === req.end - 1);
+      const historical = g.breakdown(row, false, false);
+      for (let k = 0; k < sums.length; k++) sums[k] += now[k] - historical[k];
+      if (row === req.currentUserIdx) currentOwn = now[g.roleSlot(row)];
+    }
+    const out: TokenCategories = {};
+    ROW_CATEGORIES.forEach((name, k) => {
+      if (sums[k] !== 0) out[name] = sums[k];
+    });
+    if (currentOwn > 0) addCategories(out, { [ROW_CATEGORIES[g.roleSlot(req.currentUserIdx)]]: -currentOwn, 'current-user': currentOwn });
+    addCategories(out, this.systemCategories(req));
+    if (req.tools) addCategories(out, this.toolCategories(req.tools));
+    return inCategoryOrder(out);
+  }
+
+  private systemCategories(req: ReplayRequest): TokenCategories {
+    let c = this.systemParts.get(req.systemPrompt);
+    if (!c) {
+      c = systemCategories(req.systemPrompt, this.systemTokenCount(req), (t) => this.counter.count(t));
+      this.systemParts.set(req.systemPrompt, c);
+    }
+    return c;
+  }
+
+  private toolCategories(tools: unknown[]): TokenCategories {
+    let c = this.toolParts.get(tools);
+    if (!c) {
+      c = toolCategories(tools, (t) => this.counter.count(t));
+      this.toolParts.set(tools, c);
+    }
+    return c;
+  }
+
   /** The generation-level view, for comparisons that need a row's copy in a given mode. */
   copyOf(rows: Row[], row: number, isCurrent: boolean, isFinal: boolean): WireMessage {
     return this.generation(rows).copy(row, isCurrent, isFinal);
@@ -117,11 +175,15 @@ class GenerationWire {
   /** prefix[n]: tokens of rows [0, n) sent as historical copies; valid up to `summed`. */
   private prefix: Float64Array;
   private summed = 0;
+  /** categories[n * K + k]: tokens of category k in rows [0, n) sent as historical copies; valid up to `categorized`. */
+  private categorySums = new Float64Array(ROW_CATEGORIES.length);
+  private categorized = 0;
 
   constructor(
     private readonly rows: Row[],
     private readonly profile: Profile,
     private readonly tokensOf: (m: Row) => number,
+    private readonly countText: (text: string) => number,
   ) {
     this.tokenCounts = new Int32Array(rows.length * MODES).fill(-1);
     this.prefix = new Float64Array(rows.length + 1);
@@ -181,5 +243,48 @@ class GenerationWire {
     if (n >= this.prefix.length) this.fit();
     for (; this.summed < n; this.summed++) this.prefix[this.summed + 1] = this.prefix[this.summed] + this.tokens(this.summed, false, false);
     return this.prefix[n];
+  }
+
+  /** Where the row's own text is counted: its role's slot, or the other roles'. */
+  roleSlot(row: number): number {
+    const k = (ROLES as readonly string[]).indexOf(this.rows[row].role);
+    return k < 0 ? OTHER_ROLE : k;
+  }
+
+  /** The row's tokens in a mode by category (ROW_CATEGORIES), summing to `tokens(row, mode)`. */
+  breakdown(row: number, isCurrent: boolean, isFinal: boolean): Float64Array {
+    const out = new Float64Array(ROW_CATEGORIES.length);
+    const total = this.tokens(row, isCurrent, isFinal);
+    const slot = this.slotOf(row, isCurrent, isFinal);
+    let notes = 0;
+    for (const span of this.copy(row, (slot & 2) !== 0, (slot & 1) !== 0).injected) {
+      const n = this.countText(span.text);
+      out[NOTES + INJECTION_KINDS.indexOf(span.kind)] += n;
+      notes += n;
+    }
+    if (notes > total) {
+      // Counted apart, the notes can exceed the whole by a token at each cut: scale them to fit.
+      for (let k = NOTES; k < out.length; k++) out[k] = Math.floor((out[k] * total) / notes);
+      notes = out.slice(NOTES).reduce((a, b) => a + b, 0);
+    }
+    out[this.roleSlot(row)] = total - notes;
+    return out;
+  }
+
+  /** Tokens by category of rows [0, n) all sent as historical, non-final copies (read-only view). */
+  categoryPrefix(n: number): Float64Array {
+    const K = ROW_CATEGORIES.length;
+    if (n >= this.prefix.length) this.fit();
+    if (this.categorySums.length < (n + 1) * K) {
+      const grown = new Float64Array(Math.max((n + 1) * K, 2 * this.categorySums.length));
+      grown.set(this.categorySums);
+      this.categorySums = grown;
+    }
+    for (; this.categorized < n; this.categorized++) {
+      const row = this.breakdown(this.categorized, false, false);
+      const from = this.categorized * K;
+      for (let k = 0; k < K; k++) this.categorySums[from + K + k] = this.categorySums[from + k] + row[k];
+    }
+    return this.categorySums.subarray(n * K, (n + 1) * K);
   }
 }

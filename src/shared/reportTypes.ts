@@ -249,6 +249,11 @@ export interface Report {
     messageCount: number;
     messages?: ReportMessage[];
     inputTokens: number;
+    /**
+     * Where its tokens go (docs/report.md "Token categories"): `system/<section>`, `tools/<toolset>`,
+     * `history/<role>`, `notes/<kind>`, `current-user`; summing to inputTokens plus its tool schemas'.
+     */
+    categories: Record<string, number>;
     prefix: PrefixResult;
     /** Sent and not answered (a provider error, retries exhausted, an interrupt); absent when answered. */
     failed?: true;

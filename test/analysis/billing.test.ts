@@ -72,6 +72,7 @@ function requestsOf(specs: ReqSpec[]): Pick<Report, 'requests' | 'sessions'> {
     systemPromptSha256: '',
     messageCount: 2,
     inputTokens: s.tokens,
+    categories: { 'history/user': s.tokens },
     sentAt: T0 + s.sent,
     prefix: {
       previousRequest: index === 0 ? null : index - 1,

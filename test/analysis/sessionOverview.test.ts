@@ -139,6 +139,7 @@ function build(
         systemPromptSha256: '0'.repeat(64),
         messageCount: 2,
         inputTokens: 10,
+        categories: { 'history/user': 10 },
         billed: null,
         cacheMiss: null,
         cost: null,

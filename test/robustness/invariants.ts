@@ -28,7 +28,8 @@ export function hasPosition(d: Report['diagnostics'][number]): boolean {
 /**
  * Counting and indexing invariants: turns and requests are numbered densely from 0, every request
  * belongs to exactly one turn (the one it names), prefix results are consistent, and with
- * `--messages` semantics a request's inputTokens is the sum of its messages' tokens.
+ * `--messages` semantics a request's inputTokens is the sum of its messages' tokens; its token
+ * categories, tools aside, sum to its inputTokens.
  */
 export function assertReportInvariants(r: Report, what: string): void {
   r.requests.forEach((q, i) => assert.equal(q.index, i, `${what}: request ${i} has index ${q.index}`));
@@ -57,6 +58,13 @@ export function assertReportInvariants(r: Report, what: string): void {
     } else {
       assert.equal(p.reusedTokens, 0, `${what}: request ${q.index} has no previous request but reuses ${p.reusedTokens} tokens`);
     }
+    const categories = Object.entries(q.categories);
+    assert.ok(
+      categories.every(([, n]) => Number.isInteger(n) && n > 0),
+      `${what}: request ${q.index} has a category that is not a positive count: ${JSON.stringify(q.categories)}`,
+    );
+    const sent = categories.filter(([k]) => !k.startsWith('tools/')).reduce((n, [, v]) => n + v, 0);
+    assert.equal(sent, q.inputTokens, `${what}: request ${q.index} categories sum to ${sent}, inputTokens ${q.inputTokens}`);
     if (q.messages) {
       assert.equal(q.messages.length, q.messageCount, `${what}: request ${q.index} lists ${q.messages.length} messages, messageCount ${q.messageCount}`);
       assert.equal(q.messages[0]?.role, 'system', `${what}: request ${q.index} wire message 0 is not the system message`);
