@@ -92,6 +92,7 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
       systemPromptSha256: 'a'.repeat(64),
       messageCount: LONG_REQUEST,
       inputTokens: LONG_REQUEST * 10,
+      categories: { 'history/user': LONG_REQUEST * 10 },
       reusedTokens: 0,
       previousRequest: null,
       stable: true,

@@ -13,6 +13,7 @@ import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showW
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
+import './category-bar';
 
 /** A break's context as the panel knows it: not asked yet, on its way, there, or failed. */
 export type ContextState = BreakContext | null | 'loading' | Error | undefined;
@@ -299,6 +300,7 @@ export class CachePanel extends LitElement {
             <dl>
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
+              <dt>where they go</dt><dd data-where><category-bar .request=${this.detail?.categories} .total=${x.index.summary.categories} requests=${x.requestCount}></category-bar></dd>
               <dt>sent</dt><dd data-sent>${this.sentLine(r)}</dd>
               <dt>billed</dt><dd data-billed>${this.billedLine()}</dd>
               ${this.detail?.cost ? html`<dt>cost</dt><dd data-cost>${this.costLine(this.detail.cost)}</dd>` : nothing}

@@ -107,6 +107,7 @@ export class Inspection {
       systemPromptSha256: r.systemPromptSha256,
       messageCount: r.messageCount,
       inputTokens: r.inputTokens,
+      categories: r.categories,
       reusedTokens: r.prefix.reusedTokens,
       previousRequest: r.prefix.previousRequest,
       stable: r.prefix.stable,
@@ -320,8 +321,20 @@ export function buildIndex({ billing, ...header }: IndexHeader, turns: TurnView[
         );
       }),
     },
-    summary: { breaks, compactions: turns.filter((t) => t.compression).length, findings: severities, billing: billingSummary(billing ?? null, requests) },
+    summary: {
+      breaks,
+      compactions: turns.filter((t) => t.compression).length,
+      findings: severities,
+      billing: billingSummary(billing ?? null, requests),
+      categories: categoryTotals(requests),
+    },
   };
+}
+
+function categoryTotals(requests: RequestView[]): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const r of requests) for (const [k, n] of Object.entries(r.categories)) totals[k] = (totals[k] ?? 0) + n;
+  return totals;
 }
 
 function billingSummary(billing: Report['billing'] | null, requests: RequestView[]): InspectorIndex['summary']['billing'] {

@@ -60,6 +60,8 @@ export interface RequestView {
   systemPromptSha256: string;
   messageCount: number;
   inputTokens: number;
+  /** Where its tokens go (docs/report.md "Token categories"): category → tokens. */
+  categories: Record<string, number>;
   reusedTokens: number;
   previousRequest: number | null;
   stable: boolean;
@@ -152,6 +154,8 @@ export interface InspectorIndex {
     billing: { logs: number; calls: number; matched: number; misses: Partial<Record<CacheMiss['class'], number>>; usd: number; missUsd: number } | null;
     compactions: number;
     findings: Record<DiagnosticView['severity'], number>;
+    /** Every request's token categories summed: what the whole file or lineage sent, by where it went. */
+    categories: Record<string, number>;
   };
 }
 

@@ -25,6 +25,7 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
         systemPromptSha256: id === 3 ? 'b' : 'a',
         messageCount: 10 + id,
         inputTokens: 100,
+        categories: { 'history/user': 100 },
         reusedTokens: 50,
         previousRequest: id === 0 ? null : id - 1,
         stable: !broken.includes(id) && !compacted.includes(id),

@@ -267,6 +267,46 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     }
   });
 
+  it('shows where the selected request’s tokens go and where every request’s went, by category', async () => {
+    const insp = await inspect(SIDECARS, 'hermes-current');
+    const [first] = insp.page('requests', 0, 1);
+    const total = insp.index.summary.categories;
+    assert.ok(first.categories['tools/builtin'] > 0 && first.categories['notes/memory'] > 0);
+    const v = await h.open(insp);
+    try {
+      const where = v.page.locator('cache-panel [data-where] category-bar');
+      await where.locator('[data-categories] tr').first().waitFor();
+      // One row per category of the request, in the report's order, with its count.
+      const rows = await where
+        .locator('[data-categories] tr')
+        .evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-category'), tr.children[1].textContent]));
+      assert.deepEqual(
+        rows,
+        Object.entries(first.categories).map(([k, n]) => [k, n.toLocaleString('en-US')]),
+      );
+      // Two stacked bars: this request's segments, then every request's together; widths follow the counts.
+      const bars = where.locator('.bar');
+      assert.equal(await bars.count(), 2);
+      assert.equal(await bars.nth(0).locator('span').count(), Object.keys(first.categories).length);
+      assert.equal(await bars.nth(1).locator('span').count(), Object.keys(total).length);
+      const widths = await bars
+        .nth(0)
+        .locator('span')
+        .evaluateAll((ss) => ss.map((s) => s.getBoundingClientRect().width));
+      const sum = Object.values(first.categories).reduce((a, b) => a + b, 0);
+      const barWidth = widths.reduce((a, b) => a + b, 0);
+      const tools = Object.keys(first.categories).indexOf('tools/builtin');
+      assert.ok(
+        Math.abs(widths[tools] / barWidth - first.categories['tools/builtin'] / sum) < 0.02,
+        `tool schemas take their share of the bar: ${widths.join(', ')}`,
+      );
+      assert.match(await where.locator('.label').first().innerText(), /^this request: [\d,]+ tokens, [\d,]+ of them tool schemas \(not in its input count\)$/);
+      await assertClean(v);
+    } finally {
+      await v.close();
+    }
+  });
+
   it('says so when b has no cache break to go to, and stays where it was', async () => {
     const current = await inspect(SIDECARS, 'hermes-current', 'session_20260918_101500_a1b2c3.json');
     assert.equal(current.requests.filter((r) => !r.stable).length, 0, 'sidecar replay breaks nothing');
@@ -590,6 +630,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         systemPromptSha256: 'a'.repeat(64),
         messageCount: N,
         inputTokens: 80_000,
+        categories: { 'history/user': 80_000 },
         reusedTokens: 0,
         previousRequest: null,
         stable: true,
