@@ -56,6 +56,12 @@ const MARKERS: Marker[] = [
       const at = text.lastIndexOf('\nConversation started: ');
       return at >= 0 ? at + 1 : text.startsWith('Conversation started: ') ? 0 : -1;
     },
+    // Its line and the optional `Session ID:`, `Model:`, `Provider:`, `Platform:` lines under it.
+    end: (text, start) => {
+      let end = text.indexOf('\n', start);
+      while (end >= 0 && /^(Session ID|Model|Provider|Platform): /.test(text.slice(end + 1, end + 20))) end = text.indexOf('\n', end + 1);
+      return end < 0 ? text.length : end;
+    },
   },
 ];
 

@@ -53,6 +53,19 @@ describe('token categories', () => {
     assert.ok(Object.values(parts).every((n) => n > 0));
   });
 
+  it('end the session block after its own lines: text a store keeps after it is not the session’s', () => {
+    const rules = '## Tool use\n- Read a file before you edit it.';
+    const sections = systemSections(`${IDENTITY}\n\n${SESSION}\n\n${rules}`);
+    assert.deepEqual(
+      sections.map((s) => [s.section, s.text]),
+      [
+        ['system/stable', `${IDENTITY}\n\n`],
+        ['system/session', SESSION],
+        ['system/stable', `\n\n${rules}`],
+      ],
+    );
+  });
+
   it('a marker quoted inside an earlier section does not cut it', () => {
     const quoting = `${IDENTITY}\n\n${CONTEXT}\nDocs mention "Conversation started: " lines.\n\n${SESSION}`;
     const sections = systemSections(quoting);
