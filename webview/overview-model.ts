@@ -47,14 +47,24 @@ export const TITLE_COLUMN = 'title';
  */
 export const DEFAULT_COLUMNS: readonly string[] = [TITLE_COLUMN, 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct'];
 
+/** Where an agent.log was read, what the bill says joins them: the billed hit rate, the cost, the misses nobody explains. */
+export const BILLED_COLUMNS: readonly string[] = [...DEFAULT_COLUMNS, 'hit-pct', 'cost', 'unexplained'];
+
+const defaults = (billed: boolean): readonly string[] => (billed ? BILLED_COLUMNS : DEFAULT_COLUMNS);
+
+/** Whether any lineage's requests were matched to billed calls: the overview then starts from BILLED_COLUMNS. */
+export function overviewBilled(overview: SessionOverview): boolean {
+  return everyLineage(overview.lineages).some((l) => l.billedInputTokens !== null);
+}
+
 /**
  * The columns a state shows, in the table's order: the title and the keys it chose. A key no column
  * has (a state stored by another version) is ignored; a state that chose none it knows (null, or
  * stored before columns could be chosen, so missing) shows the default set.
  */
-export function shownColumns(columns: readonly string[] | null | undefined): OverviewColumn[] {
+export function shownColumns(columns: readonly string[] | null | undefined, billed = false): OverviewColumn[] {
   const known = (columns ?? []).filter((k) => TABLE_COLUMNS.some((c) => c.key === k));
-  const keys = new Set([TITLE_COLUMN, ...(known.length ? known : DEFAULT_COLUMNS)]);
+  const keys = new Set([TITLE_COLUMN, ...(known.length ? known : defaults(billed))]);
   return TABLE_COLUMNS.filter((c) => keys.has(c.key));
 }
 
@@ -62,13 +72,14 @@ export function shownColumns(columns: readonly string[] | null | undefined): Ove
  * The choice to keep once column `key` is shown or hidden: the keys shown, or null when that is
  * the default set again (so a later default reaches it). The title is never hidden.
  */
-export function withColumn(columns: readonly string[] | null | undefined, key: string, show: boolean): string[] | null {
-  const keys = shownColumns(columns)
+export function withColumn(columns: readonly string[] | null | undefined, key: string, show: boolean, billed = false): string[] | null {
+  const keys = shownColumns(columns, billed)
     .map((c) => c.key)
     .filter((k) => k !== key || k === TITLE_COLUMN);
   if (show) keys.push(key);
   const next = TABLE_COLUMNS.filter((c) => keys.includes(c.key)).map((c) => c.key);
-  return next.length === DEFAULT_COLUMNS.length && DEFAULT_COLUMNS.every((k) => next.includes(k)) ? null : next;
+  const initial = defaults(billed);
+  return next.length === initial.length && initial.every((k) => next.includes(k)) ? null : next;
 }
 
 /** The sources the source filter offers: every session's, in first-seen order. */

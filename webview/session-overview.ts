@@ -23,6 +23,7 @@ import {
   overviewRows,
   overviewSources,
   rowWindow,
+  overviewBilled,
   shownColumns,
   shownLineages,
   TABLE_COLUMNS,
@@ -310,7 +311,7 @@ export class SessionOverviewElement extends LitElement {
   }
 
   private toggleColumn(c: OverviewColumn, show: boolean): void {
-    this.change({ columns: withColumn(this.state.columns, c.key, show) });
+    this.change({ columns: withColumn(this.state.columns, c.key, show, this.overview !== null && overviewBilled(this.overview)) });
   }
 
   private toggleHas(h: 'breaks' | 'errors'): void {
@@ -514,7 +515,7 @@ export class SessionOverviewElement extends LitElement {
     // The focused row stays in the DOM when scrolled away, so Tab still lands on it.
     const focusAt = this.rows.findIndex((r) => keyOf(r) === this.focusKey);
     if (focusAt >= 0 && (focusAt < first || focusAt > last)) visible.push(focusAt);
-    const columns = shownColumns(s.columns);
+    const columns = shownColumns(s.columns, overviewBilled(o));
     // The title takes what the other columns leave; past the view's width the table scrolls under it.
     const template = columns.map((c) => (c.key === TITLE_COLUMN ? `minmax(${TITLE_WIDTH}px, 1fr)` : `${widthOf(c)}px`)).join(' ');
     const width = columns.reduce((n, c) => n + (c.key === TITLE_COLUMN ? TITLE_WIDTH : widthOf(c)), 0);

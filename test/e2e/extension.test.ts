@@ -101,6 +101,8 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'overview-1440-sidebar-light': 'overview-1440.png',
   'overview-1100-light': 'overview-1100.png',
   'overview-lineage-open-light': 'lineage-tab.png',
+  'billed-overview-light': 'billed-overview.png',
+  'billed-lineage-light': 'billed-lineage.png',
 };
 
 /** screenshot(), and for a README picture its copy under test-results/media/. */
@@ -946,4 +948,62 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     },
     8 * 60_000,
   );
+
+  scenario('the bill beside the replay: cost and hit rate per lineage, a miss classed, where the tokens go', async () => {
+    const p = page as Page;
+    // examples/billed: a home with its agent.log and agent.log.1 (examples/billed/README.md), for this scenario only.
+    cpSync(join(ROOT, 'examples', 'billed'), join(workspace, 'billed'), { recursive: true });
+    const db = join(workspace, 'billed', 'state.db');
+    try {
+      const overview = cliJson('sessions', db, '--json') as SessionOverview;
+      const chain = overview.lineages.find((l) => l.sessions.length > 1);
+      assert.ok(chain && chain.costUsd !== null && chain.unexplainedMisses !== null, 'the chain was billed');
+      await openFromPalette('billed/state.db');
+      const frame = await overviewFor('billed/state.db');
+      // Where a log was read, the overview starts with the bill's columns, as the CLI figures them.
+      assert.equal(await overviewCell(frame, chain.id, 'cost'), chain.costUsd.toFixed(4));
+      assert.equal(await overviewCell(frame, chain.id, 'unexplained'), String(chain.unexplainedMisses));
+      assert.match(await overviewCell(frame, chain.id, 'hit-pct'), /^\d+\.\d$/);
+      // The side bar makes room for the bill's columns (and the pictures) while this scenario runs.
+      await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
+      await p.setViewportSize({ width: 1520, height: 1000 });
+      await shot(p, 'billed-overview-light');
+      await p.setViewportSize({ width: 1400, height: 1000 });
+
+      // The chain's unexplained miss: the timeline marks it, the cache panel classes it and splits its tokens.
+      const alone = cliJson('analyze', db, '--lineage', chain.id, '--json');
+      const miss = alone.requests.find((r: any) => r.cacheMiss?.class === 'unexplained');
+      assert.ok(miss, 'the chain has an unexplained miss');
+      await openRow(frame, chain.id);
+      const chart = frame.locator('token-timeline svg[tabindex]').first();
+      await chart.waitFor({ state: 'visible', timeout: 15_000 });
+      await chart.focus();
+      await p.keyboard.press('Home');
+      for (let k = 0; k < miss.index; k++) await p.keyboard.press('ArrowRight');
+      const panel = frame.locator('cache-panel');
+      const missLine = await eventually(
+        () =>
+          panel
+            .locator('[data-cache-miss]')
+            .getAttribute('data-cache-miss', { timeout: 1000 })
+            .catch(() => null),
+        (v) => v === 'unexplained',
+      );
+      assert.equal(missLine, 'unexplained');
+      assert.match(await panel.locator('[data-cache-miss]').innerText(), /^unexplained [\d,]+ tokens of the previous prompt billed again/);
+      assert.match(
+        await panel.locator('[data-billed]').innerText(),
+        new RegExp(`^${miss.billed.input.toLocaleString('en-US')} prompt · ${miss.billed.cacheRead.toLocaleString('en-US')} read from the cache`),
+      );
+      const rows = panel.locator('category-bar [data-categories] tr');
+      await rows.first().waitFor();
+      assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-category'))), Object.keys(miss.categories));
+      await shot(p, 'billed-lineage-light');
+    } finally {
+      await runCommand(p, 'View: Close All Editors');
+      await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
+      await p.setViewportSize({ width: 1400, height: 900 });
+      rmSync(join(workspace, 'billed'), { recursive: true, force: true });
+    }
+  });
 });

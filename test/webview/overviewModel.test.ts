@@ -14,6 +14,7 @@ import {
   overviewRows,
   overviewSources,
   rowWindow,
+  BILLED_COLUMNS,
   shownColumns,
   shownLineages,
   TABLE_COLUMNS,
@@ -211,6 +212,16 @@ describe('overview columns shown', () => {
       TABLE_COLUMNS.map((c) => c.key),
       OVERVIEW_COLUMNS.map((c) => c.key).filter((k) => k !== 'id'),
     );
+  });
+
+  it('adds the bill’s columns to the starting set where a log was read, and keeps a choice as made', () => {
+    const billed = (columns: readonly string[] | null | undefined): string[] => shownColumns(columns, true).map((c) => c.key);
+    assert.deepEqual(billed(null), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct', 'hit-pct', 'cost', 'unexplained']);
+    assert.deepEqual(billed(null), [...BILLED_COLUMNS]);
+    assert.deepEqual(billed(['model']), ['title', 'model'], 'a choice is the choice, billed or not');
+    // Back to the billed starting set is null again, so a later default reaches it.
+    assert.deepEqual(withColumn(null, 'cost', false, true), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct', 'hit-pct', 'unexplained']);
+    assert.equal(withColumn(withColumn(null, 'cost', false, true), 'cost', true, true), null);
   });
 
   it('shows the columns chosen in the table’s order, the title always, and ignores keys no column has', () => {
