@@ -8,6 +8,7 @@ import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../tra
 import { cacheRule } from './cacheRules';
 import { costOf, missCost, PRICE_CATALOGUE } from './cost';
 import type { BilledUsage, CacheMiss, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
+import type { PriceOverrides } from '../shared/settingNames';
 
 /** What the logs beside a transcript said, as read (agentLogFiles.ts): the input to matchBilling. */
 export interface BillingLog {
@@ -295,7 +296,12 @@ function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest,
  * compaction chain: a rotation switches the tag mid-turn); then judges each matched request's cache
  * read against the previous matched call of its lineage.
  */
-export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log: BillingLog, branches: ReadonlySet<string> = new Set()): BillingMatch {
+export function matchBilling(
+  report: Pick<Report, 'requests' | 'sessions'>,
+  log: BillingLog,
+  branches: ReadonlySet<string> = new Set(),
+  prices?: PriceOverrides,
+): BillingMatch {
   const answered = report.requests.filter((r) => !r.failed);
   const bySession = groupBy(answered, (r) => r.sessionId);
   const callsBySession = groupBy(log.calls, (c) => c.sessionTag);
@@ -326,7 +332,7 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
     const call = callOf.get(r.index);
     const billed = call ? billedOf(call) : null;
     // Prices change over time: the catalogue's rates on the day the request was sent.
-    const cost = billed && costOf(billed, r.sentAt === undefined ? undefined : new Date(r.sentAt * 1000));
+    const cost = billed && costOf(billed, r.sentAt === undefined ? undefined : new Date(r.sentAt * 1000), prices);
     return { billed, cost, cacheMiss: null, unpredictedHit: false };
   });
   const causesOf = groupBy(log.causes, (c) => c.sessionId);
@@ -368,7 +374,7 @@ export function matchBilling(report: Pick<Report, 'requests' | 'sessions'>, log:
       n: c.n,
       model: c.model,
       input: c.input,
-      usd: costOf(billedOf(c), offset === null ? undefined : new Date((sentOnLogClock(c) + offset) * 1000))?.usd ?? null,
+      usd: costOf(billedOf(c), offset === null ? undefined : new Date((sentOnLogClock(c) + offset) * 1000), prices)?.usd ?? null,
     }));
   return {
     requests,

@@ -6,9 +6,13 @@
 
 import { calcPrice, type ModelPrice } from '@pydantic/genai-prices';
 import type { BilledUsage, CacheMiss, RequestCost } from '../shared/reportTypes';
+import type { PriceOverride, PriceOverrides } from '../shared/settingNames';
 
 /** The catalogue and its version, named in every cost so a figure can be traced to its rates. */
 export const PRICE_CATALOGUE = '@pydantic/genai-prices 0.1.8';
+
+/** What a cost priced by the user's own rates names as its catalogue. */
+export const PRICE_OVERRIDE = 'prices set by the user';
 
 /** Hermes' provider names → the catalogue's provider ids, where they differ or are known; others are matched by model. */
 const PROVIDERS: Readonly<Record<string, string>> = {
@@ -44,14 +48,17 @@ function rate(p: ModelPrice, key: string): number | null {
  * The call's cost, or null where the line has no usage or the catalogue has no price for the model.
  * `input` is the whole prompt (Hermes normalises every provider so), of which the read and the
  * written are parts; a line with no write figure (before upstream #104568) is priced as if nothing
- * was written, which a note says.
+ * was written, which a note says. A price the user set for the model (`prices`) wins over the
+ * catalogue and over Hermes' subscription rule.
  */
-export function costOf(b: BilledUsage, at?: Date): RequestCost | null {
+export function costOf(b: BilledUsage, at?: Date, prices?: PriceOverrides): RequestCost | null {
   if (b.input === null || b.output === null) return null;
   const read = b.cacheRead ?? 0;
   const written = b.cacheWrite ?? 0;
   const notes: string[] = [];
   if (b.cacheWrite === null) notes.push('cache writes not logged (before upstream #104568): priced as uncached input');
+  const own = prices && Object.prototype.hasOwnProperty.call(prices, b.model) ? prices[b.model] : undefined;
+  if (own) return overridden(b, b.input, b.output, own, read, Math.min(written, Math.max(0, b.input - read)), notes);
   if (INCLUDED.has(b.provider)) {
     notes.push('included in the subscription (Hermes bills this route at 0)');
     return { usd: 0, rates: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }, model: b.model, provider: b.provider, catalogue: PRICE_CATALOGUE, notes };
@@ -70,6 +77,15 @@ export function costOf(b: BilledUsage, at?: Date): RequestCost | null {
   if (!priced) return null;
   if (linear === undefined) LINEAR.set(key, linearOf(priced, b.model, providerId, usage));
   return costFrom(priced.total_price, priced, notes);
+}
+
+/** The call priced by the user's rates: uncached input, cache read, cache write and output, each at its own. */
+function overridden(b: BilledUsage, input: number, output: number, p: PriceOverride, read: number, written: number, notes: string[]): RequestCost {
+  const cacheRead = p.cacheRead ?? p.input;
+  const cacheWrite = p.cacheWrite ?? p.input;
+  if (p.cacheRead === undefined || p.cacheWrite === undefined) notes.push('a cache rate not set: priced at the input rate');
+  const usd = ((input - read - written) * p.input + read * cacheRead + written * cacheWrite + output * p.output) / 1e6;
+  return { usd, rates: { input: p.input, cacheRead, cacheWrite, output: p.output }, model: b.model, provider: b.provider, catalogue: PRICE_OVERRIDE, notes };
 }
 
 type Usage = Parameters<typeof calcPrice>[0];

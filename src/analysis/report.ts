@@ -26,12 +26,15 @@ import { sessionsWithoutTurns } from './noTurns';
 import { deliberateBreak, type Diagnostic, type Report, type ReportCapture, type ReportCompaction, type SessionCounts } from '../shared/reportTypes';
 import { RequestWire } from './requestWire';
 import type { TokenCounter } from './tokenizer';
+import type { PriceOverrides } from '../shared/settingNames';
 import { sentKey } from '../transcripts/requestBody';
 
 export interface AnalyzeOptions {
   profile: Profile;
   counter: TokenCounter;
   messages: boolean;
+  /** Prices the user set, by model: they win over the catalogue when the bill is priced (withBilling). */
+  prices?: PriceOverrides;
 }
 
 function at(pos: SourcePos | undefined): Pick<Diagnostic, 'line' | 'column' | 'offset' | 'sessionId' | 'rowId'> {
@@ -397,11 +400,11 @@ const NO_BILLING: Report['billing'] = Object.freeze({
  * The analysis with the logs' billed usage set beside each request (docs/billing.md): a new report,
  * the analysis it came from unchanged, so a log read again is matched again without a replay.
  */
-export function withBilling(analysis: Analysis, log: BillingLog | null): Analysis {
+export function withBilling(analysis: Analysis, log: BillingLog | null, prices?: PriceOverrides): Analysis {
   if (!log) return analysis;
   const { report } = analysis;
   const branches = new Set(analysis.transcript.sessions.filter((s) => s.forkKind === 'branch').map((s) => s.id));
-  const matched = matchBilling(report, log, branches);
+  const matched = matchBilling(report, log, branches, prices);
   const requests = report.requests.map((r, i) => ({
     ...r,
     billed: matched.requests[i].billed,

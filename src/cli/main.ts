@@ -17,88 +17,17 @@ import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLin
 import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import { sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
-import { isProfileName, PROFILE_NAMES, type ProfileName, TOKENIZER_NAMES, type TokenizerName } from '../shared/settingNames';
-
-const USAGE = `prompt-inspector: replay an agent's prompt assembly and check prefix-cache stability
-
-Usage:
-  prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N] [--lineage ID | --session ID]
-  prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
-  prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
-  prompt-inspector sessions <file> [--json] [--sort [-]COLUMN] [--desc] [--filter TEXT] [--has breaks|errors] [--session ID]
-  prompt-inspector <command> --help
-
-Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
-Without --lineage or --session, every lineage of the file (\`sessions\` lists them).
-Profiles: ${PROFILE_NAMES.join(', ')} (default hermes-current). Tokenizers: ${TOKENIZER_NAMES.join(', ')} (default o200k_base).
-`;
-
-const ENGINE_OPTIONS = `  --profile P     ${PROFILE_NAMES.join(' | ')} (default hermes-current)
-  --tokenizer T   ${TOKENIZER_NAMES.join(' | ')} (default o200k_base)
-`;
-
-/** What analyze, check and report read of a file: one lineage, one session's family, or (neither) all of it. */
-const LOG_OPTIONS = `  --log F         match each request with its billed usage in Hermes' agent.log F (repeatable,
-                  oldest first); by default the logs beside a state.db (<home>/logs/agent.log*)
-  --no-logs       read no agent.log
-`;
-
-const SCOPE_OPTIONS = `  --lineage ID    only the lineage (one row of \`sessions\`: a compaction chain) holding session ID,
-                  any session of it; its forks (branches, delegates, resets) are lineages of their own
-  --session ID    session ID's parent chain and every session descending from it, forks included
-                  (what the replay of its lineage reads); a state.db too large to read whole lists
-                  its sessions until one is chosen with either option
-`;
-
-const HELP: Record<string, string> = {
-  analyze: `prompt-inspector analyze <file> [options]
-
-Replays every request of the transcript and prints one line per request: tokens sent, tokens
-reused from the previous request's prefix, and what broke it.
-
-  --json          the full report as JSON (contract: docs/report.md, schema: schemas/report.schema.json)
-  --messages      with --json: every wire message of every request (quadratic in size)
-${ENGINE_OPTIONS}  --turn N        text output: only turn N
-${LOG_OPTIONS}${SCOPE_OPTIONS}
-Text output of a file of several lineages: one block per lineage (a header line naming it, its
-turns, its request dumps and its findings), then the findings placed in no session.
-`,
-  check: `prompt-inspector check <file...> [options]
-
-Exit 0 when no finding of severity error, 1 when there is one (a malformed transcript counts),
-2 on a usage error, a path that cannot be opened, or a state.db too large to read whole checked
-without --lineage or --session (nothing would have been checked). One line per error or warning:
-  path:line: severity code message
-In a file of several sessions, a finding placed in one ends with (session ID), or with
-(session ID, lineage FIRST) when that session continues a compaction chain begun by FIRST.
-
-  --format F      text (default) or github (GitHub Actions annotations)
-${ENGINE_OPTIONS}${LOG_OPTIONS}${SCOPE_OPTIONS}                  (a file without that session exits 2)
-`,
-  report: `prompt-inspector report <file> -o <out.html> [options]
-
-Writes one self-contained HTML file with the inspector view of the transcript (the same view as in
-VS Code), which opens offline in any browser and loads nothing from the network.
-
-  -o, --output F  the HTML file to write
-  --theme T       light (default) or dark
-${ENGINE_OPTIONS}${LOG_OPTIONS}${SCOPE_OPTIONS}`,
-  sessions: `prompt-inspector sessions <file> [options]
-
-One row per lineage: a compaction chain is one row with its sessions listed under it, branches,
-delegates and resets are indented under the lineage they came from. Columns marked * are the
-agent's own counters (state.db sessions and session_model_usage), the others the replay's; a value the store
-does not hold is "not recorded", one of rows that were not loaded "not read".
-
-  --json          the overview as JSON (contract: docs/report.md "sessions", schema: schemas/sessions.schema.json)
-  --sort COLUMN   sort by a column (a leading - or --desc: descending); nested rows among their siblings.
-                  Columns: ${OVERVIEW_COLUMNS.map((c) => c.key).join(', ')}
-  --desc          descending
-  --filter TEXT   only lineages whose title, id or source (or a session's) contains TEXT, any case
-  --has breaks    only lineages with a cache break; --has errors: with a finding of severity error
-${ENGINE_OPTIONS}  --session ID    read only session ID's parent chain and descendants; the other sessions are listed, not read
-`,
-};
+import {
+  isProfileName,
+  priceOverridesOf,
+  PROFILE_NAMES,
+  type PriceOverrides,
+  type ProfileName,
+  TOKENIZER_NAMES,
+  type TokenizerName,
+} from '../shared/settingNames';
+import { readFileSync } from 'node:fs';
+import { HELP, USAGE } from './usage';
 
 class UsageError extends Error {}
 
@@ -121,6 +50,8 @@ interface Options {
   help: boolean;
   /** analyze, check, report: the agent.log files to match against (`--log`), [] for none (`--no-logs`), null: those beside the transcript. */
   logs: string[] | null;
+  /** analyze, check, report: prices set by model (`--prices FILE`), over the catalogue's. */
+  prices: PriceOverrides | undefined;
   /** sessions: the column to sort by, descending or not, and the filter. */
   sort: string | null;
   desc: boolean;
@@ -145,6 +76,7 @@ function parseArgs(args: string[]): Options {
     lineage: undefined,
     help: false,
     logs: null,
+    prices: undefined,
     sort: null,
     desc: false,
     filter: {},
@@ -211,6 +143,9 @@ function parseArgs(args: string[]): Options {
       case '--log':
         o.logs = [...(o.logs ?? []), take()];
         break;
+      case '--prices':
+        o.prices = pricesFile(take());
+        break;
       case '--no-logs':
         o.logs = [];
         break;
@@ -252,7 +187,20 @@ function parseArgs(args: string[]): Options {
 class NotReadWhole extends Error {}
 
 function analyzeOptions(o: Options): AnalyzeOptions {
-  return { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages };
+  return { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages, ...(o.prices ? { prices: o.prices } : {}) };
+}
+
+/** `--prices FILE`: a JSON object of prices by model (docs/billing.md "Cost"); anything it refuses is a usage error. */
+function pricesFile(path: string): PriceOverrides {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--prices ${path}: ${(e as Error).message}`);
+  }
+  const { prices, problems } = priceOverridesOf(value);
+  if (problems.length) throw new UsageError(`--prices ${path}: ${problems.join('; ')}`);
+  return prices;
 }
 
 /** The file's analysis with the bill of the agent.log files it was matched against (`log`: null without any). */
@@ -268,7 +216,7 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
   const analysis = analyze(transcript, analyzeOptions(o));
   const logs = o.logs ?? agentLogsBeside(path, transcript.format);
   const log = logs.length ? billingLogOf(readAgentLogs(logs)) : null;
-  return { analysis: withBilling(analysis, log), log };
+  return { analysis: withBilling(analysis, log, o.prices), log };
 }
 
 /** Where findings are placed in a file of several sessions: each session's lineage, and the lineages in `sessions` order. */

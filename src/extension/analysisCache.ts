@@ -126,11 +126,12 @@ export class AnalysisCache implements vscode.Disposable {
   get(uri: vscode.Uri): Promise<RemoteInspection> {
     const s = readSettings();
     const session = this.session(uri);
-    const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}`;
+    const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}|${JSON.stringify(s.prices)}`;
     const title = vscode.workspace.asRelativePath(uri);
     const engine = this.engines.for(uri.toString());
     return this.analyses.get(uri.toString(), key, () => {
       const started = Date.now();
+      for (const problem of s.priceProblems) this.log.warn(`promptInspector.prices: ${problem}; not used`);
       return engine
         .call('analyze', {
           key,
@@ -140,6 +141,7 @@ export class AnalysisCache implements vscode.Disposable {
           tokenizer: s.tokenizer,
           session,
           readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
+          prices: s.prices,
         })
         .then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed }) => {
           const how = resumed

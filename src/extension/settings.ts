@@ -1,7 +1,7 @@
 // The extension's settings, read in one place.
 
 import * as vscode from 'vscode';
-import { isProfileName, type ProfileName, type TokenizerName } from '../shared/settingNames';
+import { isProfileName, priceOverridesOf, type PriceOverrides, type ProfileName, type TokenizerName } from '../shared/settingNames';
 
 export interface InspectorSettings {
   profile: ProfileName;
@@ -10,6 +10,9 @@ export interface InspectorSettings {
   hermesHome: string;
   /** A state.db above this many MB lists its sessions first and loads the chosen one on demand. */
   readWholeLimitMB: number;
+  /** Prices set by model (promptInspector.prices), and what in the setting was refused. */
+  prices: PriceOverrides;
+  priceProblems: string[];
 }
 
 export const DEFAULT_GLOBS = ['**/state.db', '**/session_*.json', '**/request_dump_*.json', '**/*.trace.jsonl'];
@@ -24,5 +27,6 @@ export function readSettings(): InspectorSettings {
     globs: c.get<string[]>('transcriptGlobs', DEFAULT_GLOBS),
     hermesHome: c.get<string>('hermesHome', ''),
     readWholeLimitMB: Math.max(0, c.get<number>('readWholeLimitMB', 256)),
+    ...(({ prices, problems }) => ({ prices, priceProblems: problems }))(priceOverridesOf(c.get<unknown>('prices', {}))),
   };
 }

@@ -90,7 +90,7 @@ export class LiveAnalysis {
    */
   private billed(analysis: Analysis, logs: readonly AgentLogRead[] | null): Analysis {
     this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
-    return this.logs ? withBilling(analysis, billingLogOf(this.logs)) : analysis;
+    return this.logs ? withBilling(analysis, billingLogOf(this.logs), this.options.prices) : analysis;
   }
 
   /** A read that went on from an earlier one holds only what it added: the earlier records go first. */

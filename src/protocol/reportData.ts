@@ -30,7 +30,7 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
     const narrowed = narrowToLineage(transcript, members);
     // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
     const alone = (replaysAlone(transcript, members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
-    lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members)), title).exportAll();
+    lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members), options.prices), title).exportAll();
   }
   return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };
 }

@@ -9,7 +9,7 @@ import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, 
 import { RpcClient, type RpcResponse } from '../shared/rpc';
 import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
-import type { ProfileName, TokenizerName } from '../shared/settingNames';
+import type { PriceOverrides, ProfileName, TokenizerName } from '../shared/settingNames';
 
 /** The turns and requests added when an analysis resumed with rows appended to its transcript: all that was replayed. */
 export interface Resumed {
@@ -27,7 +27,17 @@ export interface Recomputed {
 
 export interface EngineCalls {
   analyze: {
-    params: { key: string; path: string; title: string; profile: ProfileName; tokenizer: TokenizerName; session?: string; readWholeLimit?: number };
+    params: {
+      key: string;
+      path: string;
+      title: string;
+      profile: ProfileName;
+      tokenizer: TokenizerName;
+      session?: string;
+      readWholeLimit?: number;
+      /** Prices the user set by model (docs/billing.md "Cost"). */
+      prices?: PriceOverrides;
+    };
     result: {
       index: InspectorIndex;
       /** null for a file of one lineage (forks counted). */

@@ -67,13 +67,13 @@ function get(key: string): Inspection {
  */
 const counters = new Map<TokenizerName, TokenCounter>();
 
-function optionsFor({ profile, tokenizer }: Analysed['params']): AnalyzeOptions {
+function optionsFor({ profile, tokenizer, prices }: Analysed['params']): AnalyzeOptions {
   let counter = counters.get(tokenizer);
   if (!counter) {
     counter = createTokenCounter(tokenizer);
     counters.set(tokenizer, counter);
   }
-  return { profile: PROFILES[profile], counter, messages: false };
+  return { profile: PROFILES[profile], counter, messages: false, ...(prices ? { prices } : {}) };
 }
 
 /** The view of a refreshed analysis: a resumed one keeps the views of the turns it kept from `earlier`. */
@@ -97,7 +97,14 @@ function logsReadOn(live: LiveAnalysis, path: string, format: string): AgentLogR
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */
 function sameRead(a: Analysed['params'], b: Analysed['params']): boolean {
-  return a.path === b.path && a.profile === b.profile && a.tokenizer === b.tokenizer && a.session === b.session && a.readWholeLimit === b.readWholeLimit;
+  return (
+    a.path === b.path
+    && a.profile === b.profile
+    && a.tokenizer === b.tokenizer
+    && a.session === b.session
+    && a.readWholeLimit === b.readWholeLimit
+    && JSON.stringify(a.prices ?? {}) === JSON.stringify(b.prices ?? {})
+  );
 }
 
 /**

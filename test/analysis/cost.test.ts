@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
-import { costOf } from '../../src/analysis/cost';
+import { costOf, PRICE_OVERRIDE } from '../../src/analysis/cost';
+import { priceOverridesOf } from '../../src/shared/settingNames';
 import type { BilledUsage } from '../../src/shared/reportTypes';
 import { createRng } from '../support/synthesize';
 
@@ -56,5 +57,55 @@ describe('cost', () => {
       }
     }
     assert.ok(priced >= 4 * 60, `most routes priced (${priced})`);
+  });
+
+  it('prices a model the user set at their rates, over the catalogue and the subscription rule', () => {
+    const call = (model: string, provider: string, cacheWrite: number | null): BilledUsage => ({
+      input: 100_000,
+      output: 2_000,
+      cacheRead: 60_000,
+      cacheWrite,
+      model,
+      provider,
+      responseId: null,
+      latencySeconds: 1,
+      loggedAt: '',
+      source: { file: 'x', line: 1 },
+    });
+    const prices = { 'my-model': { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 2.5 }, 'claude-sonnet-4-5': { input: 1, output: 5 } };
+    // 30,000 uncached at 2, 60,000 read at 0.5, 10,000 written at 2.5, 2,000 out at 10, per million.
+    const own = costOf(call('my-model', 'openai-codex', 10_000), undefined, prices);
+    assert.ok(own);
+    assert.ok(Math.abs(own.usd - (30_000 * 2 + 60_000 * 0.5 + 10_000 * 2.5 + 2_000 * 10) / 1e6) < 1e-12, String(own.usd));
+    assert.deepEqual(own.rates, { input: 2, cacheRead: 0.5, cacheWrite: 2.5, output: 10 });
+    assert.equal(own.catalogue, PRICE_OVERRIDE);
+    assert.deepEqual(own.notes, []);
+    // Cache rates left out: the input rate, said in a note; the catalogue's own price is not used.
+    const sonnet = costOf(call('claude-sonnet-4-5', 'anthropic', 10_000), undefined, prices);
+    assert.ok(sonnet);
+    assert.ok(Math.abs(sonnet.usd - (100_000 * 1 + 2_000 * 5) / 1e6) < 1e-12, String(sonnet.usd));
+    assert.match(sonnet.notes.join(), /priced at the input rate/);
+    // Another model: the catalogue, as without overrides; a model the catalogue lacks and the user did not set: unpriced.
+    assert.deepEqual(costOf(call('claude-opus-4-1', 'anthropic', 10_000), undefined, prices), costOf(call('claude-opus-4-1', 'anthropic', 10_000)));
+    assert.equal(costOf(call('my-model', 'openai', 10_000)), null);
+  });
+
+  it('takes prices of the right shape only, and says what it refused', () => {
+    assert.deepEqual(priceOverridesOf(undefined), { prices: {}, problems: [] });
+    const { prices, problems } = priceOverridesOf({
+      ok: { input: 1, output: 2 },
+      cached: { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 },
+      negative: { input: -1, output: 2 },
+      text: { input: '1', output: 2 },
+      noOutput: { input: 1 },
+      nan: { input: Number.NaN, output: 1 },
+      list: [1, 2],
+    });
+    assert.deepEqual(Object.keys(prices), ['ok', 'cached']);
+    assert.deepEqual(prices.cached, { input: 1, output: 2, cacheRead: 0.1, cacheWrite: 1.25 });
+    assert.equal(problems.length, 5);
+    assert.match(problems[0], /^"negative": needs input and output/);
+    assert.equal(priceOverridesOf([]).problems.length, 1);
+    assert.equal(priceOverridesOf('x').problems.length, 1);
   });
 });
