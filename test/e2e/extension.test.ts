@@ -911,20 +911,31 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       await small.locator('turn-stepper #turn-0').click();
 
       // Another home put in its place (a rename, as an editor saves): the worker reads it whole again
-      // while the keys are pressed in the small file, which never left the screen or the focus.
-      logged = extensionLog().length;
-      cpSync(second, `${home}.new`);
-      renameSync(`${home}.new`, home);
-      const homeRead = (): boolean => homeReadSince(logged);
-
-      // Forward one request at a time: each lands on a request whose messages come from the engine.
-      const during: number[] = [];
-      for (let i = 0; i < 12 && !homeRead(); i++) {
-        const ms = await keyAnswered(small, 'n');
-        if (!homeRead()) during.push(ms);
+      // while the keys are pressed in the small file, which never left the screen or the focus. A
+      // read too quick to press two keys in shows nothing: the homes are swapped again (at most 3 times).
+      let homeRead = (): boolean => false;
+      let during: number[] = [];
+      let placed = first;
+      for (let attempt = 0; attempt < 3 && during.length < 2; attempt++) {
+        if (attempt > 0) {
+          await eventually(async () => homeRead(), Boolean, 180_000);
+          await small.locator('turn-stepper #turn-0').click();
+        }
+        const since = extensionLog().length;
+        logged = since;
+        placed = attempt % 2 === 0 ? second : first;
+        cpSync(placed, `${home}.new`);
+        renameSync(`${home}.new`, home);
+        homeRead = () => homeReadSince(since);
+        // Forward one request at a time: each lands on a request whose messages come from the engine.
+        during = [];
+        for (let i = 0; i < 12 && !homeRead(); i++) {
+          const ms = await keyAnswered(small, 'n');
+          if (!homeRead()) during.push(ms);
+        }
+        process.stderr.write(`[e2e] keys answered while the home was read: ${during.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
       }
-      process.stderr.write(`[e2e] keys answered while the home was read: ${during.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
-      assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything`);
+      assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything, three times`);
       // Held up, a key would wait for the home's read (tens of seconds): every key within 1 s, and
       // the median within 200 ms. One slow frame on a loaded 2-core machine is noise, not a hold-up
       // (a CI run saw 106-121 ms and one 363 ms); the bench measures the host's latency itself.
@@ -933,12 +944,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
 
       // The other home was read meanwhile, and shows.
       await eventually(async () => homeRead(), Boolean, 180_000);
-      const after = await eventually(
-        async () => lineagesOf(await overviewFor('big/state.db', 60_000)),
-        (ids) => ids.length > 100 && ids.join() !== before.join(),
-        60_000,
-      );
-      assert.ok(after.length > 100 && after.join() !== before.join(), 'the other home is shown');
+      // (The last one put in place: the second home, or the first again after a retry.)
+      const shows = (ids: string[]): boolean => ids.length > 100 && (ids.join() === before.join()) === (placed === first);
+      const after = await eventually(async () => lineagesOf(await overviewFor('big/state.db', 60_000)), shows, 60_000);
+      assert.ok(shows(after), 'the home last put in place is shown');
       process.stderr.write(
         `[e2e] the home read again: ${extensionLog()
           .slice(logged)
