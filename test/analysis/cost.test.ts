@@ -19,6 +19,11 @@ const ROUTES: [string, string, string | undefined][] = [
   ['deepseek-chat', 'deepseek', 'deepseek'],
 ];
 
+/** A logged call's usage with these figures; the rest as any line has it. */
+function billed(figures: Pick<BilledUsage, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'model' | 'provider'>): BilledUsage {
+  return { ...figures, responseId: null, latencySeconds: 1, loggedAt: '', source: { file: 'x', line: 1 } };
+}
+
 describe('cost', () => {
   it("equals the catalogue's price on every call, whichever way costOf priced it", () => {
     const rng = createRng(9);
@@ -30,18 +35,7 @@ describe('cost', () => {
         const write = k % 3 === 0 ? null : rng.int(0, input - read);
         const output = rng.int(0, 8_000);
         const at = new Date(Date.UTC(2026, 0, 1) + rng.int(0, 300 * 86_400) * 1000);
-        const b: BilledUsage = {
-          input,
-          output,
-          cacheRead: read,
-          cacheWrite: write,
-          model,
-          provider,
-          responseId: null,
-          latencySeconds: 1,
-          loggedAt: '',
-          source: { file: 'x', line: 1 },
-        };
+        const b = billed({ input, output, cacheRead: read, cacheWrite: write, model, provider });
         const want = calcPrice({ input_tokens: input, cache_read_tokens: read, cache_write_tokens: write ?? 0, output_tokens: output }, model, {
           ...(providerId ? { providerId } : {}),
           timestamp: at,
@@ -60,18 +54,8 @@ describe('cost', () => {
   });
 
   it('prices a model the user set at their rates, over the catalogue and the subscription rule', () => {
-    const call = (model: string, provider: string, cacheWrite: number | null): BilledUsage => ({
-      input: 100_000,
-      output: 2_000,
-      cacheRead: 60_000,
-      cacheWrite,
-      model,
-      provider,
-      responseId: null,
-      latencySeconds: 1,
-      loggedAt: '',
-      source: { file: 'x', line: 1 },
-    });
+    const call = (model: string, provider: string, cacheWrite: number | null): BilledUsage =>
+      billed({ input: 100_000, output: 2_000, cacheRead: 60_000, cacheWrite, model, provider });
     const prices = { 'my-model': { input: 2, output: 10, cacheRead: 0.5, cacheWrite: 2.5 }, 'claude-sonnet-4-5': { input: 1, output: 5 } };
     // 30,000 uncached at 2, 60,000 read at 0.5, 10,000 written at 2.5, 2,000 out at 10, per million.
     const own = costOf(call('my-model', 'openai-codex', 10_000), undefined, prices);

@@ -7,26 +7,14 @@ import { writeLineageDb } from '../support/hermesDb';
 import { assertSchemaValid } from '../robustness/invariants';
 import { assertNoStack, cli, example, tempDir } from './support';
 
-const dirs: string[] = [];
-const scratch = (): string => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function lineageDb(): { dir: string; db: string } {
-  const dir = scratch();
-  const db = join(dir, 'state.db');
-  writeLineageDb(db);
-  return { dir, db };
-}
+// One store for both tests: they only read it.
+const dir = tempDir();
+after(() => rmSync(dir, { recursive: true, force: true }));
+const db = join(dir, 'state.db');
+writeLineageDb(db);
 
 describe('--session on the command line', () => {
   it('analyze, check and report narrow to the lineage; the report stays valid', () => {
-    const { dir, db } = lineageDb();
     const run = cli('analyze', db, '--session', 'e', '--json');
     assert.equal(run.code, 0, run.stderr);
     assertSchemaValid(run.stdout, '--session e');
@@ -44,11 +32,10 @@ describe('--session on the command line', () => {
   });
 
   it('an unknown session exits 2 with a clear message and no stack', () => {
-    const { db } = lineageDb();
     for (const args of [
       ['analyze', db, '--session', 'nope', '--json'],
       ['check', db, example('rotation/state.db'), '--session', 'nope'],
-      ['report', db, '--session', 'nope', '-o', join(scratch(), 'x.html')],
+      ['report', db, '--session', 'nope', '-o', join(dir, 'x.html')],
     ]) {
       const run = cli(...args);
       assert.equal(run.code, 2, args.join(' '));
