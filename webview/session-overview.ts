@@ -73,6 +73,8 @@ export class SessionOverviewElement extends LitElement {
   private rows: OverviewRow[] = [];
   private shown = 0;
   private rowsFor: unknown[] = [];
+  /** Whether any lineage was billed (an agent.log read): the columns then start from the bill's set. Worked out with the rows. */
+  private billed = false;
   private resize: ResizeObserver | null = null;
   private reportTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -203,6 +205,7 @@ export class SessionOverviewElement extends LitElement {
     const inputs = [o, s.sort?.column, s.sort?.descending, s.filter, s.source, s.has.join(), s.expanded.join()];
     if (!o || inputs.every((v, i) => v === this.rowsFor[i])) return;
     this.rowsFor = inputs;
+    this.billed = overviewBilled(o);
     const lineages = shownLineages(o, s);
     this.rows = overviewRows(lineages, new Set(s.expanded));
     this.shown = overviewCounts(o, lineages).shown;
@@ -311,7 +314,7 @@ export class SessionOverviewElement extends LitElement {
   }
 
   private toggleColumn(c: OverviewColumn, show: boolean): void {
-    this.change({ columns: withColumn(this.state.columns, c.key, show, this.overview !== null && overviewBilled(this.overview)) });
+    this.change({ columns: withColumn(this.state.columns, c.key, show, this.billed) });
   }
 
   private toggleHas(h: 'breaks' | 'errors'): void {
@@ -515,7 +518,7 @@ export class SessionOverviewElement extends LitElement {
     // The focused row stays in the DOM when scrolled away, so Tab still lands on it.
     const focusAt = this.rows.findIndex((r) => keyOf(r) === this.focusKey);
     if (focusAt >= 0 && (focusAt < first || focusAt > last)) visible.push(focusAt);
-    const columns = shownColumns(s.columns, overviewBilled(o));
+    const columns = shownColumns(s.columns, this.billed);
     // The title takes what the other columns leave; past the view's width the table scrolls under it.
     const template = columns.map((c) => (c.key === TITLE_COLUMN ? `minmax(${TITLE_WIDTH}px, 1fr)` : `${widthOf(c)}px`)).join(' ');
     const width = columns.reduce((n, c) => n + (c.key === TITLE_COLUMN ? TITLE_WIDTH : widthOf(c)), 0);

@@ -134,9 +134,9 @@ export function noteCategory(kind: InjectionKind): string {
   return `notes/${kind}`;
 }
 
-export function addCategories(into: TokenCategories, from: TokenCategories, sign = 1): void {
+export function addCategories(into: TokenCategories, from: TokenCategories): void {
   for (const [k, v] of Object.entries(from)) {
-    const n = (into[k] ?? 0) + sign * v;
+    const n = (into[k] ?? 0) + v;
     if (n === 0) delete into[k];
     else into[k] = n;
   }

@@ -129,8 +129,8 @@ export class RequestWire {
     const special = [...new Set([req.currentUserIdx, req.end - 1])].filter((row) => row >= 0 && row < req.end);
     let currentOwn = 0;
     for (const row of special) {
-      const now = g.breakdown(row, row === req.currentUserIdx, row === req.end - 1);
-      const historical = g.breakdown(row, false, false);
+      const now = g.rowCategories(row, row === req.currentUserIdx, row === req.end - 1);
+      const historical = g.rowCategories(row, false, false);
       for (let k = 0; k < sums.length; k++) sums[k] += now[k] - historical[k];
       if (row === req.currentUserIdx) currentOwn = now[g.roleSlot(row)];
     }
@@ -178,6 +178,8 @@ class GenerationWire {
   /** categories[n * K + k]: tokens of category k in rows [0, n) sent as historical copies; valid up to `categorized`. */
   private categorySums = new Float64Array(ROW_CATEGORIES.length);
   private categorized = 0;
+  /** Row categories of copies in a mode other than historical, by slot (slotOf). */
+  private readonly moded = new Map<number, Float64Array>();
 
   constructor(
     private readonly rows: Row[],
@@ -251,11 +253,31 @@ class GenerationWire {
     return k < 0 ? OTHER_ROLE : k;
   }
 
-  /** The row's tokens in a mode by category (ROW_CATEGORIES), summing to `tokens(row, mode)`. */
-  breakdown(row: number, isCurrent: boolean, isFinal: boolean): Float64Array {
-    const out = new Float64Array(ROW_CATEGORIES.length);
-    const total = this.tokens(row, isCurrent, isFinal);
+  /**
+   * The row's tokens in a mode by category (ROW_CATEGORIES), summing to `tokens(row, mode)`. A
+   * historical copy's comes from the prefix sums once they reach it; a copy in another mode (a
+   * request's current user row, its final row) is counted once and kept.
+   */
+  rowCategories(row: number, isCurrent: boolean, isFinal: boolean): Float64Array {
     const slot = this.slotOf(row, isCurrent, isFinal);
+    if ((slot & 3) === 0) {
+      if (row >= this.categorized) return this.breakdown(row, slot);
+      const K = ROW_CATEGORIES.length;
+      const out = this.categorySums.slice((row + 1) * K, (row + 2) * K);
+      for (let k = 0; k < K; k++) out[k] -= this.categorySums[row * K + k];
+      return out;
+    }
+    let b = this.moded.get(slot);
+    if (!b) {
+      b = this.breakdown(row, slot);
+      this.moded.set(slot, b);
+    }
+    return b;
+  }
+
+  private breakdown(row: number, slot: number): Float64Array {
+    const out = new Float64Array(ROW_CATEGORIES.length);
+    const total = this.tokens(row, (slot & 2) !== 0, (slot & 1) !== 0);
     let notes = 0;
     for (const span of this.copy(row, (slot & 2) !== 0, (slot & 1) !== 0).injected) {
       const n = this.countText(span.text);
@@ -274,14 +296,13 @@ class GenerationWire {
   /** Tokens by category of rows [0, n) all sent as historical, non-final copies (read-only view). */
   categoryPrefix(n: number): Float64Array {
     const K = ROW_CATEGORIES.length;
-    if (n >= this.prefix.length) this.fit();
     if (this.categorySums.length < (n + 1) * K) {
       const grown = new Float64Array(Math.max((n + 1) * K, 2 * this.categorySums.length));
       grown.set(this.categorySums);
       this.categorySums = grown;
     }
     for (; this.categorized < n; this.categorized++) {
-      const row = this.breakdown(this.categorized, false, false);
+      const row = this.breakdown(this.categorized, this.slotOf(this.categorized, false, false));
       const from = this.categorized * K;
       for (let k = 0; k < K; k++) this.categorySums[from + K + k] = this.categorySums[from + k] + row[k];
     }
