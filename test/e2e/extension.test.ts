@@ -169,8 +169,10 @@ async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeou
  * -1 when that did not happen within 10 s.
  */
 async function keyAnswered(frame: Frame, key: string): Promise<number> {
-  // A string, not a function: tsx would name the helpers inside with a `__name` the page lacks.
-  const answered = frame.evaluate<number>(`new Promise((resolve) => {
+  // Strings, not functions: tsx would name the helpers inside with a `__name` the page lacks.
+  // The probe is in place before the key is pressed: started together, a loaded machine ran the
+  // press first and the probe then waited for a key that had already come (a CI run saw -1).
+  await frame.evaluate(`(() => {
     const root = document.querySelector('prompt-inspector-app').shadowRoot;
     const selected = () => root.querySelector('request-bar')?.shadowRoot?.querySelector('[role=tab][aria-selected=true]')?.dataset.request;
     const shown = () => {
@@ -181,16 +183,18 @@ async function keyAnswered(frame: Frame, key: string): Promise<number> {
     let pressed = -1;
     addEventListener('keydown', () => (pressed = performance.now()), { capture: true, once: true });
     const started = performance.now();
-    const poll = () => {
-      const now = performance.now();
-      if (pressed >= 0 && selected() !== from && shown()) resolve(now - pressed);
-      else if (now - started > 10000) resolve(-1);
-      else requestAnimationFrame(poll);
-    };
-    requestAnimationFrame(poll);
-  })`);
+    globalThis.__keyAnswered = new Promise((resolve) => {
+      const poll = () => {
+        const now = performance.now();
+        if (pressed >= 0 && selected() !== from && shown()) resolve(now - pressed);
+        else if (now - started > 10000) resolve(-1);
+        else requestAnimationFrame(poll);
+      };
+      requestAnimationFrame(poll);
+    });
+  })()`);
   await (page as Page).keyboard.press(key);
-  return answered;
+  return frame.evaluate<number>('globalThis.__keyAnswered');
 }
 
 async function openFromPalette(filter: string): Promise<void> {
@@ -872,7 +876,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
   });
 
   scenario(
-    'a 2,000-session home being read holds up no other file: keys in a small one answered in a median 200 ms',
+    'a 2,000-session home being read holds up no other file: keys in a small one answer as with the home idle',
     async () => {
       const p = page as Page;
       const [first, second] = await (bigHomes as Promise<string[]>);
@@ -908,6 +912,15 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       const before = await lineagesOf(await overviewFor('big/state.db', 60_000));
       assert.ok(before.length > 100, `the first home's lineages (${before.length})`);
       const small = await inspectorFor('trace/agent.trace.jsonl');
+      // The same keys with the home idle: what this machine, as loaded as it is now, takes anyway.
+      await small.locator('turn-stepper #turn-0').click();
+      const idle: number[] = [];
+      for (let i = 0; i < 5; i++) idle.push(await keyAnswered(small, 'n'));
+      process.stderr.write(`[e2e] keys answered with the home idle: ${idle.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
+      assert.ok(
+        idle.every((ms) => ms >= 0),
+        `every key answered with the home idle: ${idle.join(', ')}`,
+      );
       await small.locator('turn-stepper #turn-0').click();
 
       // Another home put in its place (a rename, as an editor saves): the worker reads it whole again
@@ -936,11 +949,16 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         process.stderr.write(`[e2e] keys answered while the home was read: ${during.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
       }
       assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything, three times`);
-      // Held up, a key would wait for the home's read (tens of seconds): every key within 1 s, and
-      // the median within 200 ms. One slow frame on a loaded 2-core machine is noise, not a hold-up
-      // (a CI run saw 106-121 ms and one 363 ms); the bench measures the host's latency itself.
-      const median = [...during].sort((a, b) => a - b)[Math.floor(during.length / 2)];
-      assert.ok(during.every((ms) => ms >= 0 && ms <= 1_000) && median <= 200, `every key answered within 1 s, the median within 200 ms: ${during.join(', ')}`);
+      // Held up, a key would wait for the home's read (tens of seconds): every key within 2 s, and
+      // the median within twice the idle one plus 100 ms (the read shares this machine's two cores
+      // with the page: a CI run saw 106-363 ms, an idle 2× slower day 120-368 ms). The bench
+      // measures the host's own latency.
+      const median = (ms: number[]): number => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+      const bound = 2 * median(idle) + 100;
+      assert.ok(
+        during.every((ms) => ms >= 0 && ms <= 2_000) && median(during) <= bound,
+        `every key answered within 2 s, the median within ${bound.toFixed(0)} ms (idle: ${idle.join(', ')}): ${during.join(', ')}`,
+      );
 
       // The other home was read meanwhile, and shows.
       await eventually(async () => homeRead(), Boolean, 180_000);
