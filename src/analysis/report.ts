@@ -139,7 +139,7 @@ export function reanalyzeChanged(
 
 /**
  * analyze(narrowed) for lineages of `whole`'s transcript (`opts`: what `whole` was analysed with)
- * that replay the same alone (narrowToLineage, replaysAlone): its turns and requests are the whole
+ * that replay the same alone (TranscriptLineages' narrow and replaysAlone): its turns and requests are the whole
  * replay's, renumbered from 0, and their wire copies and token counts are `whole`'s, so nothing is
  * replayed or counted again; the report is assembled anew (its findings name the new numbers).
  * Null where the slice is not one lineage's turns and requests in the order a replay of it alone

@@ -7,7 +7,7 @@
 // not read (a file listed, not loaded; a session outside `--session`'s lineage), is null, never a
 // guess: the CLI prints "not recorded" / "not read".
 
-import { continuesParent, listedLineages, type ListedSession } from '../hermes/lineage';
+import { continuesParent, type ListedSession, TranscriptLineages } from '../hermes/lineage';
 import type { RecordedCounters, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { distinct, everyLineage, lineageModel } from '../shared/overviewColumns';
 import type { LineageKind, OverviewFigures, OverviewLineage, OverviewRecorded, OverviewSession, SessionOverview } from '../shared/overviewTypes';
@@ -179,9 +179,12 @@ function sumFigures(sessions: OverviewSession[]): OverviewFigures {
   return out;
 }
 
-/** The overview of an analysed transcript: its report and what the readers listed. */
-export function sessionOverview(transcript: Transcript, report: Report): SessionOverview {
-  const { lineages, chains } = listedLineages(transcript);
+/**
+ * The overview of an analysed transcript: its report and what the readers listed. `of`: the
+ * transcript's lineages, passed by a caller that goes on to open them (their walk is then done once).
+ */
+export function sessionOverview(transcript: Transcript, report: Report, of = new TranscriptLineages(transcript)): SessionOverview {
+  const { lineages, chains } = of.listed;
   const { bySession, unplaced } = figuresBySession(report);
   const read = !transcript.listedOnly;
 
@@ -253,7 +256,7 @@ export function sessionOverview(transcript: Transcript, report: Report): Session
  * The overview a view of the file opens on; null for a file of one lineage (forks counted), which
  * opens on its inspector as it always did.
  */
-export function overviewToOpenOn(transcript: Transcript, report: Report): SessionOverview | null {
-  const overview = sessionOverview(transcript, report);
+export function overviewToOpenOn(transcript: Transcript, report: Report, of = new TranscriptLineages(transcript)): SessionOverview | null {
+  const overview = sessionOverview(transcript, report, of);
   return everyLineage(overview.lineages).length > 1 ? overview : null;
 }

@@ -274,58 +274,116 @@ export function listedSessions(transcript: Transcript): ListedSession[] {
   return out;
 }
 
-/**
- * What the overview, lineageMembers and narrowToLineage need of a transcript, worked out once: a
- * report asks them for every lineage of the file in turn (src/protocol/reportData.ts), and a walk of
- * the whole file per lineage would make 50,000 lineages cost 50,000² steps. Kept beside the
- * transcript while its lists are the same arrays of the same lengths (a transcript is not changed in
- * place once read; one that is gets a new index).
- */
-interface LineageIndex {
-  lists: readonly unknown[];
-  /** listedLineages(). */
-  listed?: ListedLineages;
-  /** Each listed session's compaction chain, by session id. */
-  chainOf?: Map<string, ListedSession[]>;
-  /** Where each session's sessions, catalogue entries, dumps and findings sit in the transcript's lists. */
-  at?: {
-    sessions: Map<string, number[]>;
-    /** The loaded sessions whose parent is each session, by the parent's id. */
-    children: Map<string, number[]>;
-    catalog: Map<string, number[]>;
-    captured: Map<string, number[]>;
-    findings: Map<string, number[]>;
-    /** Findings placed in no session: every lineage keeps them. */
-    unplaced: number[];
-  };
-}
-
-const indexes = new WeakMap<Transcript, LineageIndex>();
-
 /** The sessions a file names (listedSessions), their walker, and its compaction chains by first session's id. */
 export interface ListedLineages {
   lineages: Lineages<ListedSession>;
   chains: Map<string, ListedSession[]>;
 }
 
-/** The lineages of every session the file names, worked out once per transcript (see LineageIndex). */
-export function listedLineages(transcript: Transcript): ListedLineages {
-  const index = lineageIndex(transcript);
-  if (!index.listed) {
-    const lineages = new Lineages(listedSessions(transcript));
-    index.listed = { lineages, chains: lineages.chains() };
-  }
-  return index.listed;
+/** Where each session's sessions, catalogue entries, dumps and findings sit in a transcript's lists. */
+interface Places {
+  sessions: Map<string, number[]>;
+  /** The loaded sessions whose parent is each session, by the parent's id. */
+  children: Map<string, number[]>;
+  catalog: Map<string, number[]>;
+  captured: Map<string, number[]>;
+  findings: Map<string, number[]>;
+  /** Findings placed in no session: every lineage keeps them. */
+  unplaced: number[];
 }
 
-function lineageIndex(transcript: Transcript): LineageIndex {
-  const { sessions, catalog, captured, findings } = transcript;
-  const lists = [sessions, sessions.length, catalog, catalog?.length, captured, captured.length, findings, findings.length];
-  const known = indexes.get(transcript);
-  if (known && known.lists.every((v, i) => v === lists[i])) return known;
-  const index: LineageIndex = { lists };
-  indexes.set(transcript, index);
-  return index;
+/**
+ * The lineages of one transcript, each part worked out on first use and kept by whoever holds this
+ * object: a report asks for every lineage of the file in turn (src/protocol/reportData.ts), and a
+ * walk of the whole file per lineage would make 50,000 lineages cost 50,000² steps. A transcript is
+ * not changed in place once read, so what is worked out stays true for as long as it is held.
+ */
+export class TranscriptLineages {
+  private listedOnce?: ListedLineages;
+  private chainOf?: Map<string, ListedSession[]>;
+  private placesOnce?: Places;
+
+  constructor(readonly transcript: Transcript) {}
+
+  /** The lineages of every session the file names. */
+  get listed(): ListedLineages {
+    if (!this.listedOnce) {
+      const lineages = new Lineages(listedSessions(this.transcript));
+      this.listedOnce = { lineages, chains: lineages.chains() };
+    }
+    return this.listedOnce;
+  }
+
+  /**
+   * The sessions of the lineage that holds session `id` (one overview row: its compaction chain), in
+   * lineage order, from what the file names (the state.db catalogue included, so a chain member that
+   * was not loaded is named too); [] when the file names no such session.
+   */
+  members(id: string): string[] {
+    if (!this.chainOf) {
+      this.chainOf = new Map();
+      for (const chain of this.listed.chains.values()) for (const n of chain) this.chainOf.set(n.id, chain);
+    }
+    return this.chainOf.get(id)?.map((n) => n.id) ?? [];
+  }
+
+  /**
+   * The transcript without what lies outside the lineage of `members` (members()): other
+   * sessions' rows, catalogue entries, request dumps and the findings placed in them. A new object:
+   * the transcript it narrows is left as it was (the extension's worker keeps it for other lineages).
+   * Each list keeps its order; the cost is the lineage's size, not the file's.
+   */
+  narrow(members: readonly string[]): Transcript {
+    const { transcript } = this;
+    const at = this.places;
+    const keep = [...new Set(members)];
+    const pick = <T>(list: readonly T[], by: Map<string, number[]>, also: readonly number[] = []): T[] => {
+      const picked = [...also];
+      for (const id of keep) for (const i of by.get(id) ?? []) picked.push(i);
+      return picked.sort((a, b) => a - b).map((i) => list[i]);
+    };
+    return {
+      ...transcript,
+      sessions: pick(transcript.sessions, at.sessions),
+      ...(transcript.catalog ? { catalog: pick(transcript.catalog, at.catalog) } : {}),
+      captured: pick(transcript.captured, at.captured),
+      findings: pick(transcript.findings, at.findings, at.unplaced),
+    };
+  }
+
+  /**
+   * True when no loaded session of the lineage `members` (members()) has its parent or a child
+   * among the file's other loaded sessions. The replay reads a fork's parent's list (the turn a fork
+   * answers) and a parent's forks (the row that turn takes away), so only such a lineage replays the
+   * same alone (narrow()) as within the whole file.
+   */
+  replaysAlone(members: readonly string[]): boolean {
+    const { sessions } = this.transcript;
+    const at = this.places;
+    const own = new Set(members);
+    const outside = (id: string | null): boolean => id !== null && !own.has(id) && at.sessions.has(id);
+    for (const id of own) {
+      for (const i of at.sessions.get(id) ?? []) if (outside(sessions[i].parentId)) return false;
+      for (const i of at.children.get(id) ?? []) if (outside(sessions[i].id)) return false;
+    }
+    return true;
+  }
+
+  private get places(): Places {
+    if (!this.placesOnce) {
+      const { sessions, catalog, captured, findings } = this.transcript;
+      const unplaced: number[] = [];
+      this.placesOnce = {
+        sessions: positions(sessions, (s) => s.id),
+        children: positions(sessions, (s) => s.parentId ?? undefined),
+        catalog: positions(catalog ?? [], (s) => s.id),
+        captured: positions(captured, (c) => c.sessionId),
+        findings: positions(findings, (f) => f.pos.sessionId, unplaced),
+        unplaced,
+      };
+    }
+    return this.placesOnce;
+  }
 }
 
 function positions<T>(list: readonly T[], key: (item: T) => string | undefined, unplaced?: number[]): Map<string, number[]> {
@@ -340,75 +398,4 @@ function positions<T>(list: readonly T[], key: (item: T) => string | undefined, 
     }
   });
   return out;
-}
-
-/** LineageIndex.at, worked out on first use. */
-function placesOf(transcript: Transcript): NonNullable<LineageIndex['at']> {
-  const index = lineageIndex(transcript);
-  index.at ??= (() => {
-    const unplaced: number[] = [];
-    return {
-      sessions: positions(transcript.sessions, (s) => s.id),
-      children: positions(transcript.sessions, (s) => s.parentId ?? undefined),
-      catalog: positions(transcript.catalog ?? [], (s) => s.id),
-      captured: positions(transcript.captured, (c) => c.sessionId),
-      findings: positions(transcript.findings, (f) => f.pos.sessionId, unplaced),
-      unplaced,
-    };
-  })();
-  return index.at;
-}
-
-/**
- * The sessions of the lineage that holds session `id` (one overview row: its compaction chain), in
- * lineage order, from what the file names (the state.db catalogue included, so a chain member that
- * was not loaded is named too); [] when the file names no such session.
- */
-export function lineageMembers(transcript: Transcript, id: string): string[] {
-  const index = lineageIndex(transcript);
-  if (!index.chainOf) {
-    index.chainOf = new Map();
-    for (const chain of listedLineages(transcript).chains.values()) for (const n of chain) index.chainOf.set(n.id, chain);
-  }
-  return index.chainOf.get(id)?.map((n) => n.id) ?? [];
-}
-
-/**
- * The transcript without what lies outside the lineage of `members` (lineageMembers): other
- * sessions' rows, catalogue entries, request dumps and the findings placed in them. A new object:
- * the transcript it narrows is left as it was (the extension's worker keeps it for other lineages).
- * Each list keeps its order; the cost is the lineage's size, not the file's.
- */
-export function narrowToLineage(transcript: Transcript, members: readonly string[]): Transcript {
-  const at = placesOf(transcript);
-  const keep = [...new Set(members)];
-  const pick = <T>(list: readonly T[], by: Map<string, number[]>, also: readonly number[] = []): T[] => {
-    const picked = [...also];
-    for (const id of keep) for (const i of by.get(id) ?? []) picked.push(i);
-    return picked.sort((a, b) => a - b).map((i) => list[i]);
-  };
-  return {
-    ...transcript,
-    sessions: pick(transcript.sessions, at.sessions),
-    ...(transcript.catalog ? { catalog: pick(transcript.catalog, at.catalog) } : {}),
-    captured: pick(transcript.captured, at.captured),
-    findings: pick(transcript.findings, at.findings, at.unplaced),
-  };
-}
-
-/**
- * True when no loaded session of the lineage `members` (lineageMembers) has its parent or a child
- * among the file's other loaded sessions. The replay reads a fork's parent's list (the turn a fork
- * answers) and a parent's forks (the row that turn takes away), so only such a lineage replays the
- * same alone (narrowToLineage) as within the whole file.
- */
-export function replaysAlone(transcript: Transcript, members: readonly string[]): boolean {
-  const at = placesOf(transcript);
-  const own = new Set(members);
-  const outside = (id: string | null): boolean => id !== null && !own.has(id) && at.sessions.has(id);
-  for (const id of own) {
-    for (const i of at.sessions.get(id) ?? []) if (outside(transcript.sessions[i].parentId)) return false;
-    for (const i of at.children.get(id) ?? []) if (outside(transcript.sessions[i].id)) return false;
-  }
-  return true;
 }

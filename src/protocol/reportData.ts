@@ -6,7 +6,7 @@ import { analyze, lineageSlicer, withBilling, type AnalyzeOptions, type Analysis
 import { billingLogFor, type BillingLog } from '../analysis/billing';
 import { everyLineage } from '../shared/overviewColumns';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
-import { lineageMembers, narrowToLineage, replaysAlone } from '../hermes/lineage';
+import { TranscriptLineages } from '../hermes/lineage';
 import { Inspection } from './inspection';
 import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from '../shared/messages';
 
@@ -18,18 +18,19 @@ import { PROTOCOL_VERSION, type EmbeddedInspection, type EmbeddedReport } from '
  */
 export function reportData(analysis: Analysis, title: string, options: AnalyzeOptions, log: BillingLog | null = null): EmbeddedReport {
   const { transcript, report } = analysis;
-  const overview = overviewToOpenOn(transcript, report);
+  const lineagesOf = new TranscriptLineages(transcript);
+  const overview = overviewToOpenOn(transcript, report, lineagesOf);
   const whole = new Inspection(analysis, title);
   if (overview === null) return { version: PROTOCOL_VERSION, overview: null, inspection: whole.exportAll() };
   const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
   const lineages: Record<string, EmbeddedInspection> = {};
   const slice = lineageSlicer(analysis, options);
   for (const lineage of everyLineage(overview.lineages)) {
-    const members = lineageMembers(transcript, lineage.id);
+    const members = lineagesOf.members(lineage.id);
     if (!members.every((m) => loaded.has(m))) continue;
-    const narrowed = narrowToLineage(transcript, members);
+    const narrowed = lineagesOf.narrow(members);
     // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
-    const alone = (replaysAlone(transcript, members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
+    const alone = (lineagesOf.replaysAlone(members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
     lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members), options.prices), title).exportAll();
   }
   return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };

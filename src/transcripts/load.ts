@@ -9,7 +9,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson, type SnapshotMemory } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb, type StateDbOptions, type StoreMemory } from './hermesStateDb';
-import { lineageMembers, narrowToLineage } from '../hermes/lineage';
+import { TranscriptLineages } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../shared/model/transcript';
 import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
 import type { TurnTraceReader } from './turnTrace';
@@ -92,16 +92,18 @@ export async function loadRemembering(
 async function loadLineage(path: string, id: string, options: LoadOptions): Promise<Transcript> {
   const load = async (session: string): Promise<Transcript> => (await loadFile(path, { readWholeLimit: options.readWholeLimit, session })).transcript;
   let transcript = await load(id);
-  let members = lineageMembers(transcript, id);
+  let lineages = new TranscriptLineages(transcript);
+  let members = lineages.members(id);
   // A chain member that continues an ancestor of ID on another path (two compaction children of one
   // parent) is no descendant of ID: its lineage is then loaded from its first session.
   const loaded = new Set(transcript.sessions.map((s) => s.id));
   if (members.length && members[0] !== id && (!transcript.catalog || members.some((m) => !loaded.has(m)))) {
     transcript = await load(members[0]);
-    members = lineageMembers(transcript, id);
+    lineages = new TranscriptLineages(transcript);
+    members = lineages.members(id);
   }
   // A file that could not be read at all keeps its findings.
-  return members.length ? narrowToLineage(transcript, members) : transcript;
+  return members.length ? lineages.narrow(members) : transcript;
 }
 
 async function loadFile(path: string, options: LoadOptions, memo: Memo = { remember: false }): Promise<Remembered> {

@@ -13,7 +13,7 @@ import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts
 import { agentLogsBeside, readAgentLogs, type AgentLogRead } from '../transcripts/agentLogFiles';
 import { serve, type RpcRequest } from '../shared/rpc';
 import type { Transcript } from '../shared/model/transcript';
-import { lineageMembers, Lineages, listedSessions, narrowToLineage } from '../hermes/lineage';
+import { TranscriptLineages } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { LiveAnalysis, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls } from './engineProtocol';
@@ -31,6 +31,8 @@ interface Analysed extends Open {
   opened?: Open & { lineage: string };
   /** The file (and its WAL and journal) as stat saw it before it was read: unchanged, it is not read again. */
   signature: string;
+  /** The lineages of the analysed transcript, worked out as the overview and opened lineages need them. */
+  lineages: TranscriptLineages;
 }
 
 /**
@@ -111,13 +113,13 @@ function sameRead(a: Analysed['params'], b: Analysed['params']): boolean {
  * One lineage of an analysed file: narrowed from the file's transcript when every session of it
  * was read, else (a state.db only listed, or read for another session) loaded alone from the file.
  */
-async function lineageTranscript({ params, inspection }: Analysed, lineage: string): Promise<Transcript> {
-  const { transcript } = inspection.analysis;
-  const members = lineageMembers(transcript, lineage);
+async function lineageTranscript({ params, lineages }: Analysed, lineage: string): Promise<Transcript> {
+  const { transcript } = lineages;
+  const members = lineages.members(lineage);
   // A lineage is named by its first session: any other id is no row of the overview.
   if (members[0] !== lineage) throw new Error(`no lineage ${lineage} in ${params.title}`);
   const loaded = new Set(transcript.sessions.map((s) => s.id));
-  if (!transcript.listedOnly && members.every((m) => loaded.has(m))) return narrowToLineage(transcript, members);
+  if (!transcript.listedOnly && members.every((m) => loaded.has(m))) return lineages.narrow(members);
   return loadTranscript(params.path, { lineage, readWholeLimit: params.readWholeLimit });
 }
 
@@ -140,10 +142,11 @@ function answerOf(
 ): EngineCalls['analyze']['result'] {
   const { analysis } = inspection;
   inspections.set(params.key, inspection);
-  files.set(params.key, { params, live, inspection, opened, signature });
+  const lineages = new TranscriptLineages(analysis.transcript);
+  files.set(params.key, { params, live, inspection, opened, signature, lineages });
   return {
     index: inspection.index,
-    overview: overviewToOpenOn(analysis.transcript, analysis.report),
+    overview: overviewToOpenOn(analysis.transcript, analysis.report, lineages),
     diagnostics: analysis.report.diagnostics,
     catalog: analysis.transcript.catalog ?? null,
     listedOnly: analysis.transcript.listedOnly === true,
@@ -164,7 +167,7 @@ const answer = serve<EngineCalls>({
     if (rebilled) return answerOf(params, live, rebilled.inspection, rebilled.how, signature, earlier?.opened);
     let { transcript, memory } = await loadRemembering(params.path, { session: params.session, readWholeLimit: params.readWholeLimit, earlier: live.reading });
     // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
-    const roots = transcript.listedOnly ? [...new Lineages(listedSessions(transcript)).chains().keys()] : [];
+    const roots = transcript.listedOnly ? [...new TranscriptLineages(transcript).listed.chains.keys()] : [];
     if (roots.length === 1) {
       transcript = await loadTranscript(params.path, { lineage: roots[0], readWholeLimit: params.readWholeLimit });
       memory = null;

@@ -14,7 +14,7 @@ import type { Generation, Transcript } from '../../src/shared/model/transcript';
 import type { Row } from '../../src/shared/model/rows';
 import { Inspection } from '../../src/protocol/inspection';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
-import { lineageMembers, Lineages, narrowToLineage } from '../../src/hermes/lineage';
+import { Lineages, TranscriptLineages } from '../../src/hermes/lineage';
 import { unansweredAsk } from '../../src/hermes/snapshot';
 import { createRng, synthesizeLongRun, toSessionJson, toTurnTraceJsonl } from '../support/synthesize';
 import { buildStore, scenarioNames } from '../support/upstreamStores';
@@ -34,6 +34,12 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The transcript with the last list of each chosen session cut to `keep` of its rows. */
+/** The lineage of session `id` alone, its lineages worked out on the transcript as it is now. */
+function lineageOf(transcript: Transcript, id: string): Transcript {
+  const lineages = new TranscriptLineages(transcript);
+  return lineages.narrow(lineages.members(id));
+}
+
 function cut(full: Transcript, keep: (gen: Generation, session: number) => number): Transcript {
   const t = structuredClone(full);
   t.sessions.forEach((s, k) => {
@@ -166,18 +172,18 @@ describe('an analysis extended as its transcript grows', () => {
     const leaf = (k: number): boolean => !parents.has(home.sessions[k].id);
     const states = [0.5, 0.7, 0.9, 1].map((f) => cut(home, (gen, k) => (leaf(k) ? Math.ceil(gen.rows.length * f) : Infinity)));
     const held = structuredClone(states[0]);
-    const opened = new Map(roots.map((id) => [id, analyzeResumable(narrowToLineage(held, lineageMembers(held, id)), opts)]));
+    const opened = new Map(roots.map((id) => [id, analyzeResumable(lineageOf(held, id), opts)]));
     let extended = 0;
     for (const state of states.slice(1)) {
       const growth = transcriptGrowth(held, structuredClone(state));
       assert.ok(growth, 'rows appended to every session are a growth');
       graftGrowth(held, structuredClone(state), growth);
       for (const [id, before] of opened) {
-        const lineage = narrowToLineage(held, lineageMembers(held, id));
+        const lineage = lineageOf(held, id);
         const next = extendAnalysis(before, lineage);
         if (next) extended++;
         const analysis = next ?? analyzeResumable(lineage, opts);
-        const whole = analyze(narrowToLineage(structuredClone(state), lineageMembers(state, id)), opts);
+        const whole = analyze(lineageOf(structuredClone(state), id), opts);
         assert.equal(JSON.stringify(analysis.analysis.report), JSON.stringify(whole.report), `lineage ${id}`);
         opened.set(id, analysis);
       }

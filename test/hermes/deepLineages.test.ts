@@ -15,7 +15,7 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { writeJson } from '../../src/cli/htmlReport';
 import { main } from '../../src/cli/main';
 import { PROFILES } from '../../src/engine/profile';
-import { continuesParent, Lineages, lineageMembers, listedSessions, narrowToLineage, type LineageNode } from '../../src/hermes/lineage';
+import { continuesParent, Lineages, listedSessions, type LineageNode, TranscriptLineages } from '../../src/hermes/lineage';
 import type { Transcript } from '../../src/shared/model/transcript';
 import { Inspection } from '../../src/protocol/inspection';
 import { reportData } from '../../src/protocol/reportData';
@@ -139,7 +139,7 @@ describe('Lineages on random parent graphs: the same answers as the plain walks'
     );
   });
 
-  it('lineageMembers and narrowToLineage, asked for every lineage in turn, and after the lists change', () => {
+  it('members and narrow, asked for every lineage in turn (twice: once worked out, once kept), and after the lists change', () => {
     fc.assert(
       fc.property(graph, fc.boolean(), (sessions, withCatalog) => {
         const transcript = {
@@ -160,14 +160,17 @@ describe('Lineages on random parent graphs: the same answers as the plain walks'
           ],
         } as unknown as Transcript;
         const check = (): void => {
-          for (const id of [...POOL, 'unknown']) {
-            const members = lineageMembers(transcript, id);
-            assert.deepEqual(members, plainMembers(transcript, id), id);
-            assert.deepEqual(narrowToLineage(transcript, members), plainNarrow(transcript, members), id);
+          const lineages = new TranscriptLineages(transcript);
+          for (const pass of [1, 2]) {
+            for (const id of [...POOL, 'unknown']) {
+              const members = lineages.members(id);
+              assert.deepEqual(members, plainMembers(transcript, id), `${id}, pass ${pass}`);
+              assert.deepEqual(lineages.narrow(members), plainNarrow(transcript, members), `${id}, pass ${pass}`);
+            }
           }
         };
         check();
-        // A list grown in place and a list replaced: the answers follow.
+        // A list grown and a list replaced: the lineages worked out again follow.
         transcript.sessions.push({ id: 'z', parentId: 'a', endReason: null, systemPrompt: null, generations: [], pos: { sessionId: 'z' } });
         check();
         transcript.findings = transcript.findings.slice(1);
@@ -230,7 +233,7 @@ describe('one compaction chain 3,000 deep', () => {
       a.transcript.sessions.map((s) => s.id),
       ids(N),
     );
-    assert.deepEqual(lineageMembers(a.transcript, shapeId(N - 1)), ids(N));
+    assert.deepEqual(new TranscriptLineages(a.transcript).members(shapeId(N - 1)), ids(N));
     assert.deepEqual(loopFindings(a), []);
     assert.equal(a.report.turns.length, N);
     const overview = sessionOverview(a.transcript, a.report);
@@ -272,7 +275,7 @@ describe('a parent_session_id cycle through 1,000 sessions', () => {
       a.transcript.sessions.map((s) => s.id),
       ids(N),
     );
-    assert.deepEqual(lineageMembers(a.transcript, shapeId(500)), ids(N));
+    assert.deepEqual(new TranscriptLineages(a.transcript).members(shapeId(500)), ids(N));
     assert.equal(a.report.turns.length, N);
   });
 
@@ -352,7 +355,7 @@ describe('600 sessions, each a branch of the one before', () => {
         i + 2 < N ? [shapeId(i + 2)] : [],
       );
     });
-    for (const id of [shapeId(0), shapeId(300), shapeId(N - 1)]) assert.deepEqual(lineageMembers(a.transcript, id), [id]);
+    for (const id of [shapeId(0), shapeId(300), shapeId(N - 1)]) assert.deepEqual(new TranscriptLineages(a.transcript).members(id), [id]);
   });
 
   it('`sessions` indents ten levels, then writes the level out', async () => {
@@ -432,7 +435,7 @@ describe('3,000 sessions of their own, and one session with 2,000 children', () 
       one.lineages[0].sessions.map((s) => s.id),
       ids(N),
     );
-    assert.deepEqual(lineageMembers(compacted.transcript, shapeId(1500)), ids(N));
+    assert.deepEqual(new TranscriptLineages(compacted.transcript).members(shapeId(1500)), ids(N));
   });
 });
 

@@ -13,7 +13,7 @@ import { everyLineage } from '../../src/shared/overviewColumns';
 import { analyze, lineageSlicer, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
-import { lineageMembers, listedLineages, narrowToLineage, replaysAlone } from '../../src/hermes/lineage';
+import { TranscriptLineages } from '../../src/hermes/lineage';
 import type { InputFinding, Transcript } from '../../src/shared/model/transcript';
 import type { EmbeddedInspection } from '../../src/shared/messages';
 import { Inspection } from '../../src/protocol/inspection';
@@ -53,7 +53,8 @@ const view = (a: Analysis): EmbeddedInspection => new Inspection(a, 'T').exportA
  * it learned of a list beside it, and a second replay of the same rows can differ (a turn that went
  * on before a compaction), where `--lineage` reads the file afresh.
  */
-const byItself = (transcript: Transcript, members: readonly string[]): Analysis => analyze(structuredClone(narrowToLineage(transcript, members)), OPTIONS);
+const byItself = (transcript: Transcript, members: readonly string[]): Analysis =>
+  analyze(structuredClone(new TranscriptLineages(transcript).narrow(members)), OPTIONS);
 
 interface Checked {
   /** Lineages whose rows were read, so the report embeds them. */
@@ -76,15 +77,16 @@ async function checkLineages(label: string, transcript: Transcript, path?: strin
   // `--lineage` finds a session in the sessions table: rows of one it does not list are no lineage to ask it for.
   const named = transcript.catalog && new Set(transcript.catalog.map((c) => c.id));
   const out: Checked = { lineages: 0, sliced: 0 };
-  for (const id of listedLineages(transcript).chains.keys()) {
-    const members = lineageMembers(transcript, id);
+  const lineages = new TranscriptLineages(transcript);
+  for (const id of lineages.listed.chains.keys()) {
+    const members = lineages.members(id);
     if (!members.every((m) => loaded.has(m))) continue;
     out.lineages++;
     const at = `${label}, lineage ${id}`;
     const expected = byItself(transcript, members);
     const expectedView = view(expected);
-    if (replaysAlone(transcript, members)) {
-      const slice = sliceOf(narrowToLineage(transcript, members));
+    if (lineages.replaysAlone(members)) {
+      const slice = sliceOf(lineages.narrow(members));
       assert.ok(slice, `${at}: not sliced`);
       out.sliced++;
       assert.deepEqual(slice.report, expected.report, at);
@@ -165,7 +167,7 @@ describe('each lineage a report embeds, sliced from the whole analysis or analys
     );
     assert.deepEqual(await checkLineages('interleaved', transcript, path), { lineages: 2, sliced: 2 });
     // Two lineages are no slice of one.
-    assert.equal(lineageSlicer(analyze(transcript, OPTIONS), OPTIONS)(narrowToLineage(transcript, ['a', 'b'])), null);
+    assert.equal(lineageSlicer(analyze(transcript, OPTIONS), OPTIONS)(new TranscriptLineages(transcript).narrow(['a', 'b'])), null);
   });
 
   it('on a branch that answers its parent’s last ask: the two replay together, so each is analysed alone', async () => {
@@ -188,11 +190,12 @@ describe('each lineage a report embeds, sliced from the whole analysis or analys
     );
     const transcript = await loadTranscript(path);
     const whole = analyze(transcript, OPTIONS);
+    const lineages = new TranscriptLineages(transcript);
     for (const id of ['p', 'c']) {
-      const members = lineageMembers(transcript, id);
-      assert.equal(replaysAlone(transcript, members), false, id);
+      const members = lineages.members(id);
+      assert.equal(lineages.replaysAlone(members), false, id);
       // Within the file the branch answers the parent's last ask; alone, the parent's list holds it unanswered.
-      assert.notDeepEqual(lineageSlicer(whole, OPTIONS)(narrowToLineage(transcript, members))?.report, byItself(transcript, members).report, id);
+      assert.notDeepEqual(lineageSlicer(whole, OPTIONS)(lineages.narrow(members))?.report, byItself(transcript, members).report, id);
     }
     assert.deepEqual(await checkLineages('branch', transcript, path), { lineages: 2, sliced: 0 });
   });
