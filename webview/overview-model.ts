@@ -47,8 +47,11 @@ export const TITLE_COLUMN = 'title';
  */
 export const DEFAULT_COLUMNS: readonly string[] = [TITLE_COLUMN, 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct'];
 
-/** Where an agent.log was read, what the bill says joins them: the billed hit rate, the cost, the misses nobody explains. */
-export const BILLED_COLUMNS: readonly string[] = [...DEFAULT_COLUMNS, 'hit-pct', 'cost', 'unexplained'];
+/**
+ * Where an agent.log was read, what the bill says joins them: the billed hit rate, the cost with
+ * Hermes' own estimate beside it (the first complaint: the two disagree), the misses nobody explains.
+ */
+export const BILLED_COLUMNS: readonly string[] = [...DEFAULT_COLUMNS, 'hit-pct', 'cost', 'rec-cost', 'unexplained'];
 
 const defaults = (billed: boolean): readonly string[] => (billed ? BILLED_COLUMNS : DEFAULT_COLUMNS);
 

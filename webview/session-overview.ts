@@ -52,7 +52,8 @@ const widthOf = (c: OverviewColumn): number => WIDTH[c.key] ?? Math.max(80, c.he
 
 const HAS_LABEL = { breaks: 'Has breaks', errors: 'Has errors' } as const;
 const ARROW = { ascending: '▲', descending: '▼' } as const;
-const RECORDED_TIP = 'The agent’s own counter, from the store’s sessions columns; the others are the replay’s';
+const RECORDED_TIP =
+  'The agent’s own figure, from the store’s sessions columns (COST $* is Hermes’ estimate, not the bill); the others are the replay’s or the bill’s';
 
 /** A row's key: its lineage id, or the lineage and session of a chain's session row. */
 const keyOf = (r: OverviewRow): string => (r.kind === 'lineage' ? `l:${r.lineage.id}` : `s:${r.lineage.id}:${r.session.id}`);
@@ -557,7 +558,7 @@ export class SessionOverviewElement extends LitElement {
         </div>
         ${this.rows.length ? nothing : html`<div class="empty" role="status">No lineage matches the filters.</div>`}
       </div>
-      <div class="note">* the agent’s own counters (the store’s sessions columns); the other figures are the replay’s. Enter or a double-click opens a lineage.</div>
+      <div class="note">* the agent’s own figures (the store’s sessions columns; COST $* is Hermes’ estimate, not the bill); the others are the replay’s, or the bill’s where a log was read. Enter or a double-click opens a lineage.</div>
     `;
   }
 }

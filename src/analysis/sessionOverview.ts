@@ -20,6 +20,7 @@ const RECORDED_KEYS: readonly Exclude<keyof RecordedCounters, 'usage'>[] = [
   'outputTokens',
   'cacheReadTokens',
   'cacheWriteTokens',
+  'estimatedCostUsd',
 ];
 const FIGURE_KEYS: readonly (keyof OverviewFigures)[] = [
   'turns',

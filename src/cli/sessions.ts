@@ -102,8 +102,9 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
     for (const r of grid) out.push(r.map(pad).join('  ').trimEnd());
   }
   out.push(
-    "* the agent's own counters (state.db sessions columns, COMPACTION CALLS* from session_model_usage; INPUT* excludes cache reads and writes, as upstream counts it); "
-      + 'the other figures are the replay\'s. "not recorded": the store does not hold the value; '
+    "* the agent's own counters (state.db sessions columns, COMPACTION CALLS* from session_model_usage; INPUT* excludes cache reads and writes, as upstream counts it; "
+      + "COST $* is Hermes' estimate, not the bill); the other figures are the replay's, and BILLED ones the log's. "
+      + '"not recorded": the store does not hold the value; '
       + '"not read": those rows were not loaded.',
   );
   if (overview.unplaced.errors || overview.unplaced.warnings) {

@@ -69,6 +69,7 @@ export const OVERVIEW_COLUMNS: readonly OverviewColumn[] = [
   { key: 'billed-input', heading: 'BILLED INPUT', text: false, value: (r) => r.billedInputTokens },
   { key: 'hit-pct', heading: 'BILLED HIT %', text: false, value: billedHitPercent },
   { key: 'cost', heading: 'COST $', text: false, value: (r) => r.costUsd },
+  { key: 'rec-cost', heading: 'COST $*', text: false, value: (r) => r.recorded.estimatedCostUsd },
   { key: 'unexplained', heading: 'UNEXPLAINED MISSES', text: false, value: (r) => r.unexplainedMisses },
   { key: 'errors', heading: 'ERRORS', text: false, value: (r) => r.errors },
   { key: 'warnings', heading: 'WARNINGS', text: false, value: (r) => r.warnings },
@@ -212,6 +213,6 @@ export function overviewCell(
   // One decimal always, so a column of shares lines up.
   if (column.key === 'reused-pct' || column.key === 'hit-pct') return { value: (v as number).toFixed(1), missing: null };
   // Costs of single calls run to fractions of a cent.
-  if (column.key === 'cost') return { value: (v as number).toFixed(4), missing: null };
+  if (column.key === 'cost' || column.key === 'rec-cost') return { value: (v as number).toFixed(4), missing: null };
   return { value: v, missing: null };
 }

@@ -38,6 +38,8 @@ export interface OverviewRecorded {
   outputTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
+  /** Hermes' own cost estimate, USD (sessions.estimated_cost_usd): its pricing at the time, not the bill. */
+  estimatedCostUsd: number | null;
 }
 
 export interface OverviewSession extends OverviewFigures {

@@ -52,6 +52,7 @@ const COUNTERS: Record<Exclude<keyof RecordedCounters, 'usage'>, string> = {
   outputTokens: 'output_tokens',
   cacheReadTokens: 'cache_read_tokens',
   cacheWriteTokens: 'cache_write_tokens',
+  estimatedCostUsd: 'estimated_cost_usd',
 };
 
 export function readSessions(db: RowSource, tables: Names, findings: InputFinding[], path: string, options: SessionChoice): Listed {

@@ -21,6 +21,13 @@ import { buildStore } from '../support/upstreamStores';
 const store = buildStore('billed');
 const { truth } = store;
 
+// agent/usage_pricing.py's official-docs snapshot for these models (shared/design/hermes-usage.md
+// §3.3): input, output, cache read, cache write, USD per million tokens.
+const HERMES_RATES: Record<string, [number, number, number, number]> = {
+  'claude-sonnet-4-6': [3, 15, 0.3, 3.75],
+  'claude-haiku-4-5': [1, 5, 0.1, 1.25],
+};
+
 async function billedReport() {
   const transcript = await loadTranscript(store.stateDb);
   const analysis = analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
@@ -171,12 +178,6 @@ describe('billed against replayed, on a home and logs written as upstream writes
   });
 
   it('prices each call as Hermes’ own rule does: absolute rates per bucket over the whole prompt split', () => {
-    // agent/usage_pricing.py's official-docs snapshot for these models (shared/design/hermes-usage.md
-    // §3.3): input, output, cache read, cache write, USD per million tokens.
-    const HERMES_RATES: Record<string, [number, number, number, number]> = {
-      'claude-sonnet-4-6': [3, 15, 0.3, 3.75],
-      'claude-haiku-4-5': [1, 5, 0.1, 1.25],
-    };
     let total = 0;
     for (const r of report.requests) {
       const b = r.billed;
@@ -200,6 +201,32 @@ describe('billed against replayed, on a home and logs written as upstream writes
     assert.ok(Math.abs(report.billing.cost.usd - total) < 1e-9);
     assert.equal(report.billing.cost.priced, report.requests.filter((r) => r.cost).length);
     assert.equal(report.billing.cost.unpriced, 0);
+  });
+
+  it('reads Hermes’ own estimate beside ours: each session’s estimated_cost_usd, its calls priced by Hermes’ rule', async () => {
+    const transcript = await loadTranscript(store.stateDb);
+    const hermesCost = (c: (typeof calls)[number]): number => {
+      const [input, output, read, write] = HERMES_RATES[c.model];
+      const cacheRead = c.providerCacheRead ?? 0;
+      const cacheWrite = c.providerCacheWrite ?? 0;
+      return (((c.input ?? 0) - cacheRead - cacheWrite) * input + cacheRead * read + cacheWrite * write + (c.output ?? 0) * output) / 1e6;
+    };
+    let priced = 0;
+    for (const s of transcript.sessions) {
+      // The store adds each call's estimate to the session current when its answer came: the one its line is tagged with.
+      const own = calls.filter((c) => c.sessionTag === s.id && !c.usageUnavailable);
+      const expected = own.reduce((sum, c) => sum + hermesCost(c), 0);
+      const recorded = s.recorded?.estimatedCostUsd;
+      assert.ok(recorded !== undefined && Math.abs(recorded - expected) < 1e-9, `${s.id}: ${recorded} vs ${expected}`);
+      if (own.length) priced++;
+    }
+    assert.ok(priced >= 3, `sessions with priced calls: ${priced}`);
+    // The overview sets it per lineage beside the cost of the calls matched to its requests.
+    const overview = sessionOverview(transcript, report);
+    for (const l of everyLineage(overview.lineages)) {
+      const sum = l.sessions.reduce((a, s) => a + (s.recorded.estimatedCostUsd as number), 0);
+      assert.ok(l.recorded.estimatedCostUsd !== null && Math.abs(l.recorded.estimatedCostUsd - sum) < 1e-12, l.id);
+    }
   });
 
   it('reads the current log opened alone, with its rotation: no session, every call listed with its cost', async () => {

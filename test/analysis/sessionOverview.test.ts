@@ -173,7 +173,7 @@ describe('session overview: lineages', () => {
             requests: 3,
             input: 300,
             reused: 200,
-            recorded: { apiCalls: 3, messages: 6, inputTokens: 50 },
+            recorded: { apiCalls: 3, messages: 6, inputTokens: 50, estimatedCostUsd: 0.25 },
           },
           {
             id: 'b',
@@ -183,7 +183,7 @@ describe('session overview: lineages', () => {
             requests: 2,
             input: 500,
             reused: 450,
-            recorded: { apiCalls: 2, messages: 5, inputTokens: 70 },
+            recorded: { apiCalls: 2, messages: 5, inputTokens: 70, estimatedCostUsd: 0.5 },
           },
         ],
         [
@@ -208,7 +208,15 @@ describe('session overview: lineages', () => {
     assert.equal(l.startedAt, 1000);
     assert.equal(l.durationSeconds, 1200.125, 'from the first start to the latest stored row of the chain');
     assert.equal(l.sessions[1].durationSeconds, 700.125);
-    assert.deepEqual(l.recorded, { apiCalls: 5, messages: 11, inputTokens: 120, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
+    assert.deepEqual(l.recorded, {
+      apiCalls: 5,
+      messages: 11,
+      inputTokens: 120,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      estimatedCostUsd: 0.75,
+    });
   });
 
   it('branches, delegates and resets are nested under the lineage of the session they came from, in start order', () => {
@@ -248,14 +256,15 @@ describe('session overview: lineages', () => {
   it("counters a gateway wrote as running totals along the chain count once: the last session's", () => {
     const o = overviewOf(
       build([
-        { id: 'a', endReason: 'compression', requests: 4, recorded: { apiCalls: 4, outputTokens: 40 } },
-        { id: 'b', parent: 'a', endReason: 'compression', requests: 3, recorded: { apiCalls: 7, outputTokens: 70 } },
-        { id: 'c', parent: 'b', requests: 2, recorded: { apiCalls: 9, outputTokens: 95 } },
+        { id: 'a', endReason: 'compression', requests: 4, recorded: { apiCalls: 4, outputTokens: 40, estimatedCostUsd: 0.04 } },
+        { id: 'b', parent: 'a', endReason: 'compression', requests: 3, recorded: { apiCalls: 7, outputTokens: 70, estimatedCostUsd: 0.07 } },
+        { id: 'c', parent: 'b', requests: 2, recorded: { apiCalls: 9, outputTokens: 95, estimatedCostUsd: 0.095 } },
       ]),
     );
     assert.equal(o.lineages[0].requests, 9);
     assert.equal(o.lineages[0].recorded.apiCalls, 9);
     assert.equal(o.lineages[0].recorded.outputTokens, 95);
+    assert.equal(o.lineages[0].recorded.estimatedCostUsd, 0.095, "Hermes' estimate, written as a running total too");
     assert.deepEqual(
       o.lineages[0].sessions.map((s) => s.recorded.apiCalls),
       [4, 7, 9],
@@ -310,7 +319,15 @@ describe('session overview: nothing invented', () => {
     const [l] = o.lineages;
     assert.deepEqual([l.source, l.model, l.title, l.startedAt, l.endedAt, l.durationSeconds], [null, null, null, null, null, null]);
     assert.equal(l.sessions[0].lastRowAt, 9, "the rows' times are still there");
-    assert.deepEqual(l.recorded, { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
+    assert.deepEqual(l.recorded, {
+      apiCalls: null,
+      messages: null,
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      estimatedCostUsd: null,
+    });
   });
 
   it("source, model and ended_at as stored: the duration ends at the last session's ended_at, the main loop's models fill or widen MODEL", () => {

@@ -990,6 +990,9 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       const frame = await overviewFor('billed/state.db');
       // Where a log was read, the overview starts with the bill's columns, as the CLI figures them.
       assert.equal(await overviewCell(frame, chain.id, 'cost'), chain.costUsd.toFixed(4));
+      // Hermes' own estimate beside ours, from the store.
+      assert.ok(chain.recorded.estimatedCostUsd !== null, 'the store kept its estimate');
+      assert.equal(await overviewCell(frame, chain.id, 'rec-cost'), chain.recorded.estimatedCostUsd.toFixed(4));
       assert.equal(await overviewCell(frame, chain.id, 'unexplained'), String(chain.unexplainedMisses));
       assert.match(await overviewCell(frame, chain.id, 'hit-pct'), /^\d+\.\d$/);
       // The side bar makes room for the bill's columns (and the pictures) while this scenario runs.

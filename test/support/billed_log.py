@@ -44,6 +44,18 @@ LOG_TIMEZONE = "Asia/Kolkata"
 MAIN_THREAD_IDENT = 139872046360384
 
 
+# agent/usage_pricing.py's official-docs snapshot for the models the billed scenario runs
+# (shared/design/hermes-usage.md §3.3): input, output, cache read, cache write, USD per million tokens.
+HERMES_RATES = {"claude-sonnet-4-6": (3.0, 15.0, 0.3, 3.75), "claude-haiku-4-5": (1.0, 5.0, 0.1, 1.25)}
+
+
+def hermes_estimate(model: str, *, uncached: int, output: int, cache_read: int, cache_write: int) -> float:
+    """estimate_usage_cost on one call's normalised usage: absolute rates per bucket (these prompts are
+    far below any context tier). What record_response_usage queues as the call's estimated_cost_usd."""
+    i, o, r, w = HERMES_RATES[model]
+    return (uncached * i + output * o + cache_read * r + cache_write * w) / 1e6
+
+
 def min_cacheable_tokens(model: str) -> int:
     """The shortest prompt prefix the provider caches: Claude Opus 4.5/4.6 and Haiku 4.5 4096,
     other Claude models (Sonnet) 1024; OpenAI gpt-* 1024."""
@@ -385,7 +397,7 @@ class BilledLog:
         write_reported = not unavailable and layout == "B" and cache_write > 0
         self.calls.append({
             "file": None, "line": None, "sessionTag": getattr(agent_log._session_context, "session_id", None) or None,
-            "n": agent.session_api_calls, "layout": {"A": "model-first", "B": "model-first", "C": "provider-first"}[layout],
+            "n": agent.session_api_calls, "model": agent.model, "layout": {"A": "model-first", "B": "model-first", "C": "provider-first"}[layout],
             "version": {"A": "before #104568", "B": "#104568", "C": "provider-first"}[layout],
             # what the line says (a suffix not printed reads 0), as the reader should read it
             "input": prompt, "output": None if unavailable else output,

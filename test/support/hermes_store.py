@@ -879,8 +879,9 @@ class Store:
     # --- accounting ----------------------------------------------------------------------
     def update_token_counts(self, session_id: str, *, input_tokens: int, output_tokens: int, cache_read_tokens: int,
                             cache_write_tokens: int, model: str, billing_provider: str, billing_base_url: str,
-                            api_call_count: int = 1) -> None:
-        """update_token_counts (incremental): the sessions row plus the session_model_usage delta."""
+                            api_call_count: int = 1, estimated_cost_usd: float = 0.0) -> None:
+        """update_token_counts (incremental): the sessions row plus the session_model_usage delta. The
+        cost is the caller's estimate_usage_cost (0 where a scenario prices nothing)."""
         def _do(conn):
             row = conn.execute("SELECT model, billing_provider, api_call_count FROM sessions WHERE id = ?",
                                (session_id,)).fetchone()
@@ -891,13 +892,13 @@ class Store:
             conn.execute(
                 "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
                 "cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?, "
-                "reasoning_tokens = reasoning_tokens + 0, estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + 0, "
+                "reasoning_tokens = reasoning_tokens + 0, estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?, "
                 "billing_provider = COALESCE(billing_provider, ?), billing_base_url = COALESCE(billing_base_url, ?), "
                 "model = COALESCE(model, ?), api_call_count = COALESCE(api_call_count, 0) + ? WHERE id = ?",
-                (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, billing_provider, billing_base_url,
-                 model, api_call_count, session_id))
+                (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, estimated_cost_usd, billing_provider,
+                 billing_base_url, model, api_call_count, session_id))
             self._model_usage(conn, session_id, model, billing_provider, billing_base_url, "", api_call_count,
-                              input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+                              input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, estimated_cost_usd)
         self.write(_do)
 
     def record_auxiliary_usage(self, session_id: str, task: str, *, model: str, billing_provider: str,
@@ -906,19 +907,20 @@ class Store:
         self.write(lambda c: self._model_usage(c, session_id, model, billing_provider, "", task, 1,
                                                 input_tokens, output_tokens, 0, 0))
 
-    def _model_usage(self, conn, session_id, model, provider, base_url, task, calls, inp, out, cr, cw) -> None:
+    def _model_usage(self, conn, session_id, model, provider, base_url, task, calls, inp, out, cr, cw, cost=0.0) -> None:
         now = self.clock.now()
         conn.execute(
             "INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, task, "
             "api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
             "estimated_cost_usd, actual_cost_usd, cost_status, cost_source, first_seen, last_seen) "
-            "VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, 0, 0, 0, NULL, NULL, ?, ?) "
+            "VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, 0, ?, 0, NULL, NULL, ?, ?) "
             "ON CONFLICT(session_id, model, billing_provider, billing_base_url, billing_mode, task) DO UPDATE SET "
             "api_call_count = api_call_count + excluded.api_call_count, input_tokens = input_tokens + excluded.input_tokens, "
             "output_tokens = output_tokens + excluded.output_tokens, "
             "cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, "
-            "cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, last_seen = excluded.last_seen",
-            (session_id, model or "unknown", provider or "", base_url or "", task, calls, inp, out, cr, cw, now, now))
+            "cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, "
+            "estimated_cost_usd = estimated_cost_usd + excluded.estimated_cost_usd, last_seen = excluded.last_seen",
+            (session_id, model or "unknown", provider or "", base_url or "", task, calls, inp, out, cr, cw, cost, now, now))
 
     # --- reading back (ground truth only) ---------------------------------------------------
     def session_rows(self) -> List[Dict[str, Any]]:
@@ -1498,9 +1500,12 @@ class Agent:
         if usage:
             # capture_usage_anchor: this response's billed prompt and completion over the list it was sent with
             self.usage_anchor = log.capture_anchor(prompt, output, self.messages, req["index"])
+            from billed_log import hermes_estimate  # noqa: E402
             self.store.update_token_counts(
                 self.session_id, input_tokens=prompt - read - write, output_tokens=output, cache_read_tokens=read,
-                cache_write_tokens=write, model=self.model, billing_provider=self.provider, billing_base_url=self.base_url)
+                cache_write_tokens=write, model=self.model, billing_provider=self.provider, billing_base_url=self.base_url,
+                estimated_cost_usd=hermes_estimate(self.model, uncached=prompt - read - write, output=output,
+                                                   cache_read=read, cache_write=write))
         index = log.call(self, req["index"], prompt=prompt if usage else None, output=output, cache_read=read,
                          cache_write=write, latency=latency)
         req["billed"] = {"call": index, "n": self.session_api_calls, "input": prompt if usage else None,

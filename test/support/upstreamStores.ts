@@ -154,6 +154,8 @@ export interface TruthCall {
   sessionTag: string | null;
   /** The live agent's call counter: it starts again at 1 in a new process (and a branch's fresh agent). */
   n: number;
+  /** The agent's model when it sent the call. */
+  model: string;
   layout: 'model-first' | 'provider-first';
   /** `before #104568` (no write=, no id=), `#104568` (write=, id=), `provider-first`. */
   version: string;

@@ -38,12 +38,13 @@ interface StoredSession {
   model: string | null;
   endedAt: number | null;
   modelConfig: string | null;
+  estimatedCostUsd: number | null;
 }
 
 /** The sessions and session_model_usage tables as SQLite reads them. */
 function storeRows(db: string): { sessions: StoredSession[]; usage: (RecordedUsage & { sessionId: string })[] } {
   return sqliteSelect<ReturnType<typeof storeRows>>(db, {
-    sessions: 'SELECT id, source, model, ended_at AS endedAt, model_config AS modelConfig FROM sessions',
+    sessions: 'SELECT id, source, model, ended_at AS endedAt, model_config AS modelConfig, estimated_cost_usd AS estimatedCostUsd FROM sessions',
     usage:
       'SELECT session_id AS sessionId, model, billing_provider AS billingProvider, task, api_call_count AS apiCalls, input_tokens AS inputTokens, output_tokens AS outputTokens, cache_read_tokens AS cacheReadTokens, cache_write_tokens AS cacheWriteTokens FROM session_model_usage ORDER BY rowid',
   });
@@ -56,6 +57,7 @@ function checkAgainstStore(t: Transcript, db: string, listed: boolean): void {
     const s = t.sessions.find((x) => x.id === want.id);
     assert.ok(s, want.id);
     assert.deepEqual([s.source, s.model, s.endedAt], [want.source, want.model, want.endedAt], want.id);
+    assert.equal(s.recorded?.estimatedCostUsd ?? null, want.estimatedCostUsd, `${want.id}: estimated_cost_usd`);
     const c = t.catalog?.find((x) => x.id === want.id);
     assert.deepEqual([c?.source, c?.model, c?.endedAt], [want.source, want.model, want.endedAt], `${want.id} (catalogue)`);
     const cfg = want.modelConfig ? (JSON.parse(want.modelConfig) as Record<string, unknown>) : {};

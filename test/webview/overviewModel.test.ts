@@ -23,7 +23,15 @@ import {
 } from '../../webview/overview-model';
 import { revealBidiControls } from '../../webview/format';
 
-const recorded = { apiCalls: null, messages: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null };
+const recorded = {
+  apiCalls: null,
+  messages: null,
+  inputTokens: null,
+  outputTokens: null,
+  cacheReadTokens: null,
+  cacheWriteTokens: null,
+  estimatedCostUsd: null,
+};
 
 function session(id: string, o: Partial<OverviewSession> = {}): OverviewSession {
   return {
@@ -216,11 +224,22 @@ describe('overview columns shown', () => {
 
   it('adds the bill’s columns to the starting set where a log was read, and keeps a choice as made', () => {
     const billed = (columns: readonly string[] | null | undefined): string[] => shownColumns(columns, true).map((c) => c.key);
-    assert.deepEqual(billed(null), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct', 'hit-pct', 'cost', 'unexplained']);
+    assert.deepEqual(billed(null), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct', 'hit-pct', 'cost', 'rec-cost', 'unexplained']);
     assert.deepEqual(billed(null), [...BILLED_COLUMNS]);
     assert.deepEqual(billed(['model']), ['title', 'model'], 'a choice is the choice, billed or not');
     // Back to the billed starting set is null again, so a later default reaches it.
-    assert.deepEqual(withColumn(null, 'cost', false, true), ['title', 'source', 'start', 'turns', 'breaks', 'input', 'reused-pct', 'hit-pct', 'unexplained']);
+    assert.deepEqual(withColumn(null, 'cost', false, true), [
+      'title',
+      'source',
+      'start',
+      'turns',
+      'breaks',
+      'input',
+      'reused-pct',
+      'hit-pct',
+      'rec-cost',
+      'unexplained',
+    ]);
     assert.equal(withColumn(withColumn(null, 'cost', false, true), 'cost', true, true), null);
   });
 

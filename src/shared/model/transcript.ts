@@ -141,6 +141,11 @@ export interface RecordedCounters {
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
   /**
+   * Hermes' own estimate of what the session's main-loop calls cost, USD (`estimated_cost_usd`: its
+   * price tables at the time, or 0 for a subscription route); not the bill.
+   */
+  estimatedCostUsd?: number;
+  /**
    * The session's `session_model_usage` rows, where the table exists (docs/hermes-behaviour.md §5.7):
    * one per model, billing route and task. Task '' is the main loop's per-call deltas (the CLI path;
    * a gateway's absolute writes add none); an auxiliary task (`compression`, `title_generation`,
