@@ -9,7 +9,7 @@ import { durationText, utcText } from '../src/shared/overviewColumns';
 import type { BreakContext, RequestView } from '../src/shared/messages';
 import type { BreakCause, CacheMiss, LoggedCauseKind, RequestCost } from '../src/shared/reportTypes';
 import { piEvent } from './events';
-import { LONG_GAP, num, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace, usd } from './format';
+import { num, outlivedCache, percentOf, plural, PREFIX_STATUS_LABEL, shortHash, showWhitespace, usd } from './format';
 import type { IndexModel, PrefixStatus, RequestSummary } from './index-model';
 import { tokens } from './theme';
 import { WidthController } from './width';
@@ -127,8 +127,9 @@ export class CachePanel extends LitElement {
           ? html`<span class="muted">not recorded</span>`
           : html`${utcText(at, true)} UTC`;
     if (r.previousRequest < 0 || r.gapSeconds < 0) return when;
-    const long = r.gapSeconds >= LONG_GAP;
-    return html`${when} · <span class=${long ? 'long-gap' : ''}>${durationText(r.gapSeconds)} after request #${r.previousRequest}${long ? ' — longer than a 5-minute cache lifetime' : ''}</span>`;
+    const lifetime = this.model?.index.summary.cacheLifetimeSeconds ?? null;
+    const long = outlivedCache(r.gapSeconds, lifetime);
+    return html`${when} · <span class=${long ? 'long-gap' : ''}>${durationText(r.gapSeconds)} after request #${r.previousRequest}${long ? ` — longer than a ${durationText(lifetime as number)} cache lifetime` : ''}</span>`;
   }
 
   /** What the provider billed for the request (the agent's log), beside the replay's tokens above. */
@@ -166,7 +167,7 @@ export class CachePanel extends LitElement {
         case 'cause-logged':
           return `the agent logged why: ${m.cause} (${LOGGED_CAUSE[m.cause]})`;
         case 'expired':
-          return `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the provider's cache lifetime`;
+          return `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the ${m.lifetimeSeconds === null ? "provider's cache lifetime" : `${durationText(m.lifetimeSeconds)} the cache keeps an idle prefix`}`;
         case 'too-short':
           return 'the prompt is shorter than this model caches at all';
         case 'predicted':
@@ -217,7 +218,8 @@ export class CachePanel extends LitElement {
       const r = x.request(i) as RequestSummary;
       paths[r.previousRequest < 0 ? 'first' : x.status(i)] += cell(i, CELL - 2);
       if (r.systemChanged) paths.hashmark += cell(i, 3);
-      if (r.previousRequest >= 0 && r.gapSeconds >= LONG_GAP) paths.gapmark += `M${(i % perRow) * CELL} ${Math.floor(i / perRow) * CELL + 1}v${CELL - 2}`;
+      if (r.previousRequest >= 0 && outlivedCache(r.gapSeconds, x.index.summary.cacheLifetimeSeconds))
+        paths.gapmark += `M${(i % perRow) * CELL} ${Math.floor(i / perRow) * CELL + 1}v${CELL - 2}`;
     }
     this.strips = { model: x, perRow, paths, changes: x.systemChanges() };
     return this.strips;

@@ -15,8 +15,14 @@ export function percentOf(after: number, before: number): string {
   return before > 0 ? `${((after / before) * 100).toFixed(1)} %` : '—';
 }
 
-/** Anthropic's default cache lifetime in seconds: an idle gap this long loses a cached prefix (OpenAI's lasts longer). */
-export const LONG_GAP = 300;
+/**
+ * Whether an idle gap outlived the cache: as long as the lifetime the requests asked for
+ * (`summary.cacheLifetimeSeconds`: Anthropic's 5 minutes unless the home's config asks for 1 hour);
+ * never where caching was off.
+ */
+export function outlivedCache(gapSeconds: number, lifetimeSeconds: number | null): boolean {
+  return lifetimeSeconds !== null && gapSeconds >= lifetimeSeconds;
+}
 
 /**
  * The step between an axis's labelled ticks: the smallest of 1, 2, 5, 10, 20, 50 … whose ticks are

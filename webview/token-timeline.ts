@@ -7,7 +7,7 @@ import { css, html, LitElement, nothing, svg, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { CACHE_MISS_CLASSES, type RequestView } from '../src/shared/messages';
 import { piEvent } from './events';
-import { LONG_GAP, num, percentOf, PREFIX_STATUS_LABEL, tickStep } from './format';
+import { num, outlivedCache, percentOf, PREFIX_STATUS_LABEL, tickStep } from './format';
 import type { IndexModel, RequestSummary } from './index-model';
 import type { Pages } from './pages';
 import { PagesController } from './pages-controller';
@@ -157,7 +157,7 @@ export class TokenTimeline extends LitElement {
     for (let i = first; i < end; i++) {
       const r = x.request(i) as RequestSummary;
       const left = i * slot + gap / 2;
-      if (r.previousRequest >= 0 && r.gapSeconds >= LONG_GAP) gaps += `M${i * slot + 0.5} ${TOP - 4}V${base}`;
+      if (r.previousRequest >= 0 && outlivedCache(r.gapSeconds, x.index.summary.cacheLifetimeSeconds)) gaps += `M${i * slot + 0.5} ${TOP - 4}V${base}`;
       const total = (r.inputTokens / max) * HEIGHT;
       const reused = (Math.min(r.reusedTokens, r.inputTokens) / max) * HEIGHT;
       reusedPath += column(left, base - reused, reused);

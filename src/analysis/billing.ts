@@ -2,7 +2,7 @@
 // replayed request it answered, and each request whose billed cache read falls well short of what
 // an unbroken, still-live prefix would have reused given one class of miss, in a fixed order.
 
-import type { InputFinding } from '../shared/model/transcript';
+import type { CacheTtlSetting, InputFinding } from '../shared/model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
 import { cacheRule } from './cacheRules';
@@ -19,10 +19,15 @@ export interface BillingLog {
   /** The preflight's decisions (`Preflight compression: …`), for the estimate that decided a compaction. */
   preflights: LoggedPreflight[];
   findings: InputFinding[];
+  /** What the home's config.yaml asks of the cache (prompt_caching.cache_ttl); null: not set, upstream's 5 minutes. */
+  cacheTtl: CacheTtlSetting | null;
 }
 
-/** The calls and causes of the logs as read, in the order written (the reads oldest first). */
-export function billingLogOf(reads: readonly AgentLogRead[]): BillingLog {
+/**
+ * The calls and causes of the logs as read, in the order written (the reads oldest first), with
+ * the cache lifetime the home's config asks for.
+ */
+export function billingLogOf(reads: readonly AgentLogRead[], cacheTtl: CacheTtlSetting | null = null): BillingLog {
   const calls: LoggedCall[] = [];
   const causes: LoggedCause[] = [];
   const preflights: LoggedPreflight[] = [];
@@ -38,7 +43,7 @@ export function billingLogOf(reads: readonly AgentLogRead[]): BillingLog {
     }
     sources.push({ path: read.path, calls: n });
   }
-  return { sources, calls, causes, preflights, findings: reads.flatMap((r) => r.findings) };
+  return { sources, calls, causes, preflights, findings: reads.flatMap((r) => r.findings), cacheTtl };
 }
 
 /** The part of the bill that concerns these sessions (a lineage's): their calls and causes; the sources as read. */
@@ -50,6 +55,7 @@ export function billingLogFor(log: BillingLog, sessions: readonly string[]): Bil
     causes: log.causes.filter((c) => own.has(c.sessionId)),
     preflights: log.preflights.filter((p) => p.sessionTag !== null && own.has(p.sessionTag)),
     findings: [],
+    cacheTtl: log.cacheTtl,
   };
 }
 
@@ -263,8 +269,17 @@ function branchPredecessors(
  * which class explains it first: a logged cause, expiry, a prompt too short to cache, the replay's
  * own break, or nothing.
  */
-function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest, causes: readonly LoggedCause[]): Omit<RequestBilling, 'billed' | 'cost'> {
+function judge(
+  call: LoggedCall,
+  previous: LoggedCall,
+  request: ReplayedRequest,
+  causes: readonly LoggedCause[],
+  asked: CacheTtlSetting['ttl'],
+): Omit<RequestBilling, 'billed' | 'cost'> {
   if (call.usageUnavailable || previous.usageUnavailable || call.input === null || previous.input === null) return { cacheMiss: null, unpredictedHit: false };
+  const rule = cacheRule(call.model, asked === '1h' ? '1h' : '5m');
+  // Caching turned off, Hermes sends no markers, and Anthropic caches only what a marker asks for: nothing to miss.
+  if (asked === 'off' && rule.family === 'anthropic') return { cacheMiss: null, unpredictedHit: false };
   const expected = previous.input;
   const shortfall = Math.max(0, expected - call.cacheRead);
   const slack = Math.max(MISS_FLOOR, expected / 20);
@@ -275,12 +290,11 @@ function judge(call: LoggedCall, previous: LoggedCall, request: ReplayedRequest,
   const from = localSeconds(previous.time);
   const sent = sentOnLogClock(call);
   const idle = Math.max(0, Math.round((sent - from) * 1000) / 1000);
-  const rule = cacheRule(call.model);
   const logged = causes.find((c) => {
     const at = localSeconds(c.time);
     return at > from && at <= localSeconds(call.time);
   });
-  const missed = { rebilledTokens: shortfall, idleSeconds: idle, extraUsd: null };
+  const missed = { rebilledTokens: shortfall, idleSeconds: idle, lifetimeSeconds: rule.lifetimeSeconds, extraUsd: null };
   const miss = (cacheMiss: CacheMiss): Omit<RequestBilling, 'billed' | 'cost'> => ({ cacheMiss, unpredictedHit: false });
   const breakAt = request.prefix.breakAt;
   if (logged) return miss({ ...missed, class: 'cause-logged', cause: logged.cause });
@@ -343,7 +357,7 @@ export function matchBilling(
     const previous = before === null ? undefined : callOf.get(before);
     if (!call || !previous) continue;
     const causes = [...new Set([request.sessionId, previous.sessionTag, call.sessionTag])].flatMap((id) => (id === null ? [] : (causesOf.get(id) ?? [])));
-    const judged = judge(call, previous, request, causes);
+    const judged = judge(call, previous, request, causes, log.cacheTtl?.ttl ?? '5m');
     const mine = requests[request.index];
     mine.cacheMiss = judged.cacheMiss && { ...judged.cacheMiss, extraUsd: mine.billed && missCost(judged.cacheMiss, mine.billed, mine.cost) };
     mine.unpredictedHit = judged.unpredictedHit;
@@ -380,6 +394,7 @@ export function matchBilling(
     requests,
     billing: {
       sources: log.sources,
+      cacheTtl: log.cacheTtl,
       logClockOffsetSeconds: offset,
       sessions: sessionIds.map((sessionId) => ({
         sessionId,

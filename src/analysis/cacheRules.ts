@@ -45,16 +45,17 @@ function geminiMinimum(m: string): number | null {
 }
 
 /**
- * The rule for one call's model. Anthropic's default lifetime is 5 minutes (a request may ask for
- * 1 hour; Hermes' default layout does not); OpenAI keeps an idle prefix "typically 5 to 10 minutes",
- * so past 5 minutes a miss may be expiry; Gemini's implicit cache documents no lifetime.
+ * The rule for one call's model. Anthropic's lifetime is 5 minutes unless the request's markers ask
+ * for 1 hour (`asked`: Hermes' `prompt_caching.cache_ttl`, the same for every marker it sends);
+ * OpenAI keeps an idle prefix "typically 5 to 10 minutes", so past 5 minutes a miss may be expiry;
+ * Gemini's implicit cache documents no lifetime.
  */
-export function cacheRule(model: string): CacheRule {
+export function cacheRule(model: string, asked: '5m' | '1h' = '5m'): CacheRule {
   const family = familyOf(model);
   const m = model.toLowerCase();
   switch (family) {
     case 'anthropic':
-      return { family, lifetimeSeconds: 300, minimumTokens: anthropicMinimum(m) };
+      return { family, lifetimeSeconds: asked === '1h' ? 3600 : 300, minimumTokens: anthropicMinimum(m) };
     case 'openai':
       return { family, lifetimeSeconds: 300, minimumTokens: 1024 };
     case 'google':

@@ -389,6 +389,7 @@ const DEFAULT_PROTECTED_ROWS = 23;
 
 const NO_BILLING: Report['billing'] = Object.freeze({
   sources: [],
+  cacheTtl: null,
   logClockOffsetSeconds: null,
   sessions: [],
   models: [],
@@ -403,6 +404,8 @@ const NO_BILLING: Report['billing'] = Object.freeze({
 export function withBilling(analysis: Analysis, log: BillingLog | null, prices?: PriceOverrides): Analysis {
   if (!log) return analysis;
   const { report } = analysis;
+  // No log, only what the home's config asks of the cache: said, and nothing to match.
+  if (!log.sources.length && !log.calls.length) return { ...analysis, report: { ...report, billing: { ...report.billing, cacheTtl: log.cacheTtl } } };
   const branches = new Set(analysis.transcript.sessions.filter((s) => s.forkKind === 'branch').map((s) => s.id));
   const matched = matchBilling(report, log, branches, prices);
   const requests = report.requests.map((r, i) => ({

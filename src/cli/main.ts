@@ -9,6 +9,7 @@ import { PROFILES } from '../engine/profile';
 import { basename } from 'node:path';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
+import { cacheTtlBeside } from '../transcripts/hermesConfig';
 import { billingLogOf, type BillingLog } from '../analysis/billing';
 import { ReportNotWritten, writeHtmlReport, writeJson } from './htmlReport';
 import { outputRefusal } from './outputPath';
@@ -215,7 +216,8 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
   }
   const analysis = analyze(transcript, analyzeOptions(o));
   const logs = o.logs ?? agentLogsBeside(path, transcript.format);
-  const log = logs.length ? billingLogOf(readAgentLogs(logs)) : null;
+  const cacheTtl = cacheTtlBeside(path, transcript.format);
+  const log = logs.length || cacheTtl ? billingLogOf(readAgentLogs(logs), cacheTtl) : null;
   return { analysis: withBilling(analysis, log, o.prices), log };
 }
 
@@ -346,7 +348,7 @@ function billedText(req: Report['requests'][number]): string {
       : `${b.input} in, ${b.cacheRead ?? '?'} read${b.cacheWrite ? `, ${b.cacheWrite} written` : ''}, ${b.output ?? '?'} out`;
   const m = req.cacheMiss;
   const miss = m
-    ? `; cache MISS (${m.class}${m.cause ? `: ${m.cause}` : ''}), ${m.rebilledTokens} billed again${m.idleSeconds === null ? '' : ` after ${Math.round(m.idleSeconds)} s idle`}`
+    ? `; cache MISS (${m.class}${m.cause ? `: ${m.cause}` : ''}), ${m.rebilledTokens} billed again${m.idleSeconds === null ? '' : ` after ${Math.round(m.idleSeconds)} s idle`}${m.class === 'expired' && m.lifetimeSeconds !== null ? ` (lifetime ${m.lifetimeSeconds} s)` : ''}`
     : '';
   const cost = req.cost ? `, ${usd(req.cost.usd)}` : '';
   const extra = m?.extraUsd ? ` (${usd(m.extraUsd)} more than a hit)` : '';
@@ -367,7 +369,8 @@ function billingLine(billing: Report['billing']): string | null {
   const ratios = billing.models.map((m) => `${m.model} x${m.ratio}`).join(', ');
   const cost = `${usd(billing.cost.usd)} over ${billing.cost.priced} priced request(s)${billing.cost.unpriced ? `, ${billing.cost.unpriced} billed with no price` : ''} (${billing.cost.catalogue})`;
   const unmatched = billing.unmatchedCalls.length ? ` (${usd(billing.cost.unmatchedUsd)})` : '';
-  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched${unmatched}; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}; cost ${cost}`;
+  const ttl = billing.cacheTtl ? `; cache_ttl ${billing.cacheTtl.ttl} (${billing.cacheTtl.file}:${billing.cacheTtl.line})` : '';
+  return `billing: ${billing.sources.length} agent.log file(s), ${calls} call(s), ${matched} matched to a request, ${billing.unmatchedCalls.length} unmatched${unmatched}; ${clock}${ratios ? `; prompt tokens billed per ours: ${ratios}` : ''}${ttl}; cost ${cost}`;
 }
 
 function captureLine(c: NonNullable<Report['captures']>[number]): string {

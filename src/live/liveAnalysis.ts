@@ -16,7 +16,7 @@ import {
   type ResumableAnalysis,
 } from '../analysis/report';
 import { graftGrowth, keepUnchanged, transcriptGrowth } from '../engine/transcriptGrowth';
-import type { Transcript } from '../shared/model/transcript';
+import type { CacheTtlSetting, Transcript } from '../shared/model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { ReadMemory } from '../transcripts/load';
 
@@ -31,6 +31,12 @@ export type Refreshed =
   | { kind: 'resumed'; turns: number; requests: number; reported: number }
   /** Rewritten: `sessions` of `of` replayed, the families that did not change taken over. */
   | { kind: 'recomputed'; sessions: number; of: number };
+
+/** What a refresh bills from, beside the transcript's home: the agent.log reads, and what its config.yaml asks of the cache. */
+export interface BillReads {
+  logs: readonly AgentLogRead[];
+  cacheTtl: CacheTtlSetting | null;
+}
 
 export class LiveAnalysis {
   private memory: ReadMemory | null = null;
@@ -66,31 +72,31 @@ export class LiveAnalysis {
    * families of sessions that changed are replayed (a compaction or an /undo in one lineage), or,
    * with none unchanged, all. Each equals analysing `fresh` whole.
    */
-  refresh(fresh: Transcript, reading: ReadMemory | null = null, logs: readonly AgentLogRead[] | null = null): { analysis: Analysis; how: Refreshed } {
+  refresh(fresh: Transcript, reading: ReadMemory | null = null, bill: BillReads | null = null): { analysis: Analysis; how: Refreshed } {
     this.memory = reading;
     const { analysis, how } = this.replayed(fresh);
-    return { analysis: this.billed(analysis, logs), how };
+    return { analysis: this.billed(analysis, bill), how };
   }
 
   /**
    * The file unchanged since the analysis held (its logs read on, say): that analysis, billed again
-   * from `logs`, as a resume that added nothing. Null when nothing is held.
+   * from `bill`, as a resume that added nothing. Null when nothing is held.
    */
-  rebill(logs: readonly AgentLogRead[] | null): { analysis: Analysis; how: Refreshed } | null {
+  rebill(bill: BillReads | null): { analysis: Analysis; how: Refreshed } | null {
     if (!this.held) return null;
-    const billed = this.billed(this.held.analysed.analysis, logs);
+    const billed = this.billed(this.held.analysed.analysis, bill);
     // Every turn and request kept: a view made of them is kept unless the bill changed it.
     const kept = { turns: billed.report.turns.length, requests: billed.report.requests.length };
     return { analysis: { ...billed, kept }, how: { kind: 'resumed', turns: 0, requests: 0, reported: 0 } };
   }
 
   /**
-   * Keeps `logs` (each read on from the one before) and bills `analysis`, held without the bill,
-   * from them: the bill is matched afresh every time (it is linear).
+   * Keeps the logs of `bill` (each read on from the one before) and bills `analysis`, held without
+   * the bill, from them: the bill is matched afresh every time (it is linear).
    */
-  private billed(analysis: Analysis, logs: readonly AgentLogRead[] | null): Analysis {
-    this.logs = logs && logs.map((read) => this.withEarlierRecords(read));
-    return this.logs ? withBilling(analysis, billingLogOf(this.logs), this.options.prices) : analysis;
+  private billed(analysis: Analysis, bill: BillReads | null): Analysis {
+    this.logs = bill && bill.logs.map((read) => this.withEarlierRecords(read));
+    return bill && this.logs ? withBilling(analysis, billingLogOf(this.logs, bill.cacheTtl), this.options.prices) : analysis;
   }
 
   /** A read that went on from an earlier one holds only what it added: the earlier records go first. */

@@ -136,6 +136,7 @@ export class Inspection {
         profile: report.profile,
         tokenizer: report.tokenizer,
         billing: report.billing.sources.length ? report.billing : null,
+        cacheTtl: report.billing.cacheTtl,
         sessions: report.sessions.map((s) => ({
           id: s.id,
           parentId: s.parentId,
@@ -280,10 +281,18 @@ export class Inspection {
   }
 }
 
-type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokenizer' | 'sessions'> & { billing?: Report['billing'] | null };
+type IndexHeader = Pick<InspectorIndex, 'title' | 'source' | 'profile' | 'tokenizer' | 'sessions'> & {
+  billing?: Report['billing'] | null;
+  cacheTtl?: Report['billing']['cacheTtl'];
+};
 
 /** The index the view gets first, from the lists it pages through. */
-export function buildIndex({ billing, ...header }: IndexHeader, turns: TurnView[], requests: RequestView[], findings: DiagnosticView[]): InspectorIndex {
+export function buildIndex(
+  { billing, cacheTtl, ...header }: IndexHeader,
+  turns: TurnView[],
+  requests: RequestView[],
+  findings: DiagnosticView[],
+): InspectorIndex {
   const breaks: Partial<Record<BreakCause, number>> = {};
   for (const r of requests) if (r.breakAt) breaks[r.breakAt.cause] = (breaks[r.breakAt.cause] ?? 0) + 1;
   const severities: InspectorIndex['summary']['findings'] = { error: 0, warning: 0, info: 0 };
@@ -327,6 +336,7 @@ export function buildIndex({ billing, ...header }: IndexHeader, turns: TurnView[
       findings: severities,
       billing: billingSummary(billing ?? null, requests),
       categories: categoryTotals(requests),
+      cacheLifetimeSeconds: lifetimeAsked(cacheTtl ?? null),
     },
   };
 }
@@ -335,6 +345,11 @@ function categoryTotals(requests: RequestView[]): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const r of requests) for (const [k, n] of Object.entries(r.categories)) totals[k] = (totals[k] ?? 0) + n;
   return totals;
+}
+
+/** The idle seconds a cached prefix lives, as the home's config asks (summary.cacheLifetimeSeconds). */
+function lifetimeAsked(cacheTtl: Report['billing']['cacheTtl']): number | null {
+  return cacheTtl?.ttl === 'off' ? null : cacheTtl?.ttl === '1h' ? 3600 : 300;
 }
 
 function billingSummary(billing: Report['billing'] | null, requests: RequestView[]): InspectorIndex['summary']['billing'] {

@@ -156,6 +156,12 @@ export interface InspectorIndex {
     findings: Record<DiagnosticView['severity'], number>;
     /** Every request's token categories summed: what the whole file or lineage sent, by where it went. */
     categories: Record<string, number>;
+    /**
+     * How long an idle cached prefix lives for these requests, seconds: Anthropic's 5 minutes, or 1
+     * hour where the home's config.yaml asks for it; null where it turns caching off. What marks a
+     * long gap.
+     */
+    cacheLifetimeSeconds: number | null;
   };
 }
 

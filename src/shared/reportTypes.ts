@@ -3,7 +3,7 @@
 // without pulling in the engine.
 
 import type { InjectionKind } from './model/injection';
-import type { RecordedCounters, Severity } from './model/transcript';
+import type { CacheTtlSetting, RecordedCounters, Severity } from './model/transcript';
 
 export type BreakCause = 'sidecar-not-replayed' | 'sidecar-dropped' | 'history-rewritten' | 'rewind' | 'compression' | 'system-changed' | 'tools-changed';
 
@@ -191,6 +191,8 @@ export type CacheMiss = {
   rebilledTokens: number;
   /** Seconds from the previous call's answer to this call's sending, on the log's clock. */
   idleSeconds: number | null;
+  /** How long the provider keeps an idle prefix for this call (the request's asked lifetime), seconds; null where it documents none. */
+  lifetimeSeconds: number | null;
   /** What the re-billed tokens cost beyond reading them from the cache, USD; null where the call is not priced. */
   extraUsd: number | null;
 } & (
@@ -203,6 +205,11 @@ export type CacheMiss = {
 export interface ReportBilling {
   /** The logs read, oldest first; empty when none was found or given. */
   sources: { path: string; calls: number }[];
+  /**
+   * The cache lifetime the home's config.yaml asks for (`prompt_caching.cache_ttl`: `5m`, `1h`, or
+   * `off` for caching turned off) and where; null where none is set (upstream's 5 minutes).
+   */
+  cacheTtl: CacheTtlSetting | null;
   /**
    * Seconds added to the log's local time to put it on the rows' clock, found from the calls and
    * requests themselves; null where nothing gave one (order alone matched).

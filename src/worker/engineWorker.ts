@@ -10,12 +10,13 @@ import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
-import { agentLogsBeside, readAgentLogs, type AgentLogRead } from '../transcripts/agentLogFiles';
+import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
+import { cacheTtlBeside } from '../transcripts/hermesConfig';
 import { serve, type RpcRequest } from '../shared/rpc';
 import type { Transcript } from '../shared/model/transcript';
 import { TranscriptLineages } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
-import { LiveAnalysis, type Refreshed } from '../live/liveAnalysis';
+import { LiveAnalysis, type BillReads, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls } from './engineProtocol';
 import type { TokenizerName } from '../shared/settingNames';
 
@@ -91,10 +92,14 @@ function refresh(
   return { inspection: new Inspection(analysis, title, how.kind === 'resumed' ? earlier : undefined), how };
 }
 
-/** The agent's logs beside the file (docs/billing.md), each read on from where the last read stopped; null without any. */
-function logsReadOn(live: LiveAnalysis, path: string, format: string): AgentLogRead[] | null {
+/**
+ * The agent's logs beside the file (docs/billing.md), each read on from where the last read
+ * stopped, and the cache lifetime its home's config asks for; null without either.
+ */
+function logsReadOn(live: LiveAnalysis, path: string, format: string): BillReads | null {
   const paths = agentLogsBeside(path, format);
-  return paths.length ? readAgentLogs(paths, { earlier: live.logReading }) : null;
+  const cacheTtl = cacheTtlBeside(path, format);
+  return paths.length || cacheTtl ? { logs: paths.length ? readAgentLogs(paths, { earlier: live.logReading }) : [], cacheTtl } : null;
 }
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */

@@ -6,7 +6,8 @@
 // cache, a `usage=unavailable` line and calls of a session the store does not hold). Every
 // expectation is read from the scenario's truth: what the simulated provider counted and why.
 import assert from 'node:assert/strict';
-import { relative } from 'node:path';
+import { cpSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { billingLogOf } from '../../src/analysis/billing';
 import { analyze, withBilling } from '../../src/analysis/report';
@@ -14,6 +15,9 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { agentLogsBeside, readAgentLogs } from '../../src/transcripts/agentLogFiles';
 import { loadTranscript } from '../../src/transcripts/load';
+import { cacheTtlBeside } from '../../src/transcripts/hermesConfig';
+import { Inspection } from '../../src/protocol/inspection';
+import { tempDir } from '../cli/support';
 import { everyLineage } from '../../src/shared/overviewColumns';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { buildStore } from '../support/upstreamStores';
@@ -298,5 +302,48 @@ describe('billed against replayed, on a home and logs written as upstream writes
       unexplained.map((r) => ['cache-miss-unexplained', r.index]),
     );
     for (const d of found) assert.match(d.message, /agent\.log(\.1)?:\d+/);
+  });
+});
+
+describe('the cache lifetime a home’s config.yaml asks for (hermes_store.py’s `billed-1h`)', async () => {
+  const home = buildStore('billed-1h');
+  const billedWith = async (stateDb: string) => {
+    const transcript = await loadTranscript(stateDb);
+    const analysis = analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
+    return withBilling(analysis, billingLogOf(readAgentLogs(agentLogsBeside(stateDb, transcript.format)), cacheTtlBeside(stateDb, transcript.format)));
+  };
+  const analysis = await billedWith(home.stateDb);
+  const { report } = analysis;
+
+  it('reads prompt_caching.cache_ttl beside the store and judges each idle gap against an hour', () => {
+    assert.deepEqual(report.billing.cacheTtl, { ttl: '1h', file: home.path('config.yaml'), line: 5 });
+    assert.deepEqual(
+      report.requests.map((r) => r.cacheMiss?.class ?? null),
+      home.truth.requests.map((r) => r.missClass ?? null),
+    );
+    assert.deepEqual([...new Set(report.requests.flatMap((r) => (r.cacheMiss ? [r.cacheMiss.lifetimeSeconds] : [])))], [3600]);
+    // Twenty idle minutes, and the whole previous prompt read: an hour's cache held it.
+    const held = report.requests.find((r) => (r.gapSeconds ?? 0) > 1000 && (r.gapSeconds ?? 0) < 3600);
+    assert.ok(held?.billed && !held.cacheMiss && held.billed.cacheRead === report.requests[held.index - 1].billed?.input, 'a gap past 5 minutes with a hit');
+    assert.equal(new Inspection(analysis, 'billed-1h').index.summary.cacheLifetimeSeconds, 3600);
+  });
+
+  it('without the config, the same calls are judged against upstream’s default 5 minutes', async () => {
+    const dir = tempDir();
+    try {
+      cpSync(home.stateDb, join(dir, 'state.db'));
+      cpSync(home.path('logs'), join(dir, 'logs'), { recursive: true });
+      const bare = (await billedWith(join(dir, 'state.db'))).report;
+      assert.equal(bare.billing.cacheTtl, null);
+      const classes = (r: typeof report) => r.requests.map((q) => q.cacheMiss?.class ?? null);
+      const changed = classes(report).flatMap((c, i) => (c === classes(bare)[i] ? [] : [[i, c, classes(bare)[i]]]));
+      assert.deepEqual(
+        changed.map(([, was, now]) => [was, now]),
+        [['unexplained', 'expired']],
+        'ten idle minutes: unexplained within an hour, expired past five',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { billingLogOf, matchBilling, type BillingLog } from '../../src/analysis/billing';
 import { cacheRule } from '../../src/analysis/cacheRules';
+import type { CacheTtlSetting } from '../../src/shared/model/transcript';
 import type { Report } from '../../src/shared/reportTypes';
 import { parseAgentLog } from '../../src/transcripts/agentLog';
 
@@ -47,10 +48,10 @@ function nullPromptLine(session: string, at: number): string {
   return `${localText(T0 + at)} WARNING [${session}] agent.conversation_loop: Stored system prompt for session ${session} is null; rebuilding from scratch this turn. Prefix cache will miss until the rebuild persists. Investigate the previous turn's update_system_prompt write path.`;
 }
 
-function logOf(lines: string[]): BillingLog {
+function logOf(lines: string[], cacheTtl: CacheTtlSetting | null = null): BillingLog {
   const parsed = parseAgentLog('logs/agent.log', new TextEncoder().encode(`${lines.join('\n')}\n`));
   assert.deepEqual(parsed.findings, []);
-  return billingLogOf([{ path: 'logs/agent.log', records: parsed.records, findings: [] } as never]);
+  return billingLogOf([{ path: 'logs/agent.log', records: parsed.records, findings: [] } as never], cacheTtl);
 }
 
 type Req = Report['requests'][number];
@@ -237,6 +238,29 @@ describe('classing a cache miss, first cause first', () => {
     ]);
   });
 
+  it('expired against the lifetime the home asks for: 1 hour in config.yaml, none where caching is off', () => {
+    const specs: ReqSpec[] = [
+      { session: 'A', sent: 0, tokens: 5000 },
+      { session: 'A', sent: 600, tokens: 5200 },
+      { session: 'A', sent: 600 + 3700, tokens: 5400 },
+    ];
+    const lines = [
+      callLine({ session: 'A', sent: 0.5, input: 5100 }),
+      callLine({ session: 'A', sent: 600.5, input: 5300 }),
+      callLine({ session: 'A', sent: 4300.5, input: 5500 }),
+    ];
+    const misses = (cacheTtl: CacheTtlSetting | null) =>
+      matchBilling(requestsOf(specs), logOf(lines, cacheTtl)).requests.map((r) => r.cacheMiss && [r.cacheMiss.class, r.cacheMiss.lifetimeSeconds]);
+    const at = (ttl: CacheTtlSetting['ttl']): CacheTtlSetting => ({ ttl, file: '/home/u/.hermes/config.yaml', line: 3 });
+    // 10 idle minutes outlive the default 5, not an hour: the miss then has no other explanation.
+    assert.deepEqual(misses(null), [null, ['expired', 300], ['expired', 300]]);
+    assert.deepEqual(misses(at('5m')), [null, ['expired', 300], ['expired', 300]]);
+    assert.deepEqual(misses(at('1h')), [null, ['unexplained', 3600], ['expired', 3600]]);
+    // No markers sent, nothing cached: no call is judged against a cache it never asked for.
+    assert.deepEqual(misses(at('off')), [null, null, null]);
+    assert.deepEqual(matchBilling(requestsOf(specs), logOf(lines, at('1h'))).billing.cacheTtl, at('1h'));
+  });
+
   it('too-short: a prompt under the model’s minimum (Haiku 4.5: 4,096)', () => {
     const classes = classOf(
       [
@@ -310,5 +334,9 @@ describe('cache rules by model', () => {
     assert.deepEqual(cacheRule('openai/gpt-5.5'), { family: 'openai', lifetimeSeconds: 300, minimumTokens: 1024 });
     assert.deepEqual(cacheRule('google/gemini-3-pro'), { family: 'google', lifetimeSeconds: null, minimumTokens: 4096 });
     assert.deepEqual(cacheRule('qwen3-coder'), { family: 'other', lifetimeSeconds: null, minimumTokens: null });
+    // A request's markers may ask Anthropic for an hour; other providers' lifetimes are their own.
+    assert.deepEqual(cacheRule('anthropic/claude-sonnet-4.6', '1h'), { family: 'anthropic', lifetimeSeconds: 3600, minimumTokens: 1024 });
+    assert.deepEqual(cacheRule('openai/gpt-5.5', '1h'), { family: 'openai', lifetimeSeconds: 300, minimumTokens: 1024 });
+    assert.deepEqual(cacheRule('qwen3-coder', '1h'), { family: 'other', lifetimeSeconds: null, minimumTokens: null });
   });
 });

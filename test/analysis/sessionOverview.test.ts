@@ -111,6 +111,7 @@ function build(
     diagnostics: opts.diagnostics ?? [],
     billing: {
       sources: [],
+      cacheTtl: null,
       logClockOffsetSeconds: null,
       sessions: [],
       models: [],

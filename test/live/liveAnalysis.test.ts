@@ -118,7 +118,7 @@ describe('LiveAnalysis', () => {
       const transcript = await loadTranscript(db);
       const live = new LiveAnalysis(OPTIONS);
       const logs = agentLogsBeside(db, transcript.format);
-      const first = live.refresh(transcript, null, readAgentLogs(logs)).analysis.report;
+      const first = live.refresh(transcript, null, { logs: readAgentLogs(logs), cacheTtl: null }).analysis.report;
       appendFileSync(log, rest);
       const reads = readAgentLogs(logs, { earlier: live.logReading });
       assert.deepEqual(
@@ -127,7 +127,7 @@ describe('LiveAnalysis', () => {
         'both files read on from the earlier reads',
       );
       assert.equal(reads[1].records.length > 0 && reads[1].records.length < readAgentLogs([logs[1]])[0].records.length, true, 'only the lines appended');
-      const again = live.refresh(transcript, null, reads).analysis.report;
+      const again = live.refresh(transcript, null, { logs: reads, cacheTtl: null }).analysis.report;
       const whole = withBilling(analyze(await loadTranscript(db), OPTIONS), billingLogOf(readAgentLogs(logs))).report;
       assert.ok(
         first.requests.filter((r) => r.billed).length < again.requests.filter((r) => r.billed).length,

@@ -2675,6 +2675,40 @@ def sc_billed(sim: Sim) -> None:
                      "what a call does not read it writes, when the prompt reaches the model's cacheable minimum)")
 
 
+
+def sc_billed_1h(sim: Sim) -> None:
+    """A home whose config.yaml asks for the 1-hour cache (prompt_caching.cache_ttl: "1h", so every
+    cache_control marker carries ttl 1h and an idle prefix lives an hour), with its agent.log. One
+    session on claude-sonnet-4-6: T0; T1 after 20 idle minutes reads the previous prompt whole (past
+    the default 5 minutes, within the hour); T2 after 10 idle minutes, the provider drops its cache
+    (unexplained: within the hour, nothing else explains it); T3 after 70 idle minutes reads nothing
+    (expired)."""
+    sys.dont_write_bytecode = True  # no __pycache__ beside the test sources
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from billed_log import BilledLog  # noqa: E402
+    (sim.out / "config.yaml").write_text(
+        "model:\n  default: claude-sonnet-4-6\n  provider: anthropic\n"
+        "prompt_caching:\n  cache_ttl: \"1h\"  # long sessions with breaks\n"
+        "compression:\n  enabled: true\n", encoding="utf-8")
+    sim.cache_ttl = 3600.0
+    log = sim.log = BilledLog(sim, max_bytes=BILLED_LOG_MAX_BYTES)
+    memory = ["The user prefers short answers."]
+    a = Agent(sim, provider="anthropic", model="claude-sonnet-4-6",
+              system_prompt=billed_system_prompt("claude-sonnet-4-6", sim.clock.now(), memory, len(BILLED_SKILLS), True))
+    a.turn("Morning. Where did we leave the importer?", [say("Its date parser rejects ISO weeks.")])
+    a.turn("Back from standup. Show me the parser's test.", [
+        call("Reading it.", "read_file", {"path": "tests/test_dates.py"}, '{"content": "def test_iso_week(): ..."}'),
+        say("It feeds 2026-W38-5 and expects a Friday.")], gap=1200.0)
+    a.turn("Run it.", [
+        dict(call("Running it.", "terminal", {"command": "pytest tests/test_dates.py -q"}, "1 failed in 0.2s"), drop_cache=True),
+        say("It fails: ISO weeks are not parsed.")], gap=600.0)
+    a.turn("After lunch: what was failing?", [say("test_iso_week: ISO week dates are not parsed.")], gap=4200.0)
+    log.finish(rolled_over=False)
+    dropped = next(r for r in sim.requests if r.get("missClass") == "unexplained")
+    sim.allowed.append({"code": "cache-miss-unexplained", "turn": dropped["turn"],
+                        "why": "the provider dropped its cache for this call for no visible reason (the scenario's knob)"})
+    sim.notes.append("config.yaml asks for the 1-hour cache lifetime; agent.log in Asia/Kolkata local time")
+
 SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     # name: (builder, schema era, leave a live WAL)
     "plain": (sc_plain, "v30", False),
@@ -2710,6 +2744,7 @@ SCENARIOS: Dict[str, Tuple[Any, str, bool]] = {
     "undo-twice": (sc_undo_twice, "v30", False),
     "home": (sc_home, "v30", False),
     "billed": (sc_billed, "v30", False),
+    "billed-1h": (sc_billed_1h, "v30", False),
 }
 
 

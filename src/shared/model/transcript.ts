@@ -216,3 +216,14 @@ export interface Transcript {
   /** The file was too large to read whole and no session was asked for: `sessions` have no rows. */
   listedOnly?: boolean;
 }
+
+/** What a home's requests asked of an Anthropic cache: 5 minutes (upstream's default), 1 hour, or no caching at all. */
+export type CacheTtl = '5m' | '1h' | 'off';
+
+/** Hermes' `prompt_caching.cache_ttl` as found in a home's config.yaml: its value and where it is written. */
+export interface CacheTtlSetting {
+  ttl: CacheTtl;
+  file: string;
+  /** 1-based line of the `cache_ttl` key (of `prompt_caching` in the flow shape). */
+  line: number;
+}
