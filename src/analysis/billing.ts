@@ -21,6 +21,11 @@ export interface BillingLog {
   findings: InputFinding[];
   /** What the home's config.yaml asks of the cache (prompt_caching.cache_ttl); null: not set, upstream's 5 minutes. */
   cacheTtl: CacheTtlSetting | null;
+  /**
+   * A lineage's part of the bill (billingLogFor): the calls of the sessions its branches came from,
+   * matched to nothing here, only what a branch's first request is judged against.
+   */
+  parentCalls?: LoggedCall[];
 }
 
 /**
@@ -46,11 +51,17 @@ export function billingLogOf(reads: readonly AgentLogRead[], cacheTtl: CacheTtlS
   return { sources, calls, causes, preflights, findings: reads.flatMap((r) => r.findings), cacheTtl };
 }
 
-/** The part of the bill that concerns these sessions (a lineage's): their calls and causes; the sources as read. */
-export function billingLogFor(log: BillingLog, sessions: readonly string[]): BillingLog {
+/**
+ * The part of the bill that concerns these sessions (a lineage's): their calls and causes, and the
+ * calls of `parents` (the sessions its branches came from) to judge a branch's first request; the
+ * sources as read.
+ */
+export function billingLogFor(log: BillingLog, sessions: readonly string[], parents: readonly string[] = []): BillingLog {
   const own = new Set(sessions);
+  const above = new Set(parents.filter((p) => !own.has(p)));
   return {
     sources: log.sources,
+    parentCalls: above.size ? log.calls.filter((c) => c.sessionTag !== null && above.has(c.sessionTag)) : undefined,
     calls: log.calls.filter((c) => c.sessionTag !== null && own.has(c.sessionTag)),
     causes: log.causes.filter((c) => own.has(c.sessionId)),
     preflights: log.preflights.filter((p) => p.sessionTag !== null && own.has(p.sessionTag)),
@@ -238,15 +249,18 @@ function chainRoots(sessions: Report['sessions']): Map<string, string> {
 /**
  * A branch's first request starts a lineage of its own, yet it sends its parent's history again:
  * what the provider could read from its cache is what the parent's last call before it left. Its
- * predecessor for the bill is that call's request (a delegate or a reset starts from nothing).
+ * predecessor for the bill is that call (a delegate or a reset starts from nothing): its request's,
+ * or, where the parent's requests are not in this report (the branch's lineage opened alone), the
+ * parent's last logged call before the branch's own (`log.parentCalls`).
  */
 function branchPredecessors(
   report: Pick<Report, 'requests' | 'sessions'>,
   bySession: ReadonlyMap<string, readonly ReplayedRequest[]>,
   callOf: ReadonlyMap<number, LoggedCall>,
   branches: ReadonlySet<string>,
-): Map<number, number> {
-  const out = new Map<number, number>();
+  log: BillingLog,
+): Map<number, LoggedCall> {
+  const out = new Map<number, LoggedCall>();
   if (!branches.size) return out;
   const parentOf = new Map(report.sessions.map((s) => [s.id, s.parentId]));
   for (const id of branches) {
@@ -254,12 +268,24 @@ function branchPredecessors(
     const r = bySession.get(id)?.find((q) => q.prefix.previousRequest === null);
     const parent = parentOf.get(id);
     if (!r || parent == null) continue;
-    let best: ReplayedRequest | undefined;
-    for (const q of bySession.get(parent) ?? []) {
-      if (!callOf.has(q.index)) continue;
-      if (q.sentAt !== undefined && r.sentAt !== undefined ? q.sentAt <= r.sentAt : q.index < r.index) best = q;
+    const parentRequests = bySession.get(parent);
+    if (parentRequests?.length) {
+      let best: ReplayedRequest | undefined;
+      for (const q of parentRequests) {
+        if (!callOf.has(q.index)) continue;
+        if (q.sentAt !== undefined && r.sentAt !== undefined ? q.sentAt <= r.sentAt : q.index < r.index) best = q;
+      }
+      const call = best && callOf.get(best.index);
+      if (call) out.set(r.index, call);
+      continue;
     }
-    if (best) out.set(r.index, best.index);
+    const own = callOf.get(r.index);
+    if (!own) continue;
+    const sent = sentOnLogClock(own);
+    let last: LoggedCall | undefined;
+    for (const c of [...log.calls, ...(log.parentCalls ?? [])])
+      if (c.sessionTag === parent && localSeconds(c.time) <= sent && (!last || localSeconds(c.time) >= localSeconds(last.time))) last = c;
+    if (last) out.set(r.index, last);
   }
   return out;
 }
@@ -350,11 +376,11 @@ export function matchBilling(
     return { billed, cost, cacheMiss: null, unpredictedHit: false };
   });
   const causesOf = groupBy(log.causes, (c) => c.sessionId);
-  const branchedFrom = branchPredecessors(report, bySession, callOf, branches);
+  const branchedFrom = branchPredecessors(report, bySession, callOf, branches, log);
   for (const request of answered) {
     const call = callOf.get(request.index);
-    const before = request.prefix.previousRequest ?? branchedFrom.get(request.index) ?? null;
-    const previous = before === null ? undefined : callOf.get(before);
+    const before = request.prefix.previousRequest;
+    const previous = before === null ? branchedFrom.get(request.index) : callOf.get(before);
     if (!call || !previous) continue;
     const causes = [...new Set([request.sessionId, previous.sessionTag, call.sessionTag])].flatMap((id) => (id === null ? [] : (causesOf.get(id) ?? [])));
     const judged = judge(call, previous, request, causes, log.cacheTtl?.ttl ?? '5m');

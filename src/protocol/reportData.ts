@@ -31,7 +31,9 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
     const narrowed = lineagesOf.narrow(members);
     // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
     const alone = (lineagesOf.replaysAlone(members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
-    lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members), options.prices), title).exportAll();
+    // A branch's first request is judged against its parent's last call: that session's calls come too.
+    const parents = narrowed.sessions.flatMap((s) => (s.parentId === null ? [] : [s.parentId]));
+    lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members, parents), options.prices), title).exportAll();
   }
   return { version: PROTOCOL_VERSION, overview, index: whole.index, lineages };
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { cpSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { billingLogOf } from '../../src/analysis/billing';
+import { billingLogFor, billingLogOf } from '../../src/analysis/billing';
 import { analyze, withBilling } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
@@ -21,6 +21,7 @@ import { tempDir } from '../cli/support';
 import { everyLineage } from '../../src/shared/overviewColumns';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { buildStore } from '../support/upstreamStores';
+import { TranscriptLineages } from '../../src/hermes/lineage';
 
 const store = buildStore('billed');
 const { truth } = store;
@@ -205,6 +206,33 @@ describe('billed against replayed, on a home and logs written as upstream writes
     assert.ok(Math.abs(report.billing.cost.usd - total) < 1e-9);
     assert.equal(report.billing.cost.priced, report.requests.filter((r) => r.cost).length);
     assert.equal(report.billing.cost.unpriced, 0);
+  });
+
+  it('bills each lineage opened alone as the whole file: a branch’s first miss judged against its parent’s last call', async () => {
+    const transcript = await loadTranscript(store.stateDb);
+    const log = billingLogOf(readAgentLogs(agentLogsBeside(store.stateDb, transcript.format)));
+    const lineages = new TranscriptLineages(transcript);
+    const missesBySession = (r: typeof report): Map<string, (string | null)[]> => {
+      const out = new Map<string, (string | null)[]>();
+      for (const q of r.requests.filter((x) => !x.failed)) out.set(q.sessionId, [...(out.get(q.sessionId) ?? []), q.cacheMiss?.class ?? null]);
+      return out;
+    };
+    const whole = missesBySession(report);
+    let branchFirst = 0;
+    for (const id of lineages.listed.chains.keys()) {
+      const members = lineages.members(id);
+      const narrowed = lineages.narrow(members);
+      const parents = narrowed.sessions.flatMap((s) => (s.parentId === null ? [] : [s.parentId]));
+      const alone = withBilling(
+        analyze(structuredClone(narrowed), { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false }),
+        billingLogFor(log, members, parents),
+      ).report;
+      for (const [session, classes] of missesBySession(alone)) {
+        assert.deepEqual(classes, whole.get(session), `${id}: session ${session}`);
+        if (narrowed.sessions.find((s) => s.id === session)?.forkKind === 'branch' && classes[0] !== null) branchFirst++;
+      }
+    }
+    assert.equal(branchFirst, 1, 'the branch’s first request, classed alone as within the file');
   });
 
   it('reads Hermes’ own estimate beside ours: each session’s estimated_cost_usd, its calls priced by Hermes’ rule', async () => {
