@@ -167,7 +167,7 @@ export class CachePanel extends LitElement {
         case 'cause-logged':
           return `the agent logged why: ${m.cause} (${LOGGED_CAUSE[m.cause]})`;
         case 'expired':
-          return `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the ${m.lifetimeSeconds === null ? "provider's cache lifetime" : `${durationText(m.lifetimeSeconds)} the cache keeps an idle prefix`}`;
+          return `idle ${m.idleSeconds === null ? '' : durationText(m.idleSeconds)}: longer than the ${m.lifetimeSeconds === null ? "provider's cache lifetime" : `cache's ${durationText(m.lifetimeSeconds)} lifetime`}`;
         case 'too-short':
           return 'the prompt is shorter than this model caches at all';
         case 'predicted':
@@ -302,7 +302,7 @@ export class CachePanel extends LitElement {
             <dl>
               <dt>system prompt</dt><dd>${this.hashLine(r)}</dd>
               <dt>tokens</dt><dd>${this.tokensLine(r)}</dd>
-              <dt>where they go</dt><dd data-where><category-bar .request=${this.detail?.categories} .total=${x.index.summary.categories} requests=${x.requestCount}></category-bar></dd>
+              <dt>where they go</dt><dd data-where><category-bar .request=${this.detail?.categories} .total=${x.index.summary.categories} requests=${x.requestCount} .billed=${this.detail?.billed?.input ?? null}></category-bar></dd>
               <dt>sent</dt><dd data-sent>${this.sentLine(r)}</dd>
               <dt>billed</dt><dd data-billed>${this.billedLine()}</dd>
               ${this.detail?.cost ? html`<dt>cost</dt><dd data-cost>${this.costLine(this.detail.cost)}</dd>` : nothing}

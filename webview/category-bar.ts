@@ -5,7 +5,7 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import { property } from 'lit/decorators.js';
-import { num, percentOf } from './format';
+import { num, percentOf, scaledTo } from './format';
 import { styleProps } from './style-props';
 import { tokens } from './theme';
 
@@ -44,6 +44,8 @@ export class CategoryBar extends LitElement {
   /** Every request's categories summed. */
   @property({ attribute: false }) accessor total: Record<string, number> | undefined;
   @property({ type: Number }) accessor requests = 0;
+  /** The provider's billed prompt tokens for the selected request, where a log line matched it. */
+  @property({ attribute: false }) accessor billed: number | null = null;
 
   static styles = [
     tokens,
@@ -87,8 +89,12 @@ export class CategoryBar extends LitElement {
     if (!r) return html`<span class="label">loading…</span>`;
     const sum = Object.values(r).reduce((n, v) => n + v, 0);
     const tools = Object.entries(r).reduce((n, [k, v]) => n + (k.startsWith('tools/') ? v : 0), 0);
+    // The bill's prompt holds the tool schemas too: our split, scaled to its sum.
+    const billed = this.billed === null ? null : scaledTo(r, this.billed);
     return html`
-      <span class="label">this request: ${num(sum)} tokens${tools ? `, ${num(tools)} of them tool schemas (not in its input count)` : ''}</span>
+      <span class="label">this request: ${num(sum)} tokens by our count${tools ? `, ${num(tools)} of them tool schemas (not in its input count)` : ''}${
+        billed ? html`; billed ${num(this.billed as number)}: each share scaled to the bill (≈ billed, our split)` : nothing
+      }</span>
       ${this.bar(r, 'this request')}
       ${
         this.total && this.requests > 1
@@ -96,9 +102,12 @@ export class CategoryBar extends LitElement {
           : nothing
       }
       <table data-categories>
+        ${billed ? html`<tr class="label"><td></td><td class="n">ours</td><td class="n">≈ billed</td><td></td></tr>` : nothing}
         ${Object.entries(r).map(
           ([k, v]) =>
-            html`<tr data-category=${k}><td><span class="sw ${swatch(k)}"></span>${categoryLabel(k)}</td><td class="n">${num(v)}</td><td class="n">${percentOf(v, sum)}</td></tr>`,
+            html`<tr data-category=${k}><td><span class="sw ${swatch(k)}"></span>${categoryLabel(k)}</td><td class="n">${num(v)}</td>${
+              billed ? html`<td class="n" data-billed-share>${num(billed[k])}</td>` : nothing
+            }<td class="n">${percentOf(v, sum)}</td></tr>`,
         )}
       </table>
     `;

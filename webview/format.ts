@@ -11,6 +11,25 @@ export function delta(n: number): string {
 }
 
 /** after as a percentage of before, one decimal: "54.4 %". */
+/**
+ * Counts scaled to add up to `total` exactly (largest remainders): our categories set against the
+ * provider's billed prompt. Their split is ours; only the sum is the bill's.
+ */
+export function scaledTo(counts: Record<string, number>, total: number): Record<string, number> {
+  const entries = Object.entries(counts);
+  const sum = entries.reduce((n, [, v]) => n + v, 0);
+  if (sum <= 0 || total < 0) return Object.fromEntries(entries.map(([k]) => [k, 0]));
+  const exact = entries.map(([k, v]) => ({ k, x: (v * total) / sum }));
+  const out = exact.map(({ k, x }) => ({ k, n: Math.floor(x), r: x - Math.floor(x) }));
+  let left = total - out.reduce((n, e) => n + e.n, 0);
+  for (const e of [...out].sort((a, b) => b.r - a.r)) {
+    if (left <= 0) break;
+    e.n++;
+    left--;
+  }
+  return Object.fromEntries(out.map((e) => [e.k, e.n]));
+}
+
 export function percentOf(after: number, before: number): string {
   return before > 0 ? `${((after / before) * 100).toFixed(1)} %` : '—';
 }

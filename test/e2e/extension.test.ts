@@ -1026,7 +1026,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         await panel.locator('[data-billed]').innerText(),
         new RegExp(`^${miss.billed.input.toLocaleString('en-US')} prompt · ${miss.billed.cacheRead.toLocaleString('en-US')} read from the cache`),
       );
-      const rows = panel.locator('category-bar [data-categories] tr');
+      const rows = panel.locator('category-bar [data-categories] tr[data-category]');
       await rows.first().waitFor();
       assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-category'))), Object.keys(miss.categories));
       await shot(p, 'billed-lineage-light');

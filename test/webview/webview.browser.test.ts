@@ -275,10 +275,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
     const v = await h.open(insp);
     try {
       const where = v.page.locator('cache-panel [data-where] category-bar');
-      await where.locator('[data-categories] tr').first().waitFor();
+      await where.locator('[data-categories] tr[data-category]').first().waitFor();
       // One row per category of the request, in the report's order, with its count.
       const rows = await where
-        .locator('[data-categories] tr')
+        .locator('[data-categories] tr[data-category]')
         .evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-category'), tr.children[1].textContent]));
       assert.deepEqual(
         rows,
@@ -300,7 +300,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         Math.abs(widths[tools] / barWidth - first.categories['tools/builtin'] / sum) < 0.02,
         `tool schemas take their share of the bar: ${widths.join(', ')}`,
       );
-      assert.match(await where.locator('.label').first().innerText(), /^this request: [\d,]+ tokens, [\d,]+ of them tool schemas \(not in its input count\)$/);
+      assert.match(
+        await where.locator('.label').first().innerText(),
+        /^this request: [\d,]+ tokens by our count, [\d,]+ of them tool schemas \(not in its input count\)$/,
+      );
       await assertClean(v);
     } finally {
       await v.close();
@@ -457,7 +460,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       assert.ok((await panel.locator('[data-cache-miss]').innerText()).includes(`(${usd(expired.cacheMiss.extraUsd)} more than reading them)`));
       assert.match(
         await panel.locator('[data-cache-miss]').innerText(),
-        /^expired [\d,]+ tokens of the previous prompt billed again \(\$0\.\d{4} more than reading them\) · idle \d+m\d\ds: longer than the provider's cache lifetime$/,
+        /^expired [\d,]+ tokens of the previous prompt billed again \(\$0\.\d{4} more than reading them\) · idle \d+m\d\ds: longer than the cache's 5m00s lifetime$/,
       );
       const head = v.page.locator('summary-header [data-billing]');
       const misses = Object.values(summary.misses).reduce((n, k) => n + (k ?? 0), 0);
@@ -490,6 +493,16 @@ describe('inspector webview (Chromium, real engine as host)', () => {
           new RegExp(`^${plain.billed.input?.toLocaleString('en-US')} prompt · [\\d,]+ read from the cache \\([\\d.]+ %\\) · [\\d,]+ written · \\d+ out$`),
         );
         assert.equal(await p.locator('[data-cache-miss]').count(), 0);
+        // Where the tokens go, set against the bill: our split scaled to the billed prompt, summing to it.
+        const where = p.locator('[data-where] category-bar');
+        await where.locator('[data-billed-share]').first().waitFor();
+        const shares = await where.locator('[data-billed-share]').allInnerTexts();
+        assert.equal(shares.length, Object.keys(plain.categories).length);
+        assert.equal(
+          shares.reduce((n, t) => n + Number(t.replace(/,/g, '')), 0),
+          plain.billed.input,
+        );
+        assert.match(await where.locator('.label').first().innerText(), /tokens by our count.*; billed [\d,]+: each share scaled to the bill/);
         await assertClean(w);
       } finally {
         await w.close();
