@@ -19,7 +19,7 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
-import { filterLineages, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
+import { everyLineage, filterLineages, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
 import type { OverviewColumn } from '../../src/shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { shortPath } from '../../src/extension/tabTitle';
@@ -103,6 +103,7 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'overview-lineage-open-light': 'lineage-tab.png',
   'billed-overview-light': 'billed-overview.png',
   'billed-lineage-light': 'billed-lineage.png',
+  'billed-miss-classes-light': 'billed-miss-classes.png',
 };
 
 /** screenshot(), and for a README picture its copy under test-results/media/. */
@@ -1030,6 +1031,65 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       await rows.first().waitFor();
       assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-category'))), Object.keys(miss.categories));
       await shot(p, 'billed-lineage-light');
+
+      // A miss of every class, each in the lineage that holds it, as that lineage shows it: the
+      // cache panel's lines from when the request was sent to its miss, gathered in one picture.
+      const CLASSES = ['cause-logged', 'expired', 'too-short', 'predicted', 'unexplained'];
+      const missAt = new Map<string, { lineage: string; index: number }>();
+      for (const id of everyLineage(overview.lineages).map((l) => l.id))
+        for (const r of cliJson('analyze', db, '--lineage', id, '--json').requests)
+          if (r.cacheMiss && !missAt.has(r.cacheMiss.class)) missAt.set(r.cacheMiss.class, { lineage: id, index: r.index });
+      assert.deepEqual([...missAt.keys()].sort(), [...CLASSES].sort(), 'examples/billed holds a miss of every class');
+      const crops: { cls: string; png: Buffer; width: number }[] = [];
+      for (const cls of CLASSES) {
+        const { lineage, index } = missAt.get(cls) as { lineage: string; index: number };
+        await frame.locator('summary-header button.back').click();
+        await eventually(
+          () => overviewShown(frame),
+          (v) => v.onOverview && v.rows.length > 0,
+        );
+        await openRow(frame, lineage);
+        const timeline = frame.locator('token-timeline svg[tabindex]').first();
+        await timeline.waitFor({ state: 'visible', timeout: 15_000 });
+        await timeline.focus();
+        await p.keyboard.press('Home');
+        for (let k = 0; k < index; k++) await p.keyboard.press('ArrowRight');
+        const shown = await eventually(
+          () =>
+            panel
+              .locator('[data-cache-miss]')
+              .getAttribute('data-cache-miss', { timeout: 1000 })
+              .catch(() => null),
+          (v) => v === cls,
+        );
+        assert.equal(shown, cls, `${cls}: request #${index} of ${lineage}`);
+        // The panel scrolls in the side pane: its lines from sent to the miss brought into view.
+        await panel.locator('[data-sent]').scrollIntoViewIfNeeded();
+        await panel.locator('[data-cache-miss]').scrollIntoViewIfNeeded();
+        const list = await panel.locator('dl').boundingBox();
+        const top = await panel.locator('[data-sent]').boundingBox();
+        const end = await panel.locator('[data-cache-miss]').boundingBox();
+        assert.ok(list && top && end);
+        const clip = { x: list.x, y: top.y - 4, width: list.width, height: end.y + end.height - top.y + 8 };
+        crops.push({ cls, png: await p.screenshot({ clip }), width: Math.ceil(clip.width) });
+      }
+      const sheet = await p.context().newPage();
+      try {
+        // Side by side, in the order the classes are decided in.
+        const width = crops.reduce((n, c) => n + c.width + 10, 0) + 24;
+        await sheet.setViewportSize({ width, height: 200 });
+        await sheet.setContent(
+          `<body style="margin:12px;background:#fff;display:flex;gap:10px;align-items:flex-start">${crops.map((c) => `<img alt="${c.cls}" src="data:image/png;base64,${c.png.toString('base64')}" style="display:block;border:1px solid #ccc">`).join('')}</body>`,
+        );
+        await sheet.waitForFunction(() => Array.from((globalThis as any).document.images).every((i: any) => i.complete));
+        const height = await sheet.evaluate(
+          () => Math.max(...Array.from((globalThis as any).document.images).map((i: any) => i.getBoundingClientRect().bottom)) + 12,
+        );
+        await sheet.setViewportSize({ width, height: Math.ceil(height) });
+        await shot(sheet, 'billed-miss-classes-light');
+      } finally {
+        await sheet.close();
+      }
     } finally {
       await runCommand(p, 'View: Close All Editors');
       await runCommand(p, 'View: Toggle Primary Side Bar Visibility');
