@@ -83,7 +83,9 @@ function longRequest(): { data: Parameters<Harness['open']>[0]; asked: { start: 
     toolCalls: [],
     toolCallId: null,
   });
-  const turns: TurnView[] = [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'long', requests: [0], injectedKinds: [], compression: null }];
+  const turns: TurnView[] = [
+    { index: 0, sessionId: 's', userMessageIndex: 0, title: 'long', requests: [0], injectedKinds: [], compression: null, costUsd: null },
+  ];
   const requests: RequestView[] = [
     {
       index: 0,

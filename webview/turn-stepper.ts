@@ -9,7 +9,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import type { TurnView } from '../src/shared/messages';
 import { piEvent } from './events';
-import { KIND_LABEL, num, plural } from './format';
+import { KIND_LABEL, num, plural, usd } from './format';
 import type { IndexModel } from './index-model';
 import type { Pages } from './pages';
 import { PagesController } from './pages-controller';
@@ -96,7 +96,8 @@ export class TurnStepper extends LitElement {
   private renderTurn(model: IndexModel, i: number) {
     const selected = i === this.selected;
     const slot = this.turns?.get(0, i);
-    const title = slot === undefined || slot === 'loading' ? '…' : slot instanceof Error ? `(could not load: ${slot.message})` : slot.title;
+    const turn = slot === undefined || slot === 'loading' || slot instanceof Error ? null : slot;
+    const title = turn ? turn.title : slot instanceof Error ? `(could not load: ${slot.message})` : '…';
     return html`
       <div class="turn" role="option" id="turn-${i}" aria-selected=${selected ? 'true' : 'false'} aria-posinset=${i + 1} aria-setsize=${model.turnCount}
         tabindex=${selected ? 0 : -1} @click=${() => this.dispatchEvent(piEvent('pi-select', { turn: i }))}>
@@ -104,6 +105,7 @@ export class TurnStepper extends LitElement {
         <span class="title" title=${title}>${title}</span>
         <span class="meta" title=${[model.broken(i) ? 'cache break' : '', model.compacted(i) ? 'compacted' : '', ...model.injectedKinds(i).map((k) => KIND_LABEL[k])].filter(Boolean).join(', ')}>
           <span class="reqs">${plural(model.requestsOf(i).length, 'req', 'reqs')}</span>
+          ${turn?.costUsd != null ? html`<span class="reqs" data-turn-cost title="what its billed requests cost">${usd(turn.costUsd)}</span>` : nothing}
           ${model.broken(i) ? html`<span class="chip break solid" data-badge="break">cache break</span>` : nothing}
           ${model.compacted(i) ? html`<span class="chip compaction" data-badge="compaction">compacted</span>` : nothing}
           ${model.injectedKinds(i).map((k) => html`<span class="chip k-${k}" data-kind=${k}>${KIND_LABEL[k]}</span>`)}

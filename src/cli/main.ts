@@ -314,7 +314,9 @@ function textReport(r: Report, turn: number | null, p: Placement, read: boolean)
 function turnLines(r: Report, t: Report['turns'][number]): string[] {
   const out: string[] = [];
   const injected = t.injected.length ? `; injected: ${t.injected.map((s) => s.kind).join(', ')}` : '';
-  out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}`);
+  const priced = t.requests.flatMap((q) => (r.requests[q].cost ? [r.requests[q].cost?.usd ?? 0] : []));
+  const cost = priced.length ? `; cost ${usd(priced.reduce((a, b) => a + b, 0))}` : '';
+  out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}${cost}`);
   if (t.compression) out.push(`  ${compactionLine(t.compression, 'compaction')}`);
   // Compactions inside the turn, each before the first request it broke (its re-billing).
   const later = [...t.laterCompressions];

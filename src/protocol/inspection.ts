@@ -81,8 +81,10 @@ export class Inspection {
     const { report, replay } = analysis;
     this.turns = report.turns.map((t) => {
       const kept = t.index < (analysis.kept?.turns ?? 0) ? earlier?.turns[t.index] : undefined;
-      // Unless the log read since tells more of its compaction's estimate.
-      if (kept && JSON.stringify(kept.compression?.estimate) === JSON.stringify(t.compression?.estimate)) return kept;
+      const priced = t.requests.flatMap((q) => (report.requests[q].cost ? [report.requests[q].cost?.usd ?? 0] : []));
+      const costUsd = priced.length ? priced.reduce((a, b) => a + b, 0) : null;
+      // Unless the log read since tells more of its compaction's estimate, or of its cost.
+      if (kept && kept.costUsd === costUsd && JSON.stringify(kept.compression?.estimate) === JSON.stringify(t.compression?.estimate)) return kept;
       const rt = replay.turns[t.index];
       const userRow = rt.userRow >= 0 ? rt.rows[rt.userRow] : undefined;
       return {
@@ -93,6 +95,7 @@ export class Inspection {
         requests: t.requests,
         injectedKinds: [...new Set(t.injected.map((s) => s.kind))],
         compression: t.compression && rt.compaction ? compactionView(t.compression, rt.compaction) : null,
+        costUsd,
       };
     });
     const captured = new Map(

@@ -32,6 +32,8 @@ export interface TurnView {
   requests: number[];
   injectedKinds: InjectionKind[];
   compression: CompactionView | null;
+  /** What its billed requests cost, USD (docs/billing.md "Cost"); null where none of them was priced. */
+  costUsd: number | null;
 }
 
 /** One turn as the host's tree lists it under its session. */

@@ -44,7 +44,7 @@ function index(turnSizes: number[], broken: number[] = [], compacted: number[] =
         cost: null,
       });
     }
-    turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null });
+    turns.push({ index: t, sessionId: 's', userMessageIndex: 2 * t, title: `turn ${t}`, requests: ids, injectedKinds: [], compression: null, costUsd: null });
   });
   const header = { title: 't', source: { path: 'p', format: 'f' }, profile: 'hermes-v1', tokenizer: 'o200k_base', sessions: [] };
   return new IndexModel(buildIndex(header, turns, requests, []));

@@ -468,6 +468,10 @@ describe('inspector webview (Chromium, real engine as host)', () => {
         await head.innerText(),
         `billed: ${summary.matched} of ${billed.index.requestCount} requests · ${usd(summary.usd)} · ${misses} cache misses (${summary.misses.unexplained} unexplained), ${usd(summary.missUsd)} more than hits`,
       );
+      // The turn's cost in the stepper: its billed requests' costs summed.
+      const turnCost = billed.turns[expired.turn].costUsd;
+      assert.ok(turnCost !== null && turnCost >= cost.usd);
+      assert.equal(await v.page.locator(`turn-stepper #turn-${expired.turn} [data-turn-cost]`).innerText(), usd(turnCost));
       // The timeline: each billed read drawn on its bar, coloured by the class of its miss, each
       // class in the legend; the selected request's label says its read and class.
       const chart = v.page.locator('token-timeline');
@@ -634,7 +638,9 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       toolCalls: [],
       toolCallId: null,
     });
-    const turns: TurnView[] = [{ index: 0, sessionId: 's', userMessageIndex: 0, title: 'a long one', requests: [0], injectedKinds: [], compression: null }];
+    const turns: TurnView[] = [
+      { index: 0, sessionId: 's', userMessageIndex: 0, title: 'a long one', requests: [0], injectedKinds: [], compression: null, costUsd: null },
+    ];
     const requests: RequestView[] = [
       {
         index: 0,
