@@ -2,12 +2,12 @@
 // replayed request it answered, and each request whose billed cache read falls well short of what
 // an unbroken, still-live prefix would have reused given one class of miss, in a fixed order.
 
-import type { CacheTtlSetting, InputFinding } from '../shared/model/transcript';
+import type { CacheTtlSetting, InputFinding, RecordedCounters } from '../shared/model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
 import { cacheRule } from './cacheRules';
 import { costOf, missCost, PRICE_CATALOGUE } from './cost';
-import type { BilledUsage, CacheMiss, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
+import type { BilledSession, BilledUsage, CacheMiss, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
 import type { PriceOverrides } from '../shared/settingNames';
 
 /** What the logs beside a transcript said, as read (agentLogFiles.ts): the input to matchBilling. */
@@ -404,6 +404,7 @@ export function matchBilling(
   const matchedIn = new Map<string, number>();
   for (const r of answered) if (callOf.has(r.index)) matchedIn.set(r.sessionId, (matchedIn.get(r.sessionId) ?? 0) + 1);
   const sessionIds = [...new Set([...bySession.keys(), ...callsBySession.keys()])];
+  const recordedOf = new Map(report.sessions.map((s) => [s.id, s.recorded]));
   // Priced at the time they were sent where the log's clock is placed, else at the catalogue's latest.
   const unmatched = log.calls
     .filter((c) => left.has(c) || c.sessionTag === null)
@@ -422,12 +423,19 @@ export function matchBilling(
       sources: log.sources,
       cacheTtl: log.cacheTtl,
       logClockOffsetSeconds: offset,
-      sessions: sessionIds.map((sessionId) => ({
-        sessionId,
-        calls: callsBySession.get(sessionId)?.length ?? 0,
-        requests: bySession.get(sessionId)?.length ?? 0,
-        matched: matchedIn.get(sessionId) ?? 0,
-      })),
+      sessions: sessionIds.map((sessionId) => {
+        const usage = (callsBySession.get(sessionId) ?? []).filter((c) => !c.usageUnavailable && c.input !== null);
+        return {
+          sessionId,
+          calls: callsBySession.get(sessionId)?.length ?? 0,
+          usageCalls: usage.length,
+          requests: bySession.get(sessionId)?.length ?? 0,
+          matched: matchedIn.get(sessionId) ?? 0,
+          loggedPromptTokens: usage.reduce((n, c) => n + (c.input ?? 0), 0),
+          loggedOutputTokens: usage.reduce((n, c) => n + (c.output ?? 0), 0),
+          recorded: storeCounters(recordedOf.get(sessionId)),
+        };
+      }),
       cost: {
         usd: priced.reduce((n, r) => n + (r.cost?.usd ?? 0), 0),
         priced: priced.length,
@@ -439,6 +447,12 @@ export function matchBilling(
       unmatchedCalls: unmatched,
     },
   };
+}
+
+/** A session's counters as the bill counts a call: its whole prompt (upstream stores input without the cache). */
+function storeCounters(r: RecordedCounters | undefined): BilledSession['recorded'] {
+  if (!r || r.apiCalls === undefined || r.inputTokens === undefined) return null;
+  return { apiCalls: r.apiCalls, promptTokens: r.inputTokens + (r.cacheReadTokens ?? 0) + (r.cacheWriteTokens ?? 0), outputTokens: r.outputTokens ?? 0 };
 }
 
 /** The findings the bill gives: misses nothing explains, and breaks the bill says did not happen. */
@@ -466,6 +480,21 @@ export function billingDiagnostics(report: Pick<Report, 'requests'>, matched: Bi
         request: r.index,
         sessionId: r.sessionId,
       });
+  }
+  // Against the store's totals: where its call count is the session's own (it equals the requests
+  // replayed; a gateway writes running totals instead), calls it counted that no log read holds.
+  for (const s of matched.billing.sessions) {
+    const r = s.recorded;
+    if (!r || r.apiCalls !== s.requests || r.apiCalls <= s.usageCalls) continue;
+    const missing = r.apiCalls - s.usageCalls;
+    out.push({
+      severity: 'info',
+      code: 'bill-incomplete',
+      message: `session ${s.sessionId}: the store counted ${r.apiCalls} API calls (${r.promptTokens} prompt tokens), the logs read hold ${s.usageCalls} with usage (${s.loggedPromptTokens}): ${missing} ${missing === 1 ? 'is' : 'are'} in no log read (a file rotated away, or logs kept elsewhere), so ${s.requests - s.matched} of its ${s.requests} requests have no bill`,
+      turn: null,
+      request: null,
+      sessionId: s.sessionId,
+    });
   }
   return out;
 }

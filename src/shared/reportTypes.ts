@@ -85,7 +85,8 @@ export type DiagnosticCode =
   | 'rewind-order-not-recorded'
   | 'not-a-transcript'
   | 'cache-miss-unexplained'
-  | 'cache-hit-unpredicted';
+  | 'cache-hit-unpredicted'
+  | 'bill-incomplete';
 
 export interface Diagnostic {
   severity: Severity;
@@ -201,6 +202,28 @@ export type CacheMiss = {
   | { class: 'expired' | 'too-short' | 'unexplained'; cause: null }
 );
 
+/**
+ * One session's calls in the logs beside its requests, and both beside the store's own counters
+ * (reconciled: docs/billing.md "Against the store's totals").
+ */
+export interface BilledSession {
+  sessionId: string;
+  /** Its `API call` lines in the logs read; `usageCalls` of them reported usage. */
+  calls: number;
+  usageCalls: number;
+  /** Its answered requests, and how many of them a call matched. */
+  requests: number;
+  matched: number;
+  /** The usage lines' prompt (`in=`) and completion (`out=`) tokens summed. */
+  loggedPromptTokens: number;
+  loggedOutputTokens: number;
+  /**
+   * The store's counters for it (sessions columns): calls with usage, their whole prompts (upstream's
+   * input plus cache read and write) and completions; null where it keeps none.
+   */
+  recorded: { apiCalls: number; promptTokens: number; outputTokens: number } | null;
+}
+
 /** Which billing sources were read, and how their calls matched the replayed requests. */
 export interface ReportBilling {
   /** The logs read, oldest first; empty when none was found or given. */
@@ -216,7 +239,7 @@ export interface ReportBilling {
    */
   logClockOffsetSeconds: number | null;
   /** Per session (tag or replayed): its calls in the logs, its answered requests, how many matched. */
-  sessions: { sessionId: string; calls: number; requests: number; matched: number }[];
+  sessions: BilledSession[];
   /**
    * Per model, over the requests a call with usage matched: the provider's prompt tokens and ours
    * (the replay's tokenizer), and the first over the second, rounded to 3 places. Our counts are

@@ -20,7 +20,7 @@ import { Inspection } from '../../src/protocol/inspection';
 import { tempDir } from '../cli/support';
 import { everyLineage } from '../../src/shared/overviewColumns';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
-import { buildStore } from '../support/upstreamStores';
+import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
 import { TranscriptLineages } from '../../src/hermes/lineage';
 
 const store = buildStore('billed');
@@ -233,6 +233,53 @@ describe('billed against replayed, on a home and logs written as upstream writes
       }
     }
     assert.equal(branchFirst, 1, 'the branch’s first request, classed alone as within the file');
+  });
+
+  it('reconciles each session’s logged calls with the store’s totals: equal where every line was kept', () => {
+    let compared = 0;
+    for (const s of report.billing.sessions) {
+      if (!s.recorded) continue;
+      compared++;
+      assert.deepEqual(
+        [s.usageCalls, s.loggedPromptTokens, s.loggedOutputTokens],
+        [s.recorded.apiCalls, s.recorded.promptTokens, s.recorded.outputTokens],
+        s.sessionId,
+      );
+    }
+    assert.ok(compared >= 4, `sessions with counters: ${compared}`);
+    // The session only the log names (its SessionDB could not open) has no counters to compare.
+    assert.ok(report.billing.sessions.some((s) => s.recorded === null && s.usageCalls > 0));
+    assert.deepEqual(
+      report.diagnostics.filter((d) => d.code === 'bill-incomplete'),
+      [],
+    );
+  });
+
+  it('says which sessions the logs read lack calls of, against the store’s count, when a log file is gone', async () => {
+    const dir = tempDir();
+    try {
+      // The current log cut after its fifth call line: what a home whose newest file was lost keeps.
+      const { db } = billedHomeWithLogCut(dir, 5);
+      const transcript = await loadTranscript(db);
+      const analysis = analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
+      const cut = withBilling(analysis, billingLogOf(readAgentLogs(agentLogsBeside(db, transcript.format)))).report;
+      const current = calls.filter((c) => c.file === 'logs/agent.log');
+      const lost = current.slice(5).filter((c) => !c.usageUnavailable && c.request !== null);
+      assert.ok(lost.length > 0);
+      const missing = new Map<string, number>();
+      for (const c of lost) missing.set(c.sessionTag as string, (missing.get(c.sessionTag as string) ?? 0) + 1);
+      const found = cut.diagnostics.filter((d) => d.code === 'bill-incomplete');
+      assert.deepEqual(found.map((d) => d.sessionId).sort(), [...missing.keys()].sort());
+      for (const d of found) {
+        const s = cut.billing.sessions.find((x) => x.sessionId === d.sessionId);
+        assert.ok(s?.recorded);
+        assert.equal(s.recorded.apiCalls - s.usageCalls, missing.get(d.sessionId as string), d.sessionId);
+        assert.equal(d.severity, 'info');
+        assert.match(d.message, new RegExp(`the store counted ${s.recorded.apiCalls} API calls .*the logs read hold ${s.usageCalls} with usage`));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads Hermes’ own estimate beside ours: each session’s estimated_cost_usd, its calls priced by Hermes’ rule', async () => {
