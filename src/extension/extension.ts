@@ -9,6 +9,7 @@ import { PROTOCOL_VERSION, type Navigation, type ViewState } from '../shared/mes
 import { AnalysisCache } from './analysisCache';
 import { toDiagnostics } from './diagnostics';
 import { findTranscripts } from './findTranscripts';
+import { heldBack, KeyedThrottle, refreshTargetPath } from './liveRefresh';
 import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel, type RevealTarget } from './inspectorView';
 import { statusOf } from './statusText';
 import { tabTitle } from './tabTitle';
@@ -31,8 +32,6 @@ export function activate(context: vscode.ExtensionContext): void {
   const cache = new AnalysisCache(context.extensionUri, context.workspaceState, log);
   const problems = vscode.languages.createDiagnosticCollection('prompt-inspector');
 
-  /** `<home>/logs/agent.log[.N]`: the part after the home. */
-  const AGENT_LOG = /\/logs\/agent\.log(\.\d+)?$/;
   // Live refresh: a transcript that grows (or its WAL) invalidates its analysis, throttled. Only
   // analysed files can go stale, so the watcher starts with the first analysis: a workspace nobody
   // inspects is not watched, and activation makes one call fewer to the workbench.
@@ -40,24 +39,16 @@ export function activate(context: vscode.ExtensionContext): void {
   const watchTranscripts = (): void => {
     if (watching) return;
     watching = true;
-    const timers = new Map<string, NodeJS.Timeout>();
+    const targets = new Map<string, vscode.Uri>();
+    const throttle = new KeyedThrottle(REFRESH_INTERVAL_MS, (key) => {
+      const target = targets.get(key);
+      targets.delete(key);
+      if (target) cache.invalidate(target);
+    });
     const onFileEvent = (uri: vscode.Uri): void => {
-      // A WAL stands for its database; an agent.log (or a rotation of it) for its home's state.db,
-      // whose bill it holds (docs/billing.md).
-      const target = uri.path.endsWith('-wal')
-        ? uri.with({ path: uri.path.slice(0, -4) })
-        : AGENT_LOG.test(uri.path)
-          ? uri.with({ path: `${uri.path.replace(AGENT_LOG, '')}/state.db` })
-          : uri;
-      const key = target.toString();
-      if (timers.has(key)) return;
-      timers.set(
-        key,
-        setTimeout(() => {
-          timers.delete(key);
-          cache.invalidate(target);
-        }, REFRESH_INTERVAL_MS),
-      );
+      const target = uri.with({ path: refreshTargetPath(uri.path) });
+      targets.set(target.toString(), target);
+      throttle.touch(target.toString());
     };
     const watcher = vscode.workspace.createFileSystemWatcher('**/*.{db,db-wal,json,jsonl}');
     const logs = vscode.workspace.createFileSystemWatcher('**/logs/agent.log*');
@@ -68,11 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
       logs,
       logs.onDidChange(onFileEvent),
       logs.onDidCreate(onFileEvent),
-      {
-        dispose: () => {
-          for (const t of timers.values()) clearTimeout(t);
-        },
-      },
+      throttle,
     );
   };
 
@@ -84,9 +71,9 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // A parse error where the file ends is what a writer mid-append looks like: it is held back
   // while the file keeps changing, and published once the file has been quiet for a while.
-  const heldBack = new Map<string, NodeJS.Timeout>();
+  const recheck = new Map<string, NodeJS.Timeout>();
   const publish = async (uri: vscode.Uri): Promise<void> => {
-    clearTimeout(heldBack.get(uri.toString()));
+    clearTimeout(recheck.get(uri.toString()));
     // Problems lists the files open in an inspector, not every file the tree has read.
     if (!InspectorView.on(uri)) {
       problems.delete(uri);
@@ -94,12 +81,11 @@ export function activate(context: vscode.ExtensionContext): void {
     }
     try {
       const diagnostics = (await cache.get(uri)).diagnostics;
-      const fresh = Date.now() - (await stat(uri.fsPath)).mtimeMs < WRITER_QUIET_MS;
-      const shown = fresh ? diagnostics.filter((d) => !d.atEnd) : diagnostics;
-      if (shown.length < diagnostics.length)
-        heldBack.set(
+      const { shown, recheckInMs } = heldBack(diagnostics, (await stat(uri.fsPath)).mtimeMs, Date.now(), WRITER_QUIET_MS);
+      if (recheckInMs !== null)
+        recheck.set(
           uri.toString(),
-          setTimeout(() => void publish(uri), WRITER_QUIET_MS),
+          setTimeout(() => void publish(uri), recheckInMs),
         );
       problems.set(uri, toDiagnostics(shown));
     } catch {
@@ -108,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   context.subscriptions.push({
     dispose: () => {
-      for (const t of heldBack.values()) clearTimeout(t);
+      for (const t of recheck.values()) clearTimeout(t);
     },
   });
 
