@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const treeView = vscode.window.createTreeView('promptInspector.transcripts', { treeDataProvider: tree });
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   status.command = 'promptInspector.nextBreak';
-  context.subscriptions.push(cache, problems, status, log);
+  context.subscriptions.push(cache, tree, problems, status, log);
 
   // A parse error where the file ends is what a writer mid-append looks like: it is held back
   // while the file keeps changing, and published once the file has been quiet for a while.
@@ -178,9 +178,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('promptInspector.copyRequest', async () => {
       const view = InspectorView.active;
       const request = view?.selectedRequest;
-      if (!view?.current || request === null || request === undefined) return;
-      await vscode.env.clipboard.writeText(await view.current.requestJson(request));
-      void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${request} copied as JSON`, 3000);
+      if (view && request !== null && request !== undefined) await view.copyRequest(request);
     }),
     ...(['nextTurn', 'previousTurn', 'nextRequest', 'previousRequest', 'nextBreak'] as Navigation[]).map((to) =>
       vscode.commands.registerCommand(`promptInspector.${to}`, () => InspectorView.active?.navigate(to)),

@@ -195,12 +195,16 @@ export class InspectorView implements vscode.Disposable {
         InspectorView.activeChanged.fire(InspectorView.activeView);
         return;
       case 'copyRequest':
-        if (this.current) {
-          await vscode.env.clipboard.writeText(await this.current.requestJson(m.request));
-          void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${m.request} copied as JSON`, 3000);
-        }
+        await this.copyRequest(m.request);
         return;
     }
+  }
+
+  /** The request's wire messages as JSON on the clipboard: the view's button and the command alike. */
+  async copyRequest(request: number): Promise<void> {
+    if (!this.current) return;
+    await vscode.env.clipboard.writeText(await this.current.requestJson(request));
+    void vscode.window.setStatusBarMessage(`Prompt Inspector: request ${request} copied as JSON`, 3000);
   }
 
   /** The webview's page requests, answered by the worker's analysis. */

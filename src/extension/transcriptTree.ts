@@ -24,8 +24,9 @@ type Node =
 
 export type { Node as TranscriptNode };
 
-export class TranscriptTree implements vscode.TreeDataProvider<Node> {
+export class TranscriptTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  private readonly listening: vscode.Disposable;
   readonly onDidChangeTreeData = this.changed.event;
   /** A file's node keeps its identity from one listing to the next: VS Code finds a revealed element by it. */
   private readonly files = new Map<string, FileNode>();
@@ -35,7 +36,12 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node> {
     private readonly cache: AnalysisCache,
     private readonly onAnalysis: () => void,
   ) {
-    cache.onDidChange(() => this.changed.fire(undefined));
+    this.listening = cache.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  dispose(): void {
+    this.listening.dispose();
+    this.changed.dispose();
   }
 
   refresh(): void {
