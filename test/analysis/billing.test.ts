@@ -117,7 +117,12 @@ describe('matching billed calls to replayed requests', () => {
       m.requests.map((r) => r.billed?.input ?? null),
       [5100, 5300, null, 5500],
     );
-    assert.deepEqual(m.billing.sessions, [{ sessionId: 'A', calls: 3, requests: 3, matched: 3 }]);
+    assert.deepEqual(m.billing.sessions, [
+      { sessionId: 'A', calls: 3, usageCalls: 3, requests: 3, matched: 3, loggedPromptTokens: 15_900, loggedOutputTokens: 150, recorded: null },
+    ]);
+    // Beside the store's counters for the session: upstream's input excludes the cache, the bill's prompt does not.
+    report.sessions[0].recorded = { apiCalls: 3, inputTokens: 1000, cacheReadTokens: 14_000, cacheWriteTokens: 900, outputTokens: 150 };
+    assert.deepEqual(matchBilling(report, log).billing.sessions[0].recorded, { apiCalls: 3, promptTokens: 15_900, outputTokens: 150 });
     assert.deepEqual(m.billing.unmatchedCalls, []);
     assert.deepEqual(
       m.requests.map((r) => r.cacheMiss),
@@ -132,7 +137,9 @@ describe('matching billed calls to replayed requests', () => {
     const log = logOf(specs.slice(18).map((q) => callLine({ session: 'A', sent: q.sent + 0.3, input: q.tokens + 50, read: q.tokens - 50 })));
     const m = matchBilling(report, log);
     assert.equal(m.billing.logClockOffsetSeconds, -ZONE);
-    assert.deepEqual(m.billing.sessions, [{ sessionId: 'A', calls: 12, requests: 30, matched: 12 }]);
+    assert.deepEqual(m.billing.sessions, [
+      { sessionId: 'A', calls: 12, usageCalls: 12, requests: 30, matched: 12, loggedPromptTokens: 88_800, loggedOutputTokens: 600, recorded: null },
+    ]);
     assert.deepEqual(
       m.requests.map((r) => r.billed !== null),
       specs.map((_, k) => k >= 18),
@@ -165,7 +172,7 @@ describe('matching billed calls to replayed requests', () => {
     );
     assert.deepEqual(
       m.billing.sessions.find((s) => s.sessionId === 'A'),
-      { sessionId: 'A', calls: 3, requests: 3, matched: 2 },
+      { sessionId: 'A', calls: 3, usageCalls: 3, requests: 3, matched: 2, loggedPromptTokens: 19_600, loggedOutputTokens: 150, recorded: null },
     );
   });
 
