@@ -77,6 +77,8 @@ export type DiagnosticCode =
   | 'reanchor-none'
   | 'replay-mismatch'
   | 'parse-error'
+  | 'file-skipped'
+  | 'journal-rolled-back'
   | 'replay-count-mismatch'
   | 'counters-not-recorded'
   | 'no-turns'

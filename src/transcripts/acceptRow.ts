@@ -58,3 +58,8 @@ export function acceptRow(value: unknown, where: string, pos: SourcePos, finding
 export function parseError(message: string, pos: SourcePos, atEnd = false): InputFinding {
   return { severity: 'error', code: 'parse-error', message, pos, ...(atEnd ? { atEnd } : {}) };
 }
+
+/** A file not read (the input, or one beside it: a WAL, a journal, a dump, a log), and why: a notice, not a parse error. */
+export function skippedFile(path: string, why: string): InputFinding {
+  return { severity: 'warning', code: 'file-skipped', pos: { line: 1, column: 1 }, message: `${path}: skipped, ${why}` };
+}

@@ -5,6 +5,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { InputFinding } from '../shared/model/transcript';
+import { skippedFile } from './acceptRow';
 import { endAgentLog, feedAgentLog, startAgentLog, type AgentLogStart, type AgentLogState } from './agentLog';
 import type { AgentLogRecord } from './agentLogRecords';
 
@@ -176,7 +177,7 @@ function unread(path: string, options: AgentLogStart, why: string): AgentLogRead
     tail: new Uint8Array(0),
     ended: false,
     records: [],
-    findings: [{ severity: 'warning', code: 'parse-error', pos: { line: 1, column: 1 }, message: `${path}: skipped, ${why}` }],
+    findings: [skippedFile(path, why)],
     continued: false,
   };
 }

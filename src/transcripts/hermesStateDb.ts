@@ -103,8 +103,8 @@ export function readHermesStateDb(path: string, source: ByteSource, options: Sta
   for (const p of file.problems) findings.push(parseError(`${path}: ${p}`, { offset: 0 }));
   if (file.rolledBack) {
     findings.push({
-      severity: 'warning',
-      code: 'parse-error',
+      severity: 'info',
+      code: 'journal-rolled-back',
       pos: { offset: 0 },
       message: `${path}-journal: a hot rollback journal: a write transaction was in progress when this was read; read as SQLite reads it, rolled back (${file.rolledBack} page${file.rolledBack === 1 ? '' : 's'} restored in memory, nothing written): the rows it had not committed are not shown`,
     });

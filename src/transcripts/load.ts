@@ -14,6 +14,7 @@ import type { InputFinding, Transcript } from '../shared/model/transcript';
 import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
 import type { TurnTraceReader } from './turnTrace';
 import { bytesSource, type ByteSource } from './byteSource';
+import { skippedFile } from './acceptRow';
 
 /** A state.db larger than this is listed, not read whole; its sessions load one lineage at a time. */
 export const READ_WHOLE_LIMIT = 256 * 1024 * 1024;
@@ -391,25 +392,21 @@ const COMPARE_PIECE = 1 << 20;
 function readBeside(path: string, findings: InputFinding[]): Uint8Array | undefined {
   const file = openRegular(path);
   if (!('fd' in file)) {
-    if (!file.absent) findings.push(skipped(path, file.why));
+    if (!file.absent) findings.push(skippedFile(path, file.why));
     return undefined;
   }
   try {
     if (file.size > WHOLE_FILE_LIMIT) {
-      findings.push(skipped(path, `${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole`));
+      findings.push(skippedFile(path, `${megabytes(file.size)}, above the ${megabytes(WHOLE_FILE_LIMIT)} limit for a file read whole`));
       return undefined;
     }
     return fileSource(file.fd, file.size).read(0, file.size);
   } catch (e) {
-    findings.push(skipped(path, `cannot read (${errorCode(e)})`));
+    findings.push(skippedFile(path, `cannot read (${errorCode(e)})`));
     return undefined;
   } finally {
     closeSync(file.fd);
   }
-}
-
-function skipped(path: string, why: string): InputFinding {
-  return { severity: 'warning', code: 'parse-error', pos: { line: 1, column: 1 }, message: `${path}: skipped, ${why}` };
 }
 
 /**

@@ -204,8 +204,8 @@ describe('reads only regular files, and never blocks on one', () => {
     assert.deepEqual(
       findings.map((d: any) => [d.severity, d.code, d.message]),
       [
-        ['warning', 'parse-error', `${fifo}: skipped, not a regular file (a FIFO)`],
-        ['warning', 'parse-error', `${zero}: skipped, not a regular file (a character device)`],
+        ['warning', 'file-skipped', `${fifo}: skipped, not a regular file (a FIFO)`],
+        ['warning', 'file-skipped', `${zero}: skipped, not a regular file (a character device)`],
       ],
     );
     const c = run(['check', session], { timeoutMs: 15_000 });

@@ -47,7 +47,7 @@ describe('a hot rollback journal', () => {
     const asks = t.sessions[0].generations.flatMap((g) => g.rows).filter((row) => row.role === 'user');
     assert.equal(asks[0].content, 'Question 0?', 'the rewrite was not committed');
     assert.ok(!asks.some((row) => String(row.content).startsWith('Uncommitted')));
-    assert.ok(r.diagnostics.some((d) => d.code === 'parse-error' && /hot rollback journal/.test(d.message)));
+    assert.ok(r.diagnostics.some((d) => d.code === 'journal-rolled-back' && d.severity === 'info' && /hot rollback journal/.test(d.message)));
   });
 
   it('agrees with real SQLite opening the same files (which rolls the journal back)', () => {

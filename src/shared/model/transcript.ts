@@ -27,7 +27,7 @@ export type Severity = 'error' | 'warning' | 'info';
  */
 export interface InputFinding {
   severity: Severity;
-  code: 'parse-error' | 'session-list-only' | 'snapshot-incomplete' | 'rewind-order-not-recorded' | 'not-a-transcript';
+  code: 'parse-error' | 'file-skipped' | 'journal-rolled-back' | 'session-list-only' | 'snapshot-incomplete' | 'rewind-order-not-recorded' | 'not-a-transcript';
   message: string;
   pos: SourcePos;
   /** The input ends inside the problem: a writer may still be writing it (live views wait). */
