@@ -1,31 +1,25 @@
 // The lineages a report embeds (src/protocol/reportData.ts): a lineage that replays alone is taken
 // from the whole file's analysis (lineageSlicer), the others analysed by themselves. Either way
 // each must be what that lineage analysed alone is, report and everything the view gets, as
-// `analyze --lineage ID` shows it: on every example and bad fixture, every upstream-written store,
-// the extreme lineage shapes, lineages whose turns interleave in time, and findings said once per
-// file or placed in no session (each lineage says its own).
+// `analyze --lineage ID` shows it: on the extreme lineage shapes, lineages whose turns interleave
+// in time, and findings said once per file or placed in no session (each lineage says its own).
+// Every example, bad fixture and upstream-written store: reportData.slow.test.ts.
 
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { everyLineage } from '../../src/shared/overviewColumns';
-import { analyze, lineageSlicer, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
-import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { PROFILES } from '../../src/engine/profile';
+import { analyze, lineageSlicer } from '../../src/analysis/report';
 import { TranscriptLineages } from '../../src/hermes/lineage';
 import type { InputFinding, Transcript } from '../../src/shared/model/transcript';
-import type { EmbeddedInspection } from '../../src/shared/messages';
-import { Inspection } from '../../src/protocol/inspection';
 import { reportData } from '../../src/protocol/reportData';
 import { loadTranscript } from '../../src/transcripts/load';
-import { ROOT, tempDir } from '../cli/support';
+import { tempDir } from '../cli/support';
+import { byItself, checkLineages, OPTIONS } from '../support/embeddedLineages';
 import { writeHermesDb } from '../support/hermesDb';
 import { shapeId, writeLineageShape, type LineageShape } from '../support/lineageShapes';
 import { sqliteExec } from '../support/sqliteExec';
-import { buildStore, scenarioNames } from '../support/upstreamStores';
-
-const OPTIONS: AnalyzeOptions = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
 
 const dirs: string[] = [];
 after(() => {
@@ -38,94 +32,7 @@ function newDir(): string {
   return dir;
 }
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return filesUnder(path);
-    return /\.(json|jsonl|db)$/.test(name) ? [path] : [];
-  });
-}
-
-const view = (a: Analysis): EmbeddedInspection => new Inspection(a, 'T').exportAll();
-
-/**
- * The lineage analysed by itself, from a copy of its rows no replay has read: the replay keeps what
- * it learned of a list beside it, and a second replay of the same rows can differ (a turn that went
- * on before a compaction), where `--lineage` reads the file afresh.
- */
-const byItself = (transcript: Transcript, members: readonly string[]): Analysis =>
-  analyze(structuredClone(new TranscriptLineages(transcript).narrow(members)), OPTIONS);
-
-interface Checked {
-  /** Lineages whose rows were read, so the report embeds them. */
-  lineages: number;
-  /** Of them, taken from the whole file's analysis. */
-  sliced: number;
-}
-
-/**
- * Every lineage of the file: the slice of the whole analysis (where it replays alone) and the
- * report's embedded inspection equal the lineage analysed by itself, and, for a file on disk,
- * what `--lineage` reads.
- */
-async function checkLineages(label: string, transcript: Transcript, path?: string): Promise<Checked> {
-  const whole = analyze(transcript, OPTIONS);
-  const data = reportData(whole, 'T', OPTIONS);
-  const sliceOf = lineageSlicer(whole, OPTIONS);
-  const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
-  const embedded = data.overview ? data.lineages : {};
-  // `--lineage` finds a session in the sessions table: rows of one it does not list are no lineage to ask it for.
-  const named = transcript.catalog && new Set(transcript.catalog.map((c) => c.id));
-  const out: Checked = { lineages: 0, sliced: 0 };
-  const lineages = new TranscriptLineages(transcript);
-  for (const id of lineages.listed.chains.keys()) {
-    const members = lineages.members(id);
-    if (!members.every((m) => loaded.has(m))) continue;
-    out.lineages++;
-    const at = `${label}, lineage ${id}`;
-    const expected = byItself(transcript, members);
-    const expectedView = view(expected);
-    if (lineages.replaysAlone(members)) {
-      const slice = sliceOf(lineages.narrow(members));
-      assert.ok(slice, `${at}: not sliced`);
-      out.sliced++;
-      assert.deepEqual(slice.report, expected.report, at);
-      assert.deepEqual(view(slice), expectedView, at);
-    }
-    if (data.overview) assert.deepEqual(embedded[id], expectedView, at);
-    if (path && (!named || named.has(id)))
-      assert.deepEqual(view(analyze(await loadTranscript(path, { lineage: id }), OPTIONS)), expectedView, `${at} (--lineage)`);
-  }
-  if (data.overview) assert.equal(Object.keys(embedded).length, out.lineages, label);
-  return out;
-}
-
 describe('each lineage a report embeds, sliced from the whole analysis or analysed alone, is the lineage analysed by itself', () => {
-  it('on every example, bad fixture and upstream-written store', async () => {
-    const paths = [
-      ...filesUnder(join(ROOT, 'examples')),
-      ...filesUnder(join(ROOT, 'test', 'fixtures')),
-      ...scenarioNames().flatMap((name) => filesUnder(buildStore(name).dir)),
-    ];
-    let sliced = 0;
-    let several = 0;
-    for (const path of paths) {
-      let transcript: Transcript;
-      try {
-        transcript = await loadTranscript(path);
-      } catch {
-        // A fixture refused whole (not a transcript at all) has no lineage.
-        continue;
-      }
-      const label = path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path;
-      const checked = await checkLineages(label, transcript, path);
-      sliced += checked.sliced;
-      if (checked.lineages > 1) several++;
-    }
-    assert.ok(sliced > 50, `only ${sliced} lineages sliced`);
-    assert.ok(several > 5, `only ${several} files of several lineages`);
-  });
-
   const shapes: [LineageShape, number][] = [
     ['chain', 30],
     ['cycle', 20],
