@@ -5,7 +5,7 @@
 // route costs nothing per call.
 
 import { calcPrice, type ModelPrice } from '@pydantic/genai-prices';
-import type { BilledUsage, CacheMiss, RequestCost } from '../shared/reportTypes';
+import type { BilledUsage, CacheMiss, Report, RequestCost } from '../shared/reportTypes';
 import type { PriceOverride, PriceOverrides } from '../shared/settingNames';
 
 /** The catalogue and its version, named in every cost so a figure can be traced to its rates. */
@@ -144,6 +144,12 @@ function linearOf(priced: Priced, model: string, providerId: string | undefined,
  * rate where the line gives writes and the model has one, else uncached input, as `costOf` priced
  * them) less the cache-read rate.
  */
+/** What a turn's billed requests cost, USD: its priced requests' costs summed; null where none was priced. */
+export function turnCost(report: Pick<Report, 'requests'>, turn: Pick<Report['turns'][number], 'requests'>): number | null {
+  const priced = turn.requests.flatMap((q) => (report.requests[q].cost ? [report.requests[q].cost.usd] : []));
+  return priced.length ? priced.reduce((a, b) => a + b, 0) : null;
+}
+
 export function missCost(miss: CacheMiss, b: BilledUsage, cost: RequestCost | null): number | null {
   if (!cost) return null;
   const billedAt = (b.cacheWrite !== null ? cost.rates.cacheWrite : null) ?? cost.rates.input;

@@ -11,6 +11,7 @@ import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/l
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
 import { cacheTtlBeside } from '../transcripts/hermesConfig';
 import { billingLogOf, type BillingLog } from '../analysis/billing';
+import { turnCost } from '../analysis/cost';
 import { ReportNotWritten, writeHtmlReport, writeJson } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
@@ -314,8 +315,8 @@ function textReport(r: Report, turn: number | null, p: Placement, read: boolean)
 function turnLines(r: Report, t: Report['turns'][number]): string[] {
   const out: string[] = [];
   const injected = t.injected.length ? `; injected: ${t.injected.map((s) => s.kind).join(', ')}` : '';
-  const priced = t.requests.flatMap((q) => (r.requests[q].cost ? [r.requests[q].cost?.usd ?? 0] : []));
-  const cost = priced.length ? `; cost ${usd(priced.reduce((a, b) => a + b, 0))}` : '';
+  const spent = turnCost(r, t);
+  const cost = spent === null ? '' : `; cost ${usd(spent)}`;
   out.push(`turn ${t.index}  session ${t.sessionId}  user row ${t.userMessageIndex}${injected}${cost}`);
   if (t.compression) out.push(`  ${compactionLine(t.compression, 'compaction')}`);
   // Compactions inside the turn, each before the first request it broke (its re-billing).

@@ -36,6 +36,7 @@ import {
   type TurnView,
 } from '../shared/messages';
 import type { Analysis } from '../analysis/report';
+import { turnCost } from '../analysis/cost';
 import { deliberateBreak, type BreakCause, type CacheMiss, type Report, type ReportCompaction } from '../shared/reportTypes';
 
 const BREAK_CONTEXT_CHARS = 160;
@@ -81,8 +82,7 @@ export class Inspection {
     const { report, replay } = analysis;
     this.turns = report.turns.map((t) => {
       const kept = t.index < (analysis.kept?.turns ?? 0) ? earlier?.turns[t.index] : undefined;
-      const priced = t.requests.flatMap((q) => (report.requests[q].cost ? [report.requests[q].cost?.usd ?? 0] : []));
-      const costUsd = priced.length ? priced.reduce((a, b) => a + b, 0) : null;
+      const costUsd = turnCost(report, t);
       // Unless the log read since tells more of its compaction's estimate, or of its cost.
       if (kept && kept.costUsd === costUsd && JSON.stringify(kept.compression?.estimate) === JSON.stringify(t.compression?.estimate)) return kept;
       const rt = replay.turns[t.index];
