@@ -1,9 +1,9 @@
 // The lineages a report embeds (src/protocol/reportData.ts): a lineage that replays alone is taken
 // from the whole file's analysis (lineageSlicer), the others analysed by themselves. Either way
 // each must be what that lineage analysed alone is, report and everything the view gets, as
-// `analyze --lineage ID` shows it: on the extreme lineage shapes, lineages whose turns interleave
+// `analyze --lineage ID` shows it: on lineages whose turns interleave
 // in time, and findings said once per file or placed in no session (each lineage says its own).
-// Every example, bad fixture and upstream-written store: reportData.slow.test.ts.
+// Every example, bad fixture, upstream-written store and extreme shape: reportData.slow.test.ts.
 
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { loadTranscript } from '../../src/transcripts/load';
 import { tempDir } from '../cli/support';
 import { byItself, checkLineages, OPTIONS } from '../support/embeddedLineages';
 import { writeHermesDb } from '../support/hermesDb';
-import { shapeId, writeLineageShape, type LineageShape } from '../support/lineageShapes';
+import { shapeId, writeLineageShape } from '../support/lineageShapes';
 import { sqliteExec } from '../support/sqliteExec';
 
 const dirs: string[] = [];
@@ -33,24 +33,6 @@ function newDir(): string {
 }
 
 describe('each lineage a report embeds, sliced from the whole analysis or analysed alone, is the lineage analysed by itself', () => {
-  const shapes: [LineageShape, number][] = [
-    ['chain', 30],
-    ['cycle', 20],
-    ['branches', 30],
-    ['flat', 40],
-    ['children', 31],
-    ['compacted-children', 31],
-  ];
-  for (const [shape, n] of shapes) {
-    it(`on the ${shape} shape of ${n} sessions`, async () => {
-      const path = join(newDir(), 'state.db');
-      writeLineageShape(path, shape, n);
-      const checked = await checkLineages(shape, await loadTranscript(path), path);
-      // Sessions of their own are each a lineage of its own, all taken from the whole analysis.
-      if (shape === 'flat') assert.deepEqual(checked, { lineages: n, sliced: n });
-    });
-  }
-
   it('on lineages whose turns interleave in time, numbered otherwise in the whole file', async () => {
     const path = join(newDir(), 'state.db');
     writeHermesDb(

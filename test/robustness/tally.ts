@@ -23,7 +23,7 @@ const FILES = {
   'store-damage': 'transcripts/localDamage.test.ts',
   'hot-journal': 'transcripts/hotJournal.test.ts',
   'session-ids': 'transcripts/sessionIds.test.ts',
-  'deep-lineages': 'hermes/deepLineages.test.ts',
+  'deep-lineages': 'hermes/deepLineages.slow.test.ts',
 } as const;
 type Part = keyof typeof FILES;
 const PARTS = Object.keys(FILES) as Part[];

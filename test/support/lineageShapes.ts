@@ -2,7 +2,7 @@
 // (sqliteExec) with recursive CTEs, so 50,000 sessions take a second: one compaction chain N deep,
 // a parent_session_id cycle through N sessions, N sessions each a branch of the one before, N
 // sessions of their own, one session with N children. Each session holds one user row and one
-// answer. For deepLineages.test.ts and bench/deepLineages.ts.
+// answer. For deepLineages.slow.test.ts and bench/deepLineages.ts.
 
 import { sqliteExec } from './sqliteExec';
 

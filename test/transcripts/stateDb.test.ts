@@ -201,7 +201,7 @@ describe('a state.db above the read-whole limit', () => {
     assert.ok(t.sessions.every((s) => s.generations.every((g) => g.rows.length === 0)));
     assert.equal(t.sessions[0].systemPrompt, 'You are Hermes, by hash.');
     assert.equal(t.sessions[3].systemPrompt, 'You are Hermes (d).');
-    // (source, model, ended_at and the fork marker: test/transcripts/sessionColumns.test.ts)
+    // (source, model, ended_at and the fork marker: test/transcripts/sessionColumns.slow.test.ts)
     assert.deepEqual(
       t.catalog?.map(({ id, parentId, startedAt, endReason, messageCount, title }) => ({ id, parentId, startedAt, endReason, messageCount, title })),
       LINEAGE_SESSIONS.map((s) => ({
