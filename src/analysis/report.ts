@@ -1,30 +1,17 @@
 // The analysis report (docs/report.md): the CLI's public JSON contract, and the model the views read.
 
-import { wireCopy } from '../engine/apiMessages';
-import { estimateMessagesTokensRough } from '../engine/estimator';
-import type { Row } from '../shared/model/rows';
 import type { Profile } from '../engine/profile';
-import { compactionMadeProgress } from '../engine/progress';
-import {
-  replayAgain,
-  replayTranscript,
-  resumeReplay,
-  type Replay,
-  type ReplayCompaction,
-  type ReplayCursor,
-  type ReplayRequest,
-  type ReplayTurn,
-} from '../engine/replay';
+import { replayAgain, replayTranscript, resumeReplay, type Replay, type ReplayCursor, type ReplayRequest, type ReplayTurn } from '../engine/replay';
 import { firstDifferingByte } from '../shared/model/utf8';
-import type { CapturedRequest, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
+import type { CapturedRequest, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { billingDiagnostics, matchBilling, type BillingLog } from './billing';
 import { PRICE_CATALOGUE } from './cost';
 import { preflightEstimates } from './preflightEstimate';
-import { comparePrefix } from './prefix';
 import { compareCallCounts, sessionCounts } from './counters';
 import { sessionsWithoutTurns } from './noTurns';
-import { deliberateBreak, type Diagnostic, type Report, type ReportCapture, type ReportCompaction, type SessionCounts } from '../shared/reportTypes';
+import type { Diagnostic, Report, ReportCapture, SessionCounts } from '../shared/reportTypes';
 import { RequestWire } from './requestWire';
+import { placeOf, reportRequest, reportTurn, type RowContext } from './reportRows';
 import type { TokenCounter } from './tokenizer';
 import type { PriceOverrides } from '../shared/settingNames';
 import { sentKey } from '../transcripts/requestBody';
@@ -35,17 +22,6 @@ export interface AnalyzeOptions {
   messages: boolean;
   /** Prices the user set, by model: they win over the catalogue when the bill is priced (withBilling). */
   prices?: PriceOverrides;
-}
-
-function at(pos: SourcePos | undefined): Pick<Diagnostic, 'line' | 'column' | 'offset' | 'sessionId' | 'rowId'> {
-  if (!pos) return {};
-  const out: Pick<Diagnostic, 'line' | 'column' | 'offset' | 'sessionId' | 'rowId'> = {};
-  if (pos.line !== undefined) out.line = pos.line;
-  if (pos.column !== undefined) out.column = pos.column;
-  if (pos.offset !== undefined) out.offset = pos.offset;
-  if (pos.sessionId !== undefined) out.sessionId = pos.sessionId;
-  if (pos.rowId !== undefined) out.rowId = pos.rowId;
-  return out;
 }
 
 /** The report plus what produced it, for views that page through wire messages afterwards. */
@@ -193,170 +169,33 @@ export function lineageSlicer(whole: Analysis, opts: AnalyzeOptions): (narrowed:
 /** The report of the replay's turns and requests that `built` does not hold yet, and of the rest. */
 function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, built: ReportParts): Analysis {
   const { opts } = built;
-  const { profile, counter } = opts;
-  const sha = (text: string): string => wire.sha256(text);
-  const diagnostics: Diagnostic[] = transcript.findings.map((f) => ({
-    severity: f.severity,
-    code: f.code,
-    message: f.message,
-    turn: null,
-    request: null,
-    ...at(f.pos),
-    ...(f.atEnd ? { atEnd: true } : {}),
-  }));
-  let found: Diagnostic[] = [];
-  const reportCompaction = (c: ReplayCompaction, turn: number, pos: SourcePos): ReportCompaction => {
-    const tokensOf = (rows: Row[], current: number): number =>
-      rows.reduce(
-        (sum, row, i) => sum + wire.messageTokens(wireCopy(row, i, { profile, isCurrent: i === current, isFinal: i === rows.length - 1 }).message),
-        0,
-      );
-    const beforeRough = estimateMessagesTokensRough(c.before, profile);
-    const afterRough = estimateMessagesTokensRough(c.after, profile);
-    const madeProgress = compactionMadeProgress(c.before.length, c.after.length, beforeRough, afterRough);
-    if (!madeProgress) {
-      found.push({
-        severity: 'warning',
-        code: 'compression-no-progress',
-        turn,
-        request: null,
-        ...at(pos),
-        message: `compaction kept ${c.after.length} of ${c.before.length} rows and ${afterRough} of ${beforeRough} rough tokens: not below 95 %, so it made no progress`,
-      });
-    }
-    return {
-      mode: c.mode,
-      beforeMessages: c.before.length,
-      afterMessages: c.after.length,
-      beforeTokens: tokensOf(c.before, c.reanchorBefore),
-      afterTokens: tokensOf(c.after, c.reanchor.index),
-      beforeRoughTokens: beforeRough,
-      afterRoughTokens: afterRough,
-      madeProgress,
-      // Upstream records neither protect_first_n/protect_last_n nor the threshold in its stores
-      // (model_config holds none of them), so which branch fired cannot be told from a transcript.
-      gateBranch: null,
-      reanchor: { before: c.reanchorBefore, after: c.reanchor.index, rule: c.reanchor.rule, ...(c.reanchor.confirmed ? { confirmed: true } : {}) },
-      ...(c.userRowChange ? { userRowChange: c.userRowChange, sidecarDropped: c.sidecarDropped === true } : {}),
-    };
-  };
-
+  const ctx: RowContext = { profile: opts.profile, wire, messages: opts.messages };
   for (const t of replay.turns.slice(built.turns.length)) {
-    found = [];
-    const pos = t.pos;
-    if (t.anchor.rule === 'none') {
-      found.push({
-        severity: 'error',
-        code: 'reanchor-none',
-        turn: t.index,
-        request: null,
-        ...at(pos),
-        message: `no user-originated row drives turn ${t.index}: re-anchoring returned -1`,
-      });
-    } else if (t.anchor.rule === 'fallback' && !t.anchor.confirmed) {
-      found.push({
-        severity: 'warning',
-        code: 'reanchor-fallback',
-        turn: t.index,
-        request: null,
-        ...at(pos),
-        message: `turn ${t.index}'s user row was found only by the fallback rule (index ${t.anchor.index})`,
-      });
-    }
-    if (t.lost.length) {
-      found.push({
-        severity: 'warning',
-        code: 'notes-lost',
-        turn: t.index,
-        request: null,
-        ...at(pos),
-        message: `${profile.name} drops the ${t.lost.join(' and ')} context of multimodal turn ${t.index} (upstream #71998)`,
-      });
-    }
-    if (t.recordedMismatch) {
-      const a = wireCopy(t.recordedMismatch.recorded, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
-      const b = wireCopy(t.recordedMismatch.replayed, t.userRow, { profile, isCurrent: true, isFinal: false }).message;
-      const byte = typeof a.content === 'string' && typeof b.content === 'string' ? firstDifferingByte(a.content, b.content) : null;
-      found.push({
-        severity: 'warning',
-        code: 'replay-mismatch',
-        turn: t.index,
-        request: null,
-        ...at(pos),
-        message: `the recorded user row of turn ${t.index} differs on the wire from its ${profile.name} replay${byte === null ? '' : ` at byte ${byte}`}`,
-      });
-    }
-    const compression = t.compaction ? reportCompaction(t.compaction, t.index, pos) : null;
-    const laterCompressions = t.laterCompactions.map((c) => reportCompaction(c, t.index, pos));
-    built.turnDiagnostics.push(found);
-    built.turns.push({
-      index: t.index,
-      sessionId: t.session.id,
-      userMessageIndex: t.userRow,
-      requests: t.requests,
-      injected: t.injected.map((s) => ({ kind: s.kind, text: s.text, start: s.start, end: s.end, ...(s.part === undefined ? {} : { part: s.part }) })),
-      compression,
-      laterCompressions,
-      ...(pos.line === undefined ? {} : { line: pos.line }),
-    });
+    const { turn, findings } = reportTurn(t, ctx);
+    built.turnDiagnostics.push(findings);
+    built.turns.push(turn);
   }
-
   for (const r of replay.requests.slice(built.requests.length)) {
-    found = [];
-    const prefix = comparePrefix(r.previous === null ? null : replay.requests[r.previous], r, wire);
-    if (prefix.breakAt) {
-      const b = prefix.breakAt;
-      const where = `wire message ${b.messageIndex}${b.byteOffset === null ? '' : `, byte ${b.byteOffset}`}`;
-      if (b.cause === 'system-changed') {
-        found.push({
-          severity: 'error',
-          code: 'system-prompt-changed',
-          turn: r.turn,
-          request: r.index,
-          ...at(r.pos),
-          message: `system prompt differs from request ${prefix.previousRequest}'s at byte ${b.byteOffset}`,
-        });
-      }
-      found.push({
-        severity: deliberateBreak(b.cause) ? 'info' : 'error',
-        code: 'prefix-break',
-        turn: r.turn,
-        request: r.index,
-        ...at(r.pos),
-        message: `request ${r.index} does not extend request ${prefix.previousRequest}: first difference at ${where} (${b.cause}); ${prefix.reusedTokens} tokens reused`,
-      });
-    }
-    const out: Report['requests'][number] = {
-      index: r.index,
-      turn: r.turn,
-      sessionId: r.session.id,
-      systemPromptSha256: sha(r.systemPrompt),
-      messageCount: wire.messageCount(r),
-      inputTokens: wire.inputTokens(r),
-      categories: wire.categories(r),
-      prefix,
-      ...(r.failed ? { failed: true as const } : {}),
-      ...timing(r, r.previous === null ? null : replay.requests[r.previous]),
-      billed: null,
-      cacheMiss: null,
-      cost: null,
-      ...(r.pos.line === undefined ? {} : { line: r.pos.line }),
-    };
-    if (opts.messages) {
-      out.messages = wire.messages(r).map((m, i) => ({
-        role: m.message.role,
-        tokens: wire.tokensAt(r, i),
-        substituted: m.substituted !== null,
-        substitution: m.substituted,
-      }));
-    }
-    built.requestDiagnostics.push(found);
-    built.requests.push(out);
+    const { request, findings } = reportRequest(r, r.previous === null ? null : replay.requests[r.previous], ctx);
+    built.requestDiagnostics.push(findings);
+    built.requests.push(request);
   }
-  for (const list of built.turnDiagnostics) diagnostics.push(...list);
-  for (const list of built.requestDiagnostics) diagnostics.push(...list);
+  const diagnostics: Diagnostic[] = [
+    ...transcript.findings.map((f) => ({
+      severity: f.severity,
+      code: f.code,
+      message: f.message,
+      turn: null,
+      request: null,
+      ...placeOf(f.pos),
+      ...(f.atEnd ? { atEnd: true } : {}),
+    })),
+    ...built.turnDiagnostics.flat(),
+    ...built.requestDiagnostics.flat(),
+  ];
   const turns = built.turns.slice();
   const requests = built.requests.slice();
+  const sha = (text: string): string => wire.sha256(text);
 
   const captures = transcript.captured.map((captured) => compareCaptured(captured, replay.requests, wire, diagnostics));
 
@@ -364,8 +203,8 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
   const report: Report = {
     schemaVersion: 2,
     source: { path: transcript.path, format: transcript.format },
-    profile: profile.name,
-    tokenizer: counter.name,
+    profile: opts.profile.name,
+    tokenizer: opts.counter.name,
     sessions: transcript.sessions.map((s) => ({
       id: s.id,
       parentId: s.parentId,
@@ -428,16 +267,6 @@ export function withBilling(analysis: Analysis, log: BillingLog | null, prices?:
     return { ...t, compression: { ...t.compression, gateBranch, estimate } };
   });
   return { ...analysis, report: { ...billed, turns } };
-}
-
-/** A request's sending time and the idle gap before it (docs/report.md, requests[].gapSeconds). */
-function timing(r: ReplayRequest, previous: ReplayRequest | null): { sentAt?: number; gapSeconds?: number } {
-  if (r.sentAt === null) return {};
-  const since = previous ? (previous.answeredAt ?? previous.sentAt) : null;
-  const gap = since === null ? NaN : r.sentAt - since;
-  // Clocks of rows copied across a compaction can run backwards, and a hostile one can overflow: no gap then.
-  if (!(gap >= 0) || !Number.isFinite(gap * 1000)) return { sentAt: r.sentAt };
-  return { sentAt: r.sentAt, gapSeconds: Math.round(gap * 1000) / 1000 };
 }
 
 /**
