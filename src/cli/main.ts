@@ -15,194 +15,21 @@ import { turnCost } from '../analysis/cost';
 import { ReportNotWritten, writeHtmlReport, writeJson } from './htmlReport';
 import { outputRefusal } from './outputPath';
 import { githubData, githubProperty, visible } from './terminalText';
-import { everyLineage, filterLineages, OVERVIEW_COLUMNS, overviewColumn, sortLineages, type OverviewFilter } from '../shared/overviewColumns';
+import { everyLineage, filterLineages, overviewColumn, sortLineages } from '../shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import { sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
-import {
-  isProfileName,
-  priceOverridesOf,
-  PROFILE_NAMES,
-  type PriceOverrides,
-  type ProfileName,
-  TOKENIZER_NAMES,
-  type TokenizerName,
-} from '../shared/settingNames';
-import { readFileSync } from 'node:fs';
 import { HELP, USAGE } from './usage';
-
-class UsageError extends Error {}
+import { checkOptions, isCommand, parseArgs, UsageError, type Options } from './options';
 
 /** `report -o` cannot or must not write where it was told: said in one line, exit 2. */
 class CannotWrite extends Error {}
-
-interface Options {
-  files: string[];
-  json: boolean;
-  messages: boolean;
-  profile: ProfileName;
-  tokenizer: TokenizerName;
-  turn: number | null;
-  format: 'text' | 'github';
-  output: string | null;
-  theme: 'light' | 'dark';
-  session: string | undefined;
-  /** analyze, check, report: only the lineage holding this session. */
-  lineage: string | undefined;
-  help: boolean;
-  /** analyze, check, report: the agent.log files to match against (`--log`), [] for none (`--no-logs`), null: those beside the transcript. */
-  logs: string[] | null;
-  /** analyze, check, report: prices set by model (`--prices FILE`), over the catalogue's. */
-  prices: PriceOverrides | undefined;
-  /** sessions: the column to sort by, descending or not, and the filter. */
-  sort: string | null;
-  desc: boolean;
-  filter: OverviewFilter;
-}
-
-/** Options only `sessions` reads: given to another command they would do nothing, so they are refused. */
-const SESSIONS_ONLY = ['--sort', '--desc', '--filter', '--has'];
-
-function parseArgs(args: string[]): Options {
-  const o: Options = {
-    files: [],
-    json: false,
-    messages: false,
-    profile: 'hermes-current',
-    tokenizer: 'o200k_base',
-    turn: null,
-    format: 'text',
-    output: null,
-    theme: 'light',
-    session: undefined,
-    lineage: undefined,
-    help: false,
-    logs: null,
-    prices: undefined,
-    sort: null,
-    desc: false,
-    filter: {},
-  };
-  const value = (i: number, flag: string): string => {
-    const v = args[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-    return v;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const take = (): string => {
-      if (inline !== undefined) return inline;
-      const v = value(i, flag);
-      i++;
-      return v;
-    };
-    switch (flag) {
-      case '--json':
-        o.json = true;
-        break;
-      case '--messages':
-        o.messages = true;
-        break;
-      case '-h':
-      case '--help':
-        o.help = true;
-        break;
-      case '--profile': {
-        const v = take();
-        if (!isProfileName(v)) throw new UsageError(`unknown profile "${v}" (${PROFILE_NAMES.join(', ')})`);
-        o.profile = v;
-        break;
-      }
-      case '--tokenizer': {
-        const v = take();
-        if (!(TOKENIZER_NAMES as readonly string[]).includes(v)) throw new UsageError(`unknown tokenizer "${v}" (${TOKENIZER_NAMES.join(', ')})`);
-        o.tokenizer = v as TokenizerName;
-        break;
-      }
-      case '--turn': {
-        const v = take();
-        if (!/^\d+$/.test(v)) throw new UsageError(`--turn takes a turn number, not "${v}"`);
-        o.turn = Number(v);
-        break;
-      }
-      case '--format': {
-        const v = take();
-        if (v !== 'text' && v !== 'github') throw new UsageError(`--format is text or github, not "${v}"`);
-        o.format = v;
-        break;
-      }
-      case '-o':
-      case '--output':
-        o.output = take();
-        break;
-      case '--session':
-        o.session = take();
-        break;
-      case '--lineage':
-        o.lineage = take();
-        break;
-      case '--log':
-        o.logs = [...(o.logs ?? []), take()];
-        break;
-      case '--prices':
-        o.prices = pricesFile(take());
-        break;
-      case '--no-logs':
-        o.logs = [];
-        break;
-      case '--sort': {
-        const v = take();
-        const key = v.startsWith('-') ? v.slice(1) : v;
-        if (!overviewColumn(key)) throw new UsageError(`--sort takes a column (${OVERVIEW_COLUMNS.map((c) => c.key).join(', ')}), not "${v}"`);
-        o.sort = key;
-        if (v.startsWith('-')) o.desc = true;
-        break;
-      }
-      case '--desc':
-        o.desc = true;
-        break;
-      case '--filter':
-        o.filter = { ...o.filter, text: take() };
-        break;
-      case '--has': {
-        const v = take();
-        if (v !== 'breaks' && v !== 'errors') throw new UsageError(`--has is breaks or errors, not "${v}"`);
-        o.filter = { ...o.filter, has: [...(o.filter.has ?? []), v] };
-        break;
-      }
-      case '--theme': {
-        const v = take();
-        if (v !== 'light' && v !== 'dark') throw new UsageError(`--theme is light or dark, not "${v}"`);
-        o.theme = v;
-        break;
-      }
-      default:
-        if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
-        o.files.push(a);
-    }
-  }
-  return o;
-}
 
 /** A state.db too large to read whole, asked for without --session: only its sessions were listed. */
 class NotReadWhole extends Error {}
 
 function analyzeOptions(o: Options): AnalyzeOptions {
   return { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages, ...(o.prices ? { prices: o.prices } : {}) };
-}
-
-/** `--prices FILE`: a JSON object of prices by model (docs/billing.md "Cost"); anything it refuses is a usage error. */
-function pricesFile(path: string): PriceOverrides {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`--prices ${path}: ${(e as Error).message}`);
-  }
-  const { prices, problems } = priceOverridesOf(value);
-  if (problems.length) throw new UsageError(`--prices ${path}: ${problems.join('; ')}`);
-  return prices;
 }
 
 /** The file's analysis with the bill of the agent.log files it was matched against (`log`: null without any). */
@@ -416,23 +243,14 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       out(USAGE);
       return command ? 0 : 2;
     }
-    if (command !== 'analyze' && command !== 'check' && command !== 'report' && command !== 'sessions') throw new UsageError(`unknown command "${command}"`);
+    if (!isCommand(command)) throw new UsageError(`unknown command "${command}"`);
     const o = parseArgs(rest);
     if (o.help) {
       out(HELP[command]);
       return 0;
     }
-    const misplaced = command === 'sessions' ? undefined : rest.find((a) => SESSIONS_ONLY.includes(a.split('=')[0]));
-    if (misplaced) throw new UsageError(`${misplaced.split('=')[0]} is an option of \`sessions\`, not of \`${command}\``);
-    if (o.lineage !== undefined && o.session !== undefined) throw new UsageError('--lineage and --session: give one of them');
-    if (command === 'sessions' && o.lineage !== undefined) {
-      throw new UsageError(
-        '--lineage is an option of `analyze`, `check` and `report`; `sessions` lists every lineage (--session ID reads one, --filter TEXT shows some)',
-      );
-    }
+    checkOptions(command, o, rest);
     if (command === 'sessions') {
-      if (o.files.length !== 1) throw new UsageError('sessions takes exactly one file');
-      if (o.desc && o.sort === null) throw new UsageError('--desc needs --sort COLUMN');
       const { transcript, report } = (await analyzeFile(o.files[0], o)).analysis;
       const overview = sessionOverview(transcript, report);
       const column = o.sort === null ? undefined : overviewColumn(o.sort);
@@ -442,31 +260,28 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       return 0;
     }
     if (command === 'analyze') {
-      if (o.files.length !== 1) throw new UsageError('analyze takes exactly one file');
       const { transcript, report } = (await analyzeFile(o.files[0], o)).analysis;
       if (o.json) out(jsonText(report));
       else out(textReport(report, o.turn, placement(sessionOverview(transcript, report), report), !transcript.listedOnly));
       return 0;
     }
     if (command === 'report') {
-      if (o.files.length !== 1) throw new UsageError('report takes exactly one file');
-      if (!o.output) throw new UsageError('report needs -o <out.html>');
-      const refusal = outputRefusal(o.output, o.files[0]);
+      const output = o.output as string; // checkOptions asked for one
+      const refusal = outputRefusal(output, o.files[0]);
       if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
       const { analysis, log } = await analyzeFile(o.files[0], o);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
       const data = reportData(analysis, title, analyzeOptions(o), log);
       try {
         // Written a piece at a time, never held as one string (htmlReport.ts).
-        writeHtmlReport(o.output, data, title, o.theme);
+        writeHtmlReport(output, data, title, o.theme);
       } catch (e) {
         if (e instanceof ReportNotWritten) throw new CannotWrite(e.message);
         throw e;
       }
-      out(visible(`wrote ${o.output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`));
+      out(visible(`wrote ${output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`));
       return 0;
     }
-    if (!o.files.length) throw new UsageError('check takes at least one file');
     let errors = 0;
     let unopenable = false;
     for (const file of o.files) {
