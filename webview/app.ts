@@ -26,9 +26,10 @@ import './compaction-panel';
 import './findings-list';
 import { IndexModel } from './index-model';
 import { AHEAD } from './message-list';
-import { plural, PREFIX_STATUS_LABEL } from './format';
+import { plural } from './format';
 import { NO_REQUEST, restore, revealed, selectRequest, selectTurn, step } from './navigation';
 import { EMPTY_OVERVIEW_STATE, hasLineage, lineageLabel } from './overview-model';
+import { firstView, keyAction, selectionAnnouncement, updatePlan } from './view-plan';
 import { Pages, type Details } from './pages';
 import { PagesController } from './pages-controller';
 import './request-bar';
@@ -43,16 +44,6 @@ export interface Memory {
   load(): ViewState | null;
   save(state: ViewState): void;
 }
-
-const KEYS: Record<string, Navigation> = {
-  j: 'nextTurn',
-  k: 'previousTurn',
-  J: 'nextRequest',
-  K: 'previousRequest',
-  n: 'nextRequest',
-  p: 'previousRequest',
-  b: 'nextBreak',
-};
 
 export class InspectorApp extends LitElement {
   @state() accessor model: IndexModel | null = null;
@@ -222,28 +213,10 @@ export class InspectorApp extends LitElement {
         return;
       case 'update': {
         this.overview = m.overview;
-        if (this.onOverview) {
-          // The file is down to one lineage: there is no overview to stay on.
-          if (!m.overview) this.showScope(null, m.index, null);
-          return;
-        }
-        if (!this.model) return;
-        // The open lineage is gone from the file: the host went back to the whole file, and so does the view.
-        if (this.lineage !== null && !(m.overview && hasLineage(m.overview, this.lineage))) {
-          if (m.overview) this.showOverview();
-          else this.showScope(null, m.index, null);
-          return;
-        }
-        const before = this.sel;
-        this.model = new IndexModel(m.index);
-        this.pages?.invalidate();
-        const d = this.details;
-        if (d) for (const list of [d.turns, d.requests, d.findings]) list.invalidate();
-        this.contexts.clear();
-        this.sel = restore(this.model, before);
-        // Same request still there: the list keeps its scroll; otherwise open the new place.
-        if (this.sel.request !== before.request || this.sel.turn !== before.turn) this.openKey++;
-        this.selectionChanged(this.sel.request !== before.request || this.sel.turn !== before.turn);
+        const plan = updatePlan(m.overview, { onOverview: this.onOverview, inspecting: this.model !== null, lineage: this.lineage });
+        if (plan === 'whole-file') this.showScope(null, m.index, null);
+        else if (plan === 'overview') this.showOverview();
+        else if (plan === 'refresh') this.refresh(m.index);
         return;
       }
       case 'navigate':
@@ -258,22 +231,29 @@ export class InspectorApp extends LitElement {
     }
   }
 
-  /**
-   * The first view: the remembered lineage when the file still has it, else the overview, or the
-   * inspector of a one-lineage file. `index` is the scope of `given` (the host's state), which may
-   * not be the remembered one's.
-   */
+  /** The same scope over a new index: pages asked again, the selection kept where it still exists. */
+  private refresh(index: InspectorIndex): void {
+    const before = this.sel;
+    this.model = new IndexModel(index);
+    this.pages?.invalidate();
+    const d = this.details;
+    if (d) for (const list of [d.turns, d.requests, d.findings]) list.invalidate();
+    this.contexts.clear();
+    this.sel = restore(this.model, before);
+    // Same request still there: the list keeps its scroll; otherwise open the new place.
+    const moved = this.sel.request !== before.request || this.sel.turn !== before.turn;
+    if (moved) this.openKey++;
+    this.selectionChanged(moved);
+  }
+
+  /** The first view (firstView); `index` is the scope of `given`, the host's state. */
   private init(index: InspectorIndex, overview: SessionOverview | null, given: ViewState | null, wanted: ViewState | null): void {
     this.overview = overview;
     this.overviewState = wanted?.overview ?? EMPTY_OVERVIEW_STATE;
-    const lineage = wanted?.lineage ?? null;
-    if (!overview) this.showScope(null, index, wanted?.ui ?? null);
-    else if (lineage === null || !hasLineage(overview, lineage)) this.showOverview();
-    else if (given?.lineage === lineage) this.showScope(lineage, index, wanted?.ui ?? null);
-    else {
-      this.showOverview();
-      this.openLineage(lineage, wanted?.ui ?? null);
-    }
+    const first = firstView(overview, given, wanted);
+    if (first.show === 'inspector') this.showScope(first.lineage, index, first.ui);
+    else this.showOverview();
+    if (first.show === 'opening') this.openLineage(first.lineage, first.ui);
   }
 
   /** A tree click: its lineage opened (unless open already), then its place selected there. */
@@ -345,8 +325,7 @@ export class InspectorApp extends LitElement {
     if (announce) {
       const title = this.details?.turns.peek(0, this.sel.turn)?.title;
       const cause = r && x.breaks(r.index) ? this.details?.requests.peek(0, r.index)?.breakAt?.cause : undefined;
-      const status = !r ? 'no request' : `${PREFIX_STATUS_LABEL[x.status(r.index)]}${cause ? `, ${cause}` : ''}`;
-      this.announcement = `Turn ${this.sel.turn} of ${x.turnCount}${title ? `: ${title}` : ''}. Request ${r ? `#${r.index}` : 'none'}, ${status}.`;
+      this.announcement = selectionAnnouncement(x, this.sel, title, cause);
     }
   }
 
@@ -390,25 +369,19 @@ export class InspectorApp extends LitElement {
     if (e.detail >= 0) this.transport?.post({ type: 'copyRequest', request: e.detail });
   }
 
-  /**
-   * Letters work anywhere but in text fields; bare arrows only when nothing else takes them.
-   * Backspace and Alt+Left go back to the overview, as a browser goes back.
-   */
   private readonly onKey = (e: KeyboardEvent): void => {
-    if (e.defaultPrevented || e.ctrlKey || e.metaKey) return;
     const target = e.composedPath()[0];
-    if (target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
-    if (this.overview && !this.onOverview && ((e.key === 'Backspace' && !e.altKey) || (e.key === 'ArrowLeft' && e.altKey))) {
-      e.preventDefault();
-      this.back();
-      return;
-    }
-    if (e.altKey || !this.model || this.onOverview) return;
-    const idle = target === document.body || target === document.documentElement || target === this;
-    const to = KEYS[e.key] ?? (idle ? ({ ArrowDown: 'nextTurn', ArrowUp: 'previousTurn' } as Record<string, Navigation>)[e.key] : undefined);
-    if (!to) return;
+    const action = keyAction(e, {
+      inTextField: target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)),
+      idle: target === document.body || target === document.documentElement || target === this,
+      hasOverview: this.overview !== null,
+      onOverview: this.onOverview,
+      inspecting: this.model !== null,
+    });
+    if (!action) return;
     e.preventDefault();
-    this.go(to);
+    if (action === 'back') this.back();
+    else this.go(action);
   };
 
   render() {
