@@ -21,6 +21,7 @@ import { renderInspectorHtml } from '../shared/webviewHtml';
 import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
 import { pickSession } from './sessionPicker';
 import { tabTitle } from './tabTitle';
+import type { ViewRegistry } from './viewRegistry';
 
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
 export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
@@ -40,12 +41,6 @@ export type RevealTarget =
   { kind: 'lineage'; lineage: string } | { kind: 'session'; session: string } | { kind: 'turn'; session: string; ordinal: number; toBreak: boolean };
 
 export class InspectorView implements vscode.Disposable {
-  private static activeView: InspectorView | undefined;
-  /** Every open view, latest shown last: a tree click goes to the view already open on its file. */
-  private static readonly open: InspectorView[] = [];
-  private static readonly activeChanged = new vscode.EventEmitter<InspectorView | undefined>();
-  static readonly onDidChangeActive = InspectorView.activeChanged.event;
-
   private ready = false;
   /** Init was posted: the page can take a reveal. */
   private initialised = false;
@@ -63,6 +58,7 @@ export class InspectorView implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly cache: AnalysisCache,
     private readonly workspaceState: vscode.Memento,
+    private readonly views: ViewRegistry<InspectorView>,
     restored: ViewState | null,
   ) {
     this.state = restored ?? workspaceState.get<ViewState>(stateKey(uri)) ?? null;
@@ -77,18 +73,7 @@ export class InspectorView implements vscode.Disposable {
       }),
       panel.onDidDispose(() => this.dispose()),
     );
-    InspectorView.open.push(this);
     this.trackActive();
-  }
-
-  static get active(): InspectorView | undefined {
-    return InspectorView.activeView;
-  }
-
-  /** The view on `uri` the user saw last, if one is open. */
-  static on(uri: vscode.Uri): InspectorView | undefined {
-    const key = uri.toString();
-    return [...InspectorView.open].reverse().find((v) => v.uri.toString() === key);
   }
 
   /**
@@ -139,17 +124,7 @@ export class InspectorView implements vscode.Disposable {
   }
 
   private trackActive(): void {
-    if (this.panel.visible) {
-      InspectorView.open.splice(InspectorView.open.indexOf(this), 1);
-      InspectorView.open.push(this);
-    }
-    if (this.panel.active) {
-      InspectorView.activeView = this;
-      InspectorView.activeChanged.fire(this);
-    } else if (InspectorView.activeView === this) {
-      InspectorView.activeView = undefined;
-      InspectorView.activeChanged.fire(undefined);
-    }
+    this.views.track(this, this.panel.visible, this.panel.active);
   }
 
   private html(): string {
@@ -192,7 +167,7 @@ export class InspectorView implements vscode.Disposable {
       case 'selected':
         this.state = m.state;
         void this.workspaceState.update(stateKey(this.uri), m.state);
-        InspectorView.activeChanged.fire(InspectorView.activeView);
+        this.views.changed(this);
         return;
       case 'copyRequest':
         await this.copyRequest(m.request);
@@ -231,7 +206,7 @@ export class InspectorView implements vscode.Disposable {
     this.closeScope();
     this.scope = scope;
     this.panel.title = tabTitle(this.uri.path, inspection.overview, lineage);
-    InspectorView.activeChanged.fire(InspectorView.activeView);
+    this.views.changed(this);
     return scope.index;
   }
 
@@ -239,7 +214,7 @@ export class InspectorView implements vscode.Disposable {
     this.scope?.close();
     this.scope = undefined;
     this.panel.title = tabTitle(this.uri.path, null, null);
-    InspectorView.activeChanged.fire(InspectorView.activeView);
+    this.views.changed(this);
   }
 
   private page<L extends PagedList>(list: L) {
@@ -257,7 +232,7 @@ export class InspectorView implements vscode.Disposable {
     try {
       const inspection = await this.cache.get(this.uri);
       this.inspection = inspection;
-      InspectorView.activeChanged.fire(InspectorView.activeView);
+      this.views.changed(this);
       return inspection;
     } catch (e) {
       void vscode.window.showErrorMessage(`Prompt Inspector could not read ${vscode.workspace.asRelativePath(this.uri)}: ${(e as Error).message}`);
@@ -291,11 +266,7 @@ export class InspectorView implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (InspectorView.activeView === this) {
-      InspectorView.activeView = undefined;
-      InspectorView.activeChanged.fire(undefined);
-    }
-    InspectorView.open.splice(InspectorView.open.indexOf(this), 1);
+    this.views.closed(this);
     this.scope?.close();
     for (const d of this.disposables) d.dispose();
   }
