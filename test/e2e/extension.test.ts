@@ -6,7 +6,7 @@
  * SQLite writer), restore after a reload, a state.db listed only, and screenshots in the light and
  * dark themes (test-results/e2e/).
  *
- * Run alone: node --import tsx --test test/e2e/extension.test.ts
+ * Run alone: node --require tsx/cjs --test test/e2e/extension.test.ts
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
