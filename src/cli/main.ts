@@ -236,7 +236,11 @@ function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format:
   return visible(`${path}:${line}: ${d.severity} ${d.code} ${d.message}${where(r, d, p)}`);
 }
 
-export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
+/**
+ * Runs one command. `terminalColumns`: the width of the terminal standard output is, undefined when it
+ * is none (a pipe or a file): `sessions` then fits its table to it.
+ */
+export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, terminalColumns?: number): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -256,7 +260,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       const column = o.sort === null ? undefined : overviewColumn(o.sort);
       const shown = filterLineages(column ? sortLineages(overview.lineages, column, o.desc) : overview.lineages, o.filter);
       if (o.json) out(jsonText({ schemaVersion: 1, ...overview, lineages: shown }));
-      else for (const line of sessionsTable(overview, shown)) out(line);
+      else for (const line of sessionsTable(overview, shown, o.wide ? undefined : terminalColumns)) out(line);
       return 0;
     }
     if (command === 'analyze') {
@@ -362,7 +366,7 @@ if (require.main === module) {
     err(`prompt-inspector: cannot write to standard output (${visible(code)})`);
     process.exitCode = 2;
   });
-  void main(process.argv.slice(2), out, err).then((code) => {
+  void main(process.argv.slice(2), out, err, process.stdout.isTTY ? process.stdout.columns : undefined).then((code) => {
     process.exitCode = outputLost ? 2 : code;
   });
 }

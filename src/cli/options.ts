@@ -42,6 +42,8 @@ export interface Options {
   sort: string | null;
   desc: boolean;
   filter: OverviewFilter;
+  /** sessions: every column, however wide the terminal. */
+  wide: boolean;
 }
 
 /** A flag that stands alone, or one that takes a value (`--flag V` or `--flag=V`). */
@@ -85,6 +87,7 @@ const FLAGS: Record<string, Flag> = {
     if (v.startsWith('-')) o.desc = true;
   }),
   '--desc': on((o) => (o.desc = true)),
+  '--wide': on((o) => (o.wide = true)),
   '--filter': withValue((o, v) => (o.filter = { ...o.filter, text: v })),
   '--has': withValue((o, v) => {
     const has = oneOf(['breaks', 'errors'], v, `--has is breaks or errors, not "${v}"`);
@@ -94,7 +97,7 @@ const FLAGS: Record<string, Flag> = {
 };
 
 /** Options only `sessions` reads: given to another command they would do nothing, so they are refused. */
-const SESSIONS_ONLY = ['--sort', '--desc', '--filter', '--has'];
+const SESSIONS_ONLY = ['--sort', '--desc', '--filter', '--has', '--wide'];
 
 /** Each flag in turn; anything else not starting with `-` (or `-` itself) is a file. */
 export function parseArgs(args: string[]): Options {
@@ -116,6 +119,7 @@ export function parseArgs(args: string[]): Options {
     sort: null,
     desc: false,
     filter: {},
+    wide: false,
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];

@@ -69,8 +69,52 @@ function idCell(row: OverviewLineage | OverviewSession, depth: number, inChain: 
   return `${indent}${depth ? '└ ' : ''}${level}${kind}${visible(row.id)}`;
 }
 
-/** The overview as lines: a heading, the rows, and what the starred columns and missing values mean. */
-export function sessionsTable(overview: SessionOverview, lineages: readonly OverviewLineage[]): string[] {
+/**
+ * Which columns a terminal too narrow for all of them keeps, most wanted first: what the lineage is,
+ * then where the cache broke and what it cost, then the replay's figures, then the store's own.
+ * Kept columns print in their usual order.
+ */
+const FIT_ORDER = [
+  'id',
+  'title',
+  'turns',
+  'breaks',
+  'errors',
+  'start',
+  'input',
+  'reused-pct',
+  'cost',
+  'hit-pct',
+  'unexplained',
+  'model',
+  'source',
+  'requests',
+  'warnings',
+  'sessions',
+  'duration',
+  'compactions',
+  'end',
+  'billed-input',
+  'reused',
+  'rec-cost',
+  'api-calls',
+  'compaction-calls',
+  'rec-input',
+  'rec-cache-read',
+  'rec-cache-write',
+  'rec-output',
+  'rec-messages',
+];
+/** The narrowest a title is clipped to before columns go instead. */
+const MIN_TITLE_CELLS = 16;
+const GAP = 2;
+
+/**
+ * The overview as lines: a heading, the rows, and what the starred columns and missing values mean.
+ * Given a terminal's width (`fit`), only the columns that fit it, most wanted first (FIT_ORDER), the
+ * title clipped first, and a line naming the columns left out; without it, every column.
+ */
+export function sessionsTable(overview: SessionOverview, lineages: readonly OverviewLineage[], fit?: number): string[] {
   const grid: string[][] = [OVERVIEW_COLUMNS.map((c) => c.heading)];
   let lineageCount = 0;
   let sessionCount = 0;
@@ -86,6 +130,12 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
     for (let i = l.children.length - 1; i >= 0; i--) stack.push({ l: l.children[i], depth: depth + 1 });
   }
   const widths = OVERVIEW_COLUMNS.map((_, i) => grid.reduce((w, r) => Math.max(w, width(r[i])), 0));
+  const { shown, titleCells } = fitted(widths, fit);
+  const titleAt = OVERVIEW_COLUMNS.findIndex((c) => c.key === 'title');
+  if (titleCells < widths[titleAt]) {
+    for (const r of grid) r[titleAt] = clip(r[titleAt], titleCells);
+    widths[titleAt] = titleCells;
+  }
   const pad = (s: string, i: number): string => {
     const gap = ' '.repeat(widths[i] - width(s));
     return OVERVIEW_COLUMNS[i].text ? s + gap : gap + s;
@@ -99,8 +149,16 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
   if (lineages.length === 0) {
     out.push('no lineage matches');
   } else {
-    for (const r of grid) out.push(r.map(pad).join('  ').trimEnd());
+    for (const r of grid)
+      out.push(
+        shown
+          .map((i) => pad(r[i], i))
+          .join(' '.repeat(GAP))
+          .trimEnd(),
+      );
   }
+  const left = OVERVIEW_COLUMNS.filter((_, i) => !shown.includes(i)).map((c) => c.heading);
+  if (left.length) out.push(`${left.length} column(s) left out to fit ${fit} cells: ${left.join(', ')} (--wide, or a pipe, shows every column)`);
   out.push(
     "* the agent's own counters (state.db sessions columns, COMPACTION CALLS* from session_model_usage; INPUT* excludes cache reads and writes, as upstream counts it; "
       + "COST $* is Hermes' estimate, not the bill); the other figures are the replay's, and BILLED ones the log's. "
@@ -114,4 +172,26 @@ export function sessionsTable(overview: SessionOverview, lineages: readonly Over
     out.push('the file is too large to read whole: only its sessions were listed; `--session ID` reads one session with its parents and descendants');
   // Every cell is escaped already; the whole line once more, so nothing printed can skip it.
   return out.map(visible);
+}
+
+/** The columns that fit `fit` cells (their indexes, in table order) and the title's width then. */
+function fitted(widths: number[], fit: number | undefined): { shown: number[]; titleCells: number } {
+  const titleAt = OVERVIEW_COLUMNS.findIndex((c) => c.key === 'title');
+  const all = OVERVIEW_COLUMNS.map((_, i) => i);
+  if (fit === undefined) return { shown: all, titleCells: widths[titleAt] };
+  const total = (kept: number[], title: number): number => kept.reduce((n, i) => n + (i === titleAt ? title : widths[i]), 0) + GAP * (kept.length - 1);
+  const minTitle = Math.min(widths[titleAt], MIN_TITLE_CELLS);
+  // A column FIT_ORDER does not name yet comes last.
+  const rank = (i: number): number => {
+    const at = FIT_ORDER.indexOf(OVERVIEW_COLUMNS[i].key);
+    return at < 0 ? FIT_ORDER.length : at;
+  };
+  const order = [...all].sort((a, b) => rank(a) - rank(b));
+  // The most wanted columns that fit with the title at its narrowest, then the title as wide as the rest allows.
+  let kept = order.slice(0, 2);
+  for (const i of order.slice(2))
+    if (total([...kept, i], minTitle) <= fit) kept = [...kept, i];
+    else break;
+  const titleCells = Math.max(minTitle, Math.min(widths[titleAt], fit - total(kept, 0)));
+  return { shown: all.filter((i) => kept.includes(i)), titleCells };
 }

@@ -9,7 +9,7 @@ Usage:
   prompt-inspector analyze <file> [--json] [--messages] [--profile P] [--tokenizer T] [--turn N] [--lineage ID | --session ID]
   prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
   prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
-  prompt-inspector sessions <file> [--json] [--sort [-]COLUMN] [--desc] [--filter TEXT] [--has breaks|errors] [--session ID]
+  prompt-inspector sessions <file> [--json] [--wide] [--sort [-]COLUMN] [--desc] [--filter TEXT] [--has breaks|errors] [--session ID]
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl.
@@ -82,6 +82,7 @@ does not hold is "not recorded", one of rows that were not loaded "not read".
   --desc          descending
   --filter TEXT   only lineages whose title, id or source (or a session's) contains TEXT, any case
   --has breaks    only lineages with a cache break; --has errors: with a finding of severity error
+  --wide          every column; without it a terminal gets the columns that fit its width (a pipe gets all)
 ${ENGINE_OPTIONS}  --session ID    read only session ID's parent chain and descendants; the other sessions are listed, not read
 `,
 };
