@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020';
-import { OVERVIEW_COLUMNS } from '../../src/shared/overviewColumns';
+import { OVERVIEW_COLUMNS, sortLineages } from '../../src/shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { buildStore, type Truth } from '../support/upstreamStores';
 import { analyzeJson, assertNoStack, cli, example, ROOT, tempDir } from './support';
@@ -217,11 +217,13 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
   });
 
   it('--sort orders by every column, at every level, a missing value last; -COLUMN and --desc are descending', () => {
+    // Every column both ways on the store's overview, sorted as `sessions --sort` sorts it; then each
+    // way of asking through the CLI gives exactly that order (one process per way, not per column).
+    const base = overviewJson(store.stateDb);
     for (const c of OVERVIEW_COLUMNS) {
-      for (const args of [[c.key], [`-${c.key}`], [c.key, '--desc']]) {
-        const o = overviewJson(store.stateDb, '--sort', ...args);
-        const descending = args.length > 1 || args[0].startsWith('-');
-        for (const level of [o.lineages, ...flatten(o.lineages).map((l) => l.children)]) {
+      for (const descending of [false, true]) {
+        const sorted = sortLineages(base.lineages, c, descending);
+        for (const level of [sorted, ...flatten(sorted).map((l) => l.children)]) {
           const values = level.map((l) => c.value(l));
           const known = values.filter((v) => v !== null);
           assert.ok(
@@ -230,10 +232,20 @@ describe('sessions on a store written as upstream writes it (home: plain, rotati
           );
           for (let i = 1; i < known.length; i++) {
             const [a, b] = [known[i - 1], known[i]] as (string | number)[];
-            assert.ok(descending ? a >= b : a <= b, `${c.key} ${args.join(' ')}: ${a} then ${b}`);
+            assert.ok(descending ? a >= b : a <= b, `${c.key}${descending ? ' descending' : ''}: ${a} then ${b}`);
           }
         }
       }
+    }
+    for (const [args, key, descending] of [
+      [['title'], 'title', false],
+      [['-turns'], 'turns', true],
+      [['start', '--desc'], 'start', true],
+      [['-reused-pct'], 'reused-pct', true],
+      [['end'], 'end', false],
+    ] as const) {
+      const column = OVERVIEW_COLUMNS.find((c) => c.key === key)!;
+      assert.deepEqual(overviewJson(store.stateDb, '--sort', ...args).lineages, sortLineages(base.lineages, column, descending), args.join(' '));
     }
     const byRequests = overviewJson(store.stateDb, '--sort', '-requests').lineages.map((l) => expected.get(l.id)!.requests);
     assert.deepEqual(

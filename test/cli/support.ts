@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { main } from '../../src/cli/main';
 
 export const ROOT = resolve(__dirname, '../..');
 export const CLI = join(ROOT, 'dist/cli.js');
@@ -17,6 +18,22 @@ export interface Run {
 export function cli(...args: string[]): Run {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The CLI's main() in this process, as `cli` would run it: the same code without a process of its
+ * own (the bundle and its streams are `cli`'s to test), for checks that run it hundreds of times.
+ */
+export async function runMain(...args: string[]): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    args,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
+  const text = (lines: string[]): string => lines.map((l) => `${l}\n`).join('');
+  return { code, stdout: text(out), stderr: text(err) };
 }
 
 export function analyzeJson(...args: string[]): any {

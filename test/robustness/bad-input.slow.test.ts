@@ -22,7 +22,7 @@ import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { badCorpus, BAD_FIXTURES_DIR, WAL_WRITER_PY, writeDeepCases, writeHugeSingleLine, type HugeKind } from '../support/badFixtures';
-import { assertNoStack, CLI, cli, tempDir } from '../cli/support';
+import { assertNoStack, CLI, cli, runMain, tempDir } from '../cli/support';
 import { assertNoDuplicateDiagnostics, assertReportInvariants, assertSchemaValid, hasPosition, snapshot } from './invariants';
 import { countedBadInputs } from './tally';
 import { PROFILE_NAMES } from '../../src/shared/settingNames';
@@ -753,11 +753,13 @@ async function examine(path: string, e: Expect, t: TestContext): Promise<Report>
   const name = basename(path);
   const code = e.code ?? 'parse-error';
 
-  const check = cli('check', path);
+  // The CLI's own code in this process: one corpus file after another, no process each (the
+  // bundle runs on bad input in cli/hostile.slow.test.ts).
+  const check = await runMain('check', path);
   assertNoStack(check.stdout + check.stderr);
   assert.ok(check.code === 0 || check.code === 1, `check exited ${check.code}: ${check.stderr}`);
 
-  const run = cli('analyze', path, '--json');
+  const run = await runMain('analyze', path, '--json');
   assertNoStack(run.stdout + run.stderr);
   assert.equal(run.code, 0, `analyze exited ${run.code}: ${run.stderr}`);
   const report = JSON.parse(run.stdout) as Report;
@@ -836,6 +838,17 @@ describe('bad-input corpus (test/fixtures/bad)', () => {
     const e = EXPECT[name];
     badInput(`${name}: ${e.why}`, (t) => examine(join(BAD_FIXTURES_DIR, name), e, t));
   }
+
+  it('the built CLI checks the whole corpus in one run, printing what main() prints file by file', async () => {
+    const paths = files.map((name) => join(BAD_FIXTURES_DIR, name));
+    const bundle = cli('check', ...paths);
+    assertNoStack(bundle.stdout + bundle.stderr);
+    const each = await Promise.all(paths.map((path) => runMain('check', path)));
+    assert.equal(bundle.stdout, each.map((r) => r.stdout).join(''));
+    assert.equal(bundle.stderr, each.map((r) => r.stderr).join(''));
+    const codes = each.map((r) => r.code);
+    assert.equal(bundle.code, codes.includes(2) ? 2 : codes.includes(1) ? 1 : 0);
+  });
 });
 
 describe('nested 10,000 levels deep (written at test time)', () => {
