@@ -22,7 +22,15 @@ export interface AnalyzeOptions {
   messages: boolean;
   /** Prices the user set, by model: they win over the catalogue when the bill is priced (withBilling). */
   prices?: PriceOverrides;
+  /** Told how far a long analysis is: the replay starting, then every few hundred requests measured. */
+  progress?: AnalysisProgress;
 }
+
+/** `done` of `total` steps of `what`; the replay is one step. */
+export type AnalysisProgress = (what: 'replay' | 'requests' | 'lineages', done: number, total: number) => void;
+
+/** Requests measured between two progress calls: often enough for a line on a terminal, rare enough to cost nothing. */
+const PROGRESS_EVERY = 256;
 
 /** The report plus what produced it, for views that page through wire messages afterwards. */
 export interface Analysis {
@@ -70,6 +78,7 @@ export function analyze(transcript: Transcript, opts: AnalyzeOptions): Analysis 
 
 /** analyze(), with what extendAnalysis and reanalyzeChanged go on from. */
 export function analyzeResumable(transcript: Transcript, opts: AnalyzeOptions): ResumableAnalysis {
+  opts.progress?.('replay', 0, 1);
   const { replay, cursor } = replayTranscript(transcript, opts.profile);
   const parts = noParts(opts);
   return { analysis: assemble(transcript, replay, new RequestWire(opts.profile, opts.counter), parts), memory: { cursor, parts } };
@@ -176,6 +185,7 @@ function assemble(transcript: Transcript, replay: Replay, wire: RequestWire, bui
     built.turns.push(turn);
   }
   for (const r of replay.requests.slice(built.requests.length)) {
+    if (r.index % PROGRESS_EVERY === 0) opts.progress?.('requests', r.index, replay.requests.length);
     const { request, findings } = reportRequest(r, r.previous === null ? null : replay.requests[r.previous], ctx);
     built.requestDiagnostics.push(findings);
     built.requests.push(request);

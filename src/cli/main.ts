@@ -2,7 +2,7 @@
 
 import { reportData } from '../protocol/reportData';
 import { usd } from '../shared/shownText';
-import { analyze, withBilling, type Analysis, type AnalyzeOptions } from '../analysis/report';
+import { analyze, withBilling, type Analysis, type AnalysisProgress, type AnalyzeOptions } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompaction } from '../shared/reportTypes';
 import { createTokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
@@ -20,6 +20,7 @@ import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import { sessionOverview } from '../analysis/sessionOverview';
 import { sessionsTable } from './sessions';
 import { HELP, USAGE } from './usage';
+import { StatusLine } from './statusLine';
 import { checkOptions, isCommand, parseArgs, UsageError, type Options } from './options';
 
 /** `report -o` cannot or must not write where it was told: said in one line, exit 2. */
@@ -28,12 +29,33 @@ class CannotWrite extends Error {}
 /** A state.db too large to read whole, asked for without --session: only its sessions were listed. */
 class NotReadWhole extends Error {}
 
-function analyzeOptions(o: Options): AnalyzeOptions {
-  return { profile: PROFILES[o.profile], counter: createTokenCounter(o.tokenizer), messages: o.messages, ...(o.prices ? { prices: o.prices } : {}) };
+function analyzeOptions(o: Options, progress?: AnalysisProgress): AnalyzeOptions {
+  return {
+    profile: PROFILES[o.profile],
+    counter: createTokenCounter(o.tokenizer),
+    messages: o.messages,
+    ...(o.prices ? { prices: o.prices } : {}),
+    ...(progress ? { progress } : {}),
+  };
+}
+
+/** A progress line's words for each step of an analysis of `path`. */
+function progressOn(status: StatusLine | undefined, path: string): AnalysisProgress | undefined {
+  if (!status) return undefined;
+  const name = visible(basename(path));
+  return (what, done, total) =>
+    status.show(
+      what === 'replay'
+        ? `${name}: replaying`
+        : what === 'requests'
+          ? `${name}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} requests measured`
+          : `${name}: lineage ${(done + 1).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} for the report`,
+    );
 }
 
 /** The file's analysis with the bill of the agent.log files it was matched against (`log`: null without any). */
-async function analyzeFile(path: string, o: Options, needsRows = false): Promise<{ analysis: Analysis; log: BillingLog | null }> {
+async function analyzeFile(path: string, o: Options, needsRows = false, status?: StatusLine): Promise<{ analysis: Analysis; log: BillingLog | null }> {
+  status?.show(`${visible(basename(path))}: reading`);
   const transcript = await loadTranscript(path, { session: o.session, lineage: o.lineage });
   if (needsRows && transcript.listedOnly) {
     const ids = (transcript.catalog ?? []).map((s) => s.id);
@@ -42,7 +64,7 @@ async function analyzeFile(path: string, o: Options, needsRows = false): Promise
         + `Sessions: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, … (${ids.length} in all; \`analyze\` lists them)` : ''}`,
     );
   }
-  const analysis = analyze(transcript, analyzeOptions(o));
+  const analysis = analyze(transcript, analyzeOptions(o, progressOn(status, path)));
   const logs = o.logs ?? agentLogsBeside(path, transcript.format);
   const cacheTtl = cacheTtlBeside(path, transcript.format);
   const log = logs.length || cacheTtl ? billingLogOf(readAgentLogs(logs), cacheTtl) : null;
@@ -236,11 +258,33 @@ function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format:
   return visible(`${path}:${line}: ${d.severity} ${d.code} ${d.message}${where(r, d, p)}`);
 }
 
-/**
- * Runs one command. `terminalColumns`: the width of the terminal standard output is, undefined when it
- * is none (a pipe or a file): `sessions` then fits its table to it.
- */
-export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, terminalColumns?: number): Promise<number> {
+/** What the CLI knows of the terminal it runs in; nothing for pipes and files. */
+export interface Terminal {
+  /** Standard output's width when it is a terminal: `sessions` fits its table to it. */
+  columns?: number;
+  /** A progress line, when standard error is a terminal. */
+  status?: StatusLine;
+}
+
+/** Runs one command, printing through `out` and `err` (each line goes after the progress line is taken away). */
+export async function main(argv: string[], print: (s: string) => void, printErr: (s: string) => void, terminal: Terminal = {}): Promise<number> {
+  const { status } = terminal;
+  const out = (s: string): void => {
+    status?.clear();
+    print(s);
+  };
+  const err = (s: string): void => {
+    status?.clear();
+    printErr(s);
+  };
+  try {
+    return await run(argv, out, err, terminal);
+  } finally {
+    status?.clear();
+  }
+}
+
+async function run(argv: string[], out: (s: string) => void, err: (s: string) => void, { columns, status }: Terminal): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -255,16 +299,16 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     }
     checkOptions(command, o, rest);
     if (command === 'sessions') {
-      const { transcript, report } = (await analyzeFile(o.files[0], o)).analysis;
+      const { transcript, report } = (await analyzeFile(o.files[0], o, false, status)).analysis;
       const overview = sessionOverview(transcript, report);
       const column = o.sort === null ? undefined : overviewColumn(o.sort);
       const shown = filterLineages(column ? sortLineages(overview.lineages, column, o.desc) : overview.lineages, o.filter);
       if (o.json) out(jsonText({ schemaVersion: 1, ...overview, lineages: shown }));
-      else for (const line of sessionsTable(overview, shown, o.wide ? undefined : terminalColumns)) out(line);
+      else for (const line of sessionsTable(overview, shown, o.wide ? undefined : columns)) out(line);
       return 0;
     }
     if (command === 'analyze') {
-      const { transcript, report } = (await analyzeFile(o.files[0], o)).analysis;
+      const { transcript, report } = (await analyzeFile(o.files[0], o, false, status)).analysis;
       if (o.json) out(jsonText(report));
       else out(textReport(report, o.turn, placement(sessionOverview(transcript, report), report), !transcript.listedOnly));
       return 0;
@@ -273,9 +317,9 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       const output = o.output as string; // checkOptions asked for one
       const refusal = outputRefusal(output, o.files[0]);
       if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
-      const { analysis, log } = await analyzeFile(o.files[0], o);
+      const { analysis, log } = await analyzeFile(o.files[0], o, false, status);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
-      const data = reportData(analysis, title, analyzeOptions(o), log);
+      const data = reportData(analysis, title, analyzeOptions(o, progressOn(status, o.files[0])), log);
       try {
         // Written a piece at a time, never held as one string (htmlReport.ts).
         writeHtmlReport(output, data, title, o.theme);
@@ -292,7 +336,7 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       let analysis: Analysis;
       try {
         // A check that read no rows must not pass: it says so and exits 2, like a path it cannot open.
-        analysis = (await analyzeFile(file, o, true)).analysis;
+        analysis = (await analyzeFile(file, o, true, status)).analysis;
       } catch (e) {
         if (!(e instanceof UnopenablePath || e instanceof UnknownSession || e instanceof NotReadWhole)) throw e;
         err(`prompt-inspector: ${visible(e.message)}`);
@@ -366,7 +410,8 @@ if (require.main === module) {
     err(`prompt-inspector: cannot write to standard output (${visible(code)})`);
     process.exitCode = 2;
   });
-  void main(process.argv.slice(2), out, err, process.stdout.isTTY ? process.stdout.columns : undefined).then((code) => {
+  const status = process.stderr.isTTY ? new StatusLine((s) => process.stderr.write(s), process.stderr.columns || 80) : undefined;
+  void main(process.argv.slice(2), out, err, { columns: process.stdout.isTTY ? process.stdout.columns : undefined, status }).then((code) => {
     process.exitCode = outputLost ? 2 : code;
   });
 }

@@ -24,13 +24,17 @@ export function reportData(analysis: Analysis, title: string, options: AnalyzeOp
   if (overview === null) return { version: PROTOCOL_VERSION, overview: null, inspection: whole.exportAll() };
   const loaded = new Set(transcript.listedOnly ? [] : transcript.sessions.map((s) => s.id));
   const lineages: Record<string, EmbeddedInspection> = {};
-  const slice = lineageSlicer(analysis, options);
-  for (const lineage of everyLineage(overview.lineages)) {
+  // Progress is told per lineage here, not per request of each lineage's own analysis.
+  const { progress, ...quiet } = options;
+  const slice = lineageSlicer(analysis, quiet);
+  const all = everyLineage(overview.lineages);
+  for (const [done, lineage] of all.entries()) {
+    progress?.('lineages', done, all.length);
     const members = lineagesOf.members(lineage.id);
     if (!members.every((m) => loaded.has(m))) continue;
     const narrowed = lineagesOf.narrow(members);
     // A lineage of its own is replayed alone as in the whole file: taken from it, not replayed again.
-    const alone = (lineagesOf.replaysAlone(members) ? slice(narrowed) : null) ?? analyze(narrowed, options);
+    const alone = (lineagesOf.replaysAlone(members) ? slice(narrowed) : null) ?? analyze(narrowed, quiet);
     // A branch's first request is judged against its parent's last call: that session's calls come too.
     const parents = narrowed.sessions.flatMap((s) => (s.parentId === null ? [] : [s.parentId]));
     lineages[lineage.id] = new Inspection(withBilling(alone, log && billingLogFor(log, members, parents), options.prices), title).exportAll();

@@ -74,7 +74,7 @@ describe('sessions table', () => {
         args,
         (s) => out.push(s),
         (s) => err.push(s),
-        columns,
+        { columns },
       );
       return { code, out, err };
     };
