@@ -6,13 +6,12 @@ import { before, describe, it } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { main } from '../../src/cli/main';
 import { sessionsTable } from '../../src/cli/sessions';
 import { PROFILES } from '../../src/engine/profile';
 import { OVERVIEW_COLUMNS } from '../../src/shared/overviewColumns';
 import type { SessionOverview } from '../../src/shared/overviewTypes';
 import { loadTranscript } from '../../src/transcripts/load';
-import { example } from './support';
+import { example, runMain } from './support';
 
 /** The terminal cells of a printed line (these are ASCII apart from the ellipsis and tree marks). */
 const cells = (line: string): number => [...line].length;
@@ -67,16 +66,9 @@ describe('sessions table', () => {
   });
 
   it('the command fits a terminal, not a pipe or --wide; --wide is an option of sessions only', async () => {
-    const run = async (args: string[], columns?: number): Promise<{ code: number; out: string[]; err: string[] }> => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await main(
-        args,
-        (s) => out.push(s),
-        (s) => err.push(s),
-        { columns },
-      );
-      return { code, out, err };
+    const run = async (args: string[], columns?: number): Promise<{ code: number | null; out: string[]; err: string[] }> => {
+      const r = await runMain(args, { columns });
+      return { code: r.code, out: r.stdout.split('\n'), err: r.stderr.split('\n') };
     };
     const file = example('home/state.db');
     const terminal = await run(['sessions', file], 100);

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { after } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../../src/cli/main';
+import { main, type Terminal } from '../../src/cli/main';
 
 export const ROOT = resolve(__dirname, '../..');
 export const CLI = join(ROOT, 'dist/cli.js');
@@ -24,13 +25,14 @@ export function cli(...args: string[]): Run {
  * The CLI's main() in this process, as `cli` would run it: the same code without a process of its
  * own (the bundle and its streams are `cli`'s to test), for checks that run it hundreds of times.
  */
-export async function runMain(...args: string[]): Promise<Run> {
+export async function runMain(args: string[], terminal?: Terminal): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await main(
     args,
     (s) => out.push(s),
     (s) => err.push(s),
+    terminal,
   );
   const text = (lines: string[]): string => lines.map((l) => `${l}\n`).join('');
   return { code, stdout: text(out), stderr: text(err) };
@@ -44,6 +46,19 @@ export function analyzeJson(...args: string[]): any {
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'prompt-inspector-'));
+}
+
+/** A maker of temporary folders, each removed after the calling file's tests. */
+export function tempDirsRemovedAfter(): () => string {
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    return dir;
+  };
 }
 
 /** No Node stack trace leaked to the user. */

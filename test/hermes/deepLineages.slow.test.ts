@@ -4,9 +4,8 @@
 // SQLite at test time (test/support/lineageShapes.ts). Correctness only: the time and memory of
 // the full-sized shapes are measured by `npm run bench` (bench/deepLineages.ts).
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe } from 'node:test';
+import { before, describe } from 'node:test';
 import fc from 'fast-check';
 import { everyLineage } from '../../src/shared/overviewColumns';
 import { analyze, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
@@ -20,7 +19,7 @@ import type { Transcript } from '../../src/shared/model/transcript';
 import { Inspection } from '../../src/protocol/inspection';
 import { reportData } from '../../src/protocol/reportData';
 import { loadTranscript } from '../../src/transcripts/load';
-import { tempDir } from '../cli/support';
+import { tempDirsRemovedAfter } from '../cli/support';
 import { writeHermesDb } from '../support/hermesDb';
 import { shapeId, writeLineageShape, type LineageShape } from '../support/lineageShapes';
 import { countedBadInputs } from '../robustness/tally';
@@ -184,14 +183,10 @@ describe('Lineages on random parent graphs: the same answers as the plain walks'
 // ---------------------------------------------------------------------------------------------
 // Stores of each shape, through the readers, the replay, the overview, the CLI and the report's data.
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const newDir = tempDirsRemovedAfter();
 
 function store(shape: LineageShape, n: number): string {
-  const dir = tempDir();
-  dirs.push(dir);
+  const dir = newDir();
   const path = join(dir, 'state.db');
   writeLineageShape(path, shape, n);
   return path;
@@ -290,8 +285,7 @@ describe('a parent_session_id cycle through 1,000 sessions', () => {
 describe('a loop that other sessions lead into, and a session that is its own parent', () => {
   let a: Analysis;
   before(async () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = newDir();
     const path = join(dir, 'state.db');
     writeHermesDb(
       path,

@@ -3,26 +3,16 @@
 // reportData.test.ts.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import { rmSync } from 'node:fs';
+import { describe, it } from 'node:test';
 import type { Transcript } from '../../src/shared/model/transcript';
 import { loadTranscript } from '../../src/transcripts/load';
-import { ROOT, tempDir } from '../cli/support';
+import { ROOT, tempDirsRemovedAfter } from '../cli/support';
 import { writeLineageShape, type LineageShape } from '../support/lineageShapes';
 import { checkLineages } from '../support/embeddedLineages';
 import { filesUnder } from '../support/growth';
 import { buildStore, scenarioNames } from '../support/upstreamStores';
 
-const dirs: string[] = [];
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function newDir(): string {
-  const dir = tempDir();
-  dirs.push(dir);
-  return dir;
-}
+const newDir = tempDirsRemovedAfter();
 
 describe('each lineage a report embeds, sliced from the whole analysis or analysed alone, is the lineage analysed by itself', () => {
   const shapes: [LineageShape, number][] = [

@@ -6,31 +6,21 @@
 // Every example, bad fixture, upstream-written store and extreme shape: reportData.slow.test.ts.
 
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { everyLineage } from '../../src/shared/overviewColumns';
 import { analyze, lineageSlicer } from '../../src/analysis/report';
 import { TranscriptLineages } from '../../src/hermes/lineage';
 import type { InputFinding, Transcript } from '../../src/shared/model/transcript';
 import { reportData } from '../../src/protocol/reportData';
 import { loadTranscript } from '../../src/transcripts/load';
-import { tempDir } from '../cli/support';
+import { tempDirsRemovedAfter } from '../cli/support';
 import { byItself, checkLineages, OPTIONS } from '../support/embeddedLineages';
 import { writeHermesDb } from '../support/hermesDb';
 import { shapeId, writeLineageShape } from '../support/lineageShapes';
 import { sqliteExec } from '../support/sqliteExec';
 
-const dirs: string[] = [];
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function newDir(): string {
-  const dir = tempDir();
-  dirs.push(dir);
-  return dir;
-}
+const newDir = tempDirsRemovedAfter();
 
 describe('each lineage a report embeds, sliced from the whole analysis or analysed alone, is the lineage analysed by itself', () => {
   it('on lineages whose turns interleave in time, numbered otherwise in the whole file', async () => {

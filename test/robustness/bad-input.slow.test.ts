@@ -755,11 +755,11 @@ async function examine(path: string, e: Expect, t: TestContext): Promise<Report>
 
   // The CLI's own code in this process: one corpus file after another, no process each (the
   // bundle runs on bad input in cli/hostile.slow.test.ts).
-  const check = await runMain('check', path);
+  const check = await runMain(['check', path]);
   assertNoStack(check.stdout + check.stderr);
   assert.ok(check.code === 0 || check.code === 1, `check exited ${check.code}: ${check.stderr}`);
 
-  const run = await runMain('analyze', path, '--json');
+  const run = await runMain(['analyze', path, '--json']);
   assertNoStack(run.stdout + run.stderr);
   assert.equal(run.code, 0, `analyze exited ${run.code}: ${run.stderr}`);
   const report = JSON.parse(run.stdout) as Report;
@@ -843,7 +843,7 @@ describe('bad-input corpus (test/fixtures/bad)', () => {
     const paths = files.map((name) => join(BAD_FIXTURES_DIR, name));
     const bundle = cli('check', ...paths);
     assertNoStack(bundle.stdout + bundle.stderr);
-    const each = await Promise.all(paths.map((path) => runMain('check', path)));
+    const each = await Promise.all(paths.map((path) => runMain(['check', path])));
     assert.equal(bundle.stdout, each.map((r) => r.stdout).join(''));
     assert.equal(bundle.stderr, each.map((r) => r.stderr).join(''));
     const codes = each.map((r) => r.code);

@@ -3,27 +3,17 @@
 // compared with the store's own rows read by SQLite itself (python3's sqlite3), on schemas that lack
 // the columns or the table (null / absent: not recorded), and from a session JSON snapshot.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { RecordedUsage, Transcript } from '../../src/shared/model/transcript';
 import { loadTranscript } from '../../src/transcripts/load';
-import { tempDir } from '../cli/support';
+import { tempDirsRemovedAfter } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
 import { sqliteSelect } from '../support/sqliteSelect';
 import { buildStore } from '../support/upstreamStores';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-/** A temp dir, removed after the tests. */
-function scratchDir(): string {
-  const dir = tempDir();
-  dirs.push(dir);
-  return dir;
-}
+const scratchDir = tempDirsRemovedAfter();
 
 /** The transcript of a state.db that real SQLite writes from `sql`. */
 async function loadStore(sql: string): Promise<Transcript> {

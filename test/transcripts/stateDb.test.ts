@@ -1,9 +1,9 @@
 // The state.db reader's logic on two row sources (sql.js and the page reader), the session list
 // and one-lineage loads of a file above the read-whole limit.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { readHermesStateDb, readStateDbRows } from '../../src/transcripts/hermesStateDb';
@@ -13,21 +13,13 @@ import type { Transcript } from '../../src/shared/model/transcript';
 import { bytesSource } from '../../src/transcripts/byteSource';
 import type { SqlValue } from '../../src/transcripts/sqliteFile';
 import { applyWal } from '../support/walImage';
-import { example, ROOT, tempDir } from '../cli/support';
+import { example, ROOT, tempDirsRemovedAfter } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
 import { LINEAGE_SESSIONS, writeLineageDb } from '../support/hermesDb';
 
 const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 
-const dirs: string[] = [];
-const scratch = (): string => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const scratch = tempDirsRemovedAfter();
 
 /** The same rows through sql.js: the oracle for the page reader under the Hermes logic. */
 function sqlJsSource(db: Database): RowSource {

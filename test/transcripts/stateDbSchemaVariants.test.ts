@@ -2,28 +2,23 @@
 // (SQLite compares them case-insensitively), and a messages table that cannot be read, which must
 // fail alone and leave the session list.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { analyze } from '../../src/analysis/report';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
 import { PROFILES } from '../../src/engine/profile';
 import { readStateDbRows } from '../../src/transcripts/hermesStateDb';
 import type { RowSource } from '../../src/transcripts/stateDbValues';
 import { loadTranscript } from '../../src/transcripts/load';
-import { tempDir } from '../cli/support';
+import { tempDirsRemovedAfter } from '../cli/support';
 import { sqliteExec } from '../support/sqliteExec';
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const newDir = tempDirsRemovedAfter();
 const counter = createTokenCounter('o200k_base');
 
 describe('state.db schema variants', () => {
   it("tables and columns named in another case read like upstream's", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
+    const dir = newDir();
     const db = join(dir, 'state.db');
     sqliteExec(db, [
       `CREATE TABLE SESSIONS (ID TEXT PRIMARY KEY, Source TEXT, System_Prompt TEXT, Parent_Session_Id TEXT, Started_At REAL, End_Reason TEXT, API_CALL_COUNT INTEGER);
