@@ -95,10 +95,35 @@ export function benchDeepLineages(): string[] {
       );
       rmSync(path, { force: true });
     }
+    lines.push(depthAgainstBreadth(dir, preload));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   return lines;
+}
+
+/** Depth costs no more than breadth (issue 23 item 6): `analyze` of a chain N deep against N sessions of their own, same rows. */
+const DEPTH_N = 3_000;
+const DEPTH_REPEATS = 3;
+const DEPTH_TARGET = 2;
+
+function depthAgainstBreadth(dir: string, preload: string): string {
+  const median = (shape: LineageShape): number => {
+    const path = join(dir, `${shape}-${DEPTH_N}.db`);
+    writeLineageShape(path, shape, DEPTH_N);
+    const times = Array.from({ length: DEPTH_REPEATS }, () => command(dir, preload, ['analyze', path]))
+      .filter((r) => r.ok)
+      .map((r) => r.ms)
+      .sort((a, b) => a - b);
+    return times.length === DEPTH_REPEATS ? times[Math.floor(DEPTH_REPEATS / 2)] : NaN;
+  };
+  const chain = median('chain');
+  const flat = median('flat');
+  const ratio = chain / flat;
+  return (
+    `  analyze of a chain ${DEPTH_N.toLocaleString('en-US')} deep against ${DEPTH_N.toLocaleString('en-US')} sessions of their own (two rows each, median of ${DEPTH_REPEATS}): `
+    + `${seconds(chain)} / ${seconds(flat)} = ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'a run failed'}x [target <= ${DEPTH_TARGET}x: ${verdict(ratio <= DEPTH_TARGET)}]`
+  );
 }
 
 if (require.main === module) {
