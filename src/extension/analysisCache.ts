@@ -42,8 +42,8 @@ export class RemotePages {
   }
 }
 
-/** One lineage of a file, analysed alone for the view that opened it, which closes it when done. */
-export class LineageScope extends RemotePages {
+/** One lineage of a file, analysed alone for the view that opened it, which disposes it when done: the worker frees it. */
+export class LineageScope extends RemotePages implements vscode.Disposable {
   constructor(
     readonly lineage: string,
     index: InspectorIndex,
@@ -53,7 +53,7 @@ export class LineageScope extends RemotePages {
     super(index, engine, key);
   }
 
-  close(): void {
+  dispose(): void {
     void this.engine.call('drop', { key: this.key });
   }
 }

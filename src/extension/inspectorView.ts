@@ -95,7 +95,7 @@ export class InspectorView implements vscode.Disposable {
         const turn = turns[target.kind === 'turn' ? target.ordinal : 0];
         if (turn) place = { turn: turn.index, request: target.kind === 'turn' && target.toBreak ? turn.firstBreak : null };
       } finally {
-        opened?.close();
+        opened?.dispose();
       }
     }
     const message: ToWebview = { type: 'reveal', lineage, ...place };
@@ -211,7 +211,7 @@ export class InspectorView implements vscode.Disposable {
   }
 
   private closeScope(): void {
-    this.scope?.close();
+    this.scope?.dispose();
     this.scope = undefined;
     this.panel.title = tabTitle(this.uri.path, null, null);
     this.views.changed(this);
@@ -267,7 +267,7 @@ export class InspectorView implements vscode.Disposable {
 
   dispose(): void {
     this.views.closed(this);
-    this.scope?.close();
+    this.scope?.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }
