@@ -132,8 +132,10 @@ export class AnalysisCache implements vscode.Disposable {
     return this.analyses.get(uri.toString(), key, () => {
       const started = Date.now();
       for (const problem of s.priceProblems) this.log.warn(`promptInspector.prices: ${problem}; not used`);
-      return engine
-        .call('analyze', {
+      // The window's progress (a spinner and the file in the status bar) while the worker reads and
+      // analyses: a large home takes seconds, and nothing else says the view is waiting on it.
+      const analysed = vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Prompt Inspector: analysing ${title}` }, () =>
+        engine.call('analyze', {
           key,
           path: uri.fsPath,
           title,
@@ -142,17 +144,18 @@ export class AnalysisCache implements vscode.Disposable {
           session,
           readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
           prices: s.prices,
-        })
-        .then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed }) => {
-          const how = resumed
-            ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
-            : recomputed
-              ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
-              : 'analysed whole';
-          this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
-          this.sessionCounts.set(uri.toString(), (catalog ?? index.sessions).length);
-          return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, engine, key);
-        });
+        }),
+      );
+      return Promise.resolve(analysed).then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed }) => {
+        const how = resumed
+          ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
+          : recomputed
+            ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
+            : 'analysed whole';
+        this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
+        this.sessionCounts.set(uri.toString(), (catalog ?? index.sessions).length);
+        return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, engine, key);
+      });
     });
   }
 
