@@ -5,47 +5,9 @@
 
 import { OVERVIEW_COLUMNS, overviewCell, type OverviewColumn } from '../shared/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../shared/overviewTypes';
-import { visible } from './terminalText';
+import { clip, visible, width } from './terminalText';
 
 const TITLE_CELLS = 40;
-
-/** Terminal cells of one code point: 0 for combining marks and joiners, 2 for East Asian wide and emoji. */
-function cells(cp: number): number {
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200d) || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f)
-    || (cp >= 0x2e80 && cp <= 0xa4cf)
-    || (cp >= 0xac00 && cp <= 0xd7a3)
-    || (cp >= 0xf900 && cp <= 0xfaff)
-    || (cp >= 0xfe30 && cp <= 0xfe4f)
-    || (cp >= 0xff00 && cp <= 0xff60)
-    || (cp >= 0xffe0 && cp <= 0xffe6)
-    || (cp >= 0x1f300 && cp <= 0x1faff)
-    || (cp >= 0x20000 && cp <= 0x3fffd)
-  )
-    return 2;
-  return 1;
-}
-
-function width(s: string): number {
-  let n = 0;
-  for (const ch of s) n += cells(ch.codePointAt(0) as number);
-  return n;
-}
-
-/** At most `max` cells, cut with an ellipsis. */
-function clip(s: string, max: number): string {
-  if (width(s) <= max) return s;
-  let out = '';
-  let n = 0;
-  for (const ch of s) {
-    const w = cells(ch.codePointAt(0) as number);
-    if (n + w > max - 1) break;
-    out += ch;
-    n += w;
-  }
-  return `${out}…`;
-}
 
 function cell(column: OverviewColumn, row: OverviewLineage | OverviewSession): string {
   const { value, missing } = overviewCell(column, row);

@@ -3,6 +3,8 @@
 // most a few times a second; never written where standard error is not a terminal (tested in Node
 // with a fake clock and writer).
 
+import { clip } from './terminalText';
+
 /** Nothing shows for work shorter than this. */
 const SHOW_AFTER_MS = 300;
 /** At most one redraw this often. */
@@ -17,7 +19,7 @@ export class StatusLine {
 
   /**
    * @param write writes to the terminal (the escapes included).
-   * @param width the terminal's columns: a longer line is cut, so it never wraps.
+   * @param width the terminal's columns: a line is cut to fit them in cells (wide characters count two), so it never wraps.
    */
   constructor(
     private readonly write: (s: string) => void,
@@ -58,8 +60,8 @@ export class StatusLine {
 
   private draw(t: number): void {
     const text = this.pending ?? '';
-    const cut = text.length >= this.width ? `${text.slice(0, Math.max(this.width - 2, 0))}…` : text;
-    this.write(`\r\x1b[K${cut}`);
+    // One cell short of the width: the cursor stays on the line, so `\r` comes back to its start.
+    this.write(`\r\x1b[K${clip(text, this.width - 1)}`);
     this.shown = true;
     this.lastDraw = t;
   }

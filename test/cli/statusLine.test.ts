@@ -34,7 +34,7 @@ describe('progress line', () => {
     assert.equal(written.length, 3, 'nothing to take away twice');
   });
 
-  it('a line never wraps: cut to the width with an ellipsis', () => {
+  it('a line never wraps: cut to the width in cells with an ellipsis', () => {
     let now = 0;
     const written: string[] = [];
     const line = new StatusLine(
@@ -45,6 +45,10 @@ describe('progress line', () => {
     now = 500;
     line.show('a'.repeat(30));
     assert.deepEqual(written, [`${ERASE}${'a'.repeat(8)}…`]);
+    // Wide characters take two cells each: four of them and the ellipsis fill nine.
+    now = 700;
+    line.show('中'.repeat(10));
+    assert.deepEqual(written.slice(1), [`${ERASE}${'中'.repeat(4)}…`]);
   });
 
   it('work that awaits (a file being read) is shown by a timer; quick work that ends first shows nothing', () => {
