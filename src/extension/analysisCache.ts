@@ -94,8 +94,9 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
-  // The worker keeps a dropped analysis until the new one replaces it, so pages asked for in
-  // between still get answers; one replaced under other settings is freed.
+  // The worker keeps an outdated analysis until the new one replaces it, so pages asked for in
+  // between still get answers; one replaced under other settings, or held by no view and not among
+  // the last used, is freed.
   private readonly analyses = new OnePerFile<RemoteInspection>(
     (file) => this.changed.fire(vscode.Uri.parse(file)),
     (key, file) => void this.engines.for(file).call('drop', { key }),
@@ -162,6 +163,11 @@ export class AnalysisCache implements vscode.Disposable {
   /** How many sessions the file held when it was last analysed; undefined before any analysis. */
   sessionCount(uri: vscode.Uri): number | undefined {
     return this.sessionCounts.get(uri.toString());
+  }
+
+  /** Keeps the file's analysis in the worker until disposed: a view (or a read through the tree) shows it. */
+  hold(uri: vscode.Uri): vscode.Disposable {
+    return this.analyses.hold(uri.toString());
   }
 
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */

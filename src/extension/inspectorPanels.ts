@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION, type ViewState } from '../shared/messages';
 import type { AnalysisCache } from './analysisCache';
 import { EDITOR_VIEW_TYPE, InspectorView, PANEL_VIEW_TYPE, type PersistedPanel } from './inspectorView';
 import { tabTitle } from './tabTitle';
+import { TranscriptDocument } from './transcriptDocument';
 import { ViewRegistry } from './viewRegistry';
 
 export class InspectorPanels implements vscode.Disposable {
@@ -30,11 +31,11 @@ export class InspectorPanels implements vscode.Disposable {
       vscode.window.registerCustomEditorProvider(
         EDITOR_VIEW_TYPE,
         {
-          openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
+          openCustomDocument: (uri) => new TranscriptDocument(uri, cache),
           resolveCustomEditor: (document, panel) => {
-            panels.open(document.uri, panel, null);
+            panels.open(document, panel, null);
           },
-        } satisfies vscode.CustomReadonlyEditorProvider,
+        } satisfies vscode.CustomReadonlyEditorProvider<TranscriptDocument>,
         { supportsMultipleEditorsPerDocument: true },
       ),
       vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
@@ -45,7 +46,11 @@ export class InspectorPanels implements vscode.Disposable {
             return;
           }
           // A state of another protocol version has another shape: the panel reopens without it.
-          panels.open(vscode.Uri.file(persisted.source), panel, persisted.version === PROTOCOL_VERSION ? (persisted.view ?? null) : null);
+          panels.open(
+            panels.ownDocument(vscode.Uri.file(persisted.source), panel),
+            panel,
+            persisted.version === PROTOCOL_VERSION ? (persisted.view ?? null) : null,
+          );
         },
       }),
     );
@@ -61,12 +66,19 @@ export class InspectorPanels implements vscode.Disposable {
       enableScripts: true,
       localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist')],
     });
-    return this.open(uri, panel, null);
+    return this.open(this.ownDocument(uri, panel), panel, null);
+  }
+
+  /** A panel's document, disposed with the panel (an editor's is VS Code's to dispose). */
+  private ownDocument(uri: vscode.Uri, panel: vscode.WebviewPanel): TranscriptDocument {
+    const document = new TranscriptDocument(uri, this.cache);
+    panel.onDidDispose(() => document.dispose());
+    return document;
   }
 
   // A deliberate choice: retainContextWhenHidden stays off. The view keeps its place through the
   // webview state and pulls bodies again on demand, so a hidden inspector costs no memory.
-  private open(uri: vscode.Uri, panel: vscode.WebviewPanel, restored: ViewState | null): InspectorView {
+  private open({ uri }: TranscriptDocument, panel: vscode.WebviewPanel, restored: ViewState | null): InspectorView {
     const view = new InspectorView(uri, panel, this.context.extensionUri, this.cache, this.context.workspaceState, this.views, restored);
     this.opened(uri);
     // The view removed itself from the open ones first (its own listener came first).

@@ -51,13 +51,19 @@ export class TranscriptTree implements vscode.TreeDataProvider<Node>, vscode.Dis
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) return (await findTranscripts()).map((uri) => this.fileNode(uri));
     if (node.kind === 'turn') return [];
-    let inspection: RemoteInspection;
     this.onAnalysis();
+    // Held while the tree reads it: another file's analysis ending meanwhile cannot free this one.
+    const held = this.cache.hold(node.uri);
     try {
-      inspection = await this.cache.get(node.uri);
+      return await this.childrenOf(node, await this.cache.get(node.uri));
     } catch {
       return [];
+    } finally {
+      held.dispose();
     }
+  }
+
+  private async childrenOf(node: Exclude<Node, { kind: 'turn' }>, inspection: RemoteInspection): Promise<Node[]> {
     const { index, overview } = inspection;
     const lineageNode = (lineage: OverviewLineage): Node => ({ kind: 'lineage', uri: node.uri, lineage });
     if (node.kind === 'file')

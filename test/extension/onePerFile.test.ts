@@ -105,3 +105,68 @@ describe('one analysis per file in flight', () => {
     assert.deepEqual(dropped, ['a'], 'the change during the failed run is taken up');
   });
 });
+
+describe('an analysis lives as long as a view holds it', () => {
+  it('closing the last view of a file frees its analysis once another file was used since', async () => {
+    const freed: string[] = [];
+    const slots = new OnePerFile<string>(
+      () => undefined,
+      (key) => freed.push(key),
+    );
+    const first = slots.hold('a');
+    const second = slots.hold('a');
+    await slots.get('a', 'ka', async () => 'a');
+    first.dispose();
+    first.dispose();
+    await slots.get('b', 'kb', async () => 'b');
+    assert.deepEqual(freed, [], 'a is still held by its second view');
+    second.dispose();
+    // The one last used is kept (the tree may read it again); a is older than b.
+    assert.deepEqual(freed, ['ka']);
+    assert.deepEqual(slots.files(), ['b']);
+    await slots.get('c', 'kc', async () => 'c');
+    assert.deepEqual(freed, ['ka', 'kb']);
+    assert.equal(await slots.get('a', 'ka', async () => 'a again'), 'a again', 'a freed result is analysed anew');
+  });
+
+  it('a held file is never freed, however many others are used', async () => {
+    const freed: string[] = [];
+    const slots = new OnePerFile<string>(
+      () => undefined,
+      (key) => freed.push(key),
+      0,
+    );
+    slots.hold('a');
+    await slots.get('a', 'ka', async () => 'a');
+    for (const f of ['b', 'c', 'd']) await slots.get(f, `k${f}`, async () => f);
+    await settle();
+    assert.deepEqual(freed, ['kb', 'kc', 'kd']);
+    assert.deepEqual(slots.files(), ['a']);
+  });
+
+  it('a run in flight is freed only when it ends, and an outdated result nobody asks for again is freed too', async () => {
+    const freed: string[] = [];
+    const changed: string[] = [];
+    const slots = new OnePerFile<string>(
+      (f) => changed.push(f),
+      (key) => freed.push(key),
+      0,
+    );
+    let finish: (v: string) => void = () => undefined;
+    const running = slots.get('a', 'ka', () => new Promise((resolve) => (finish = resolve)));
+    await slots.get('b', 'kb', async () => 'b');
+    await settle();
+    assert.deepEqual(freed, ['kb'], 'a is running: the worker is still writing it');
+    const held = slots.hold('b');
+    await slots.get('b', 'kb', async () => 'b');
+    slots.invalidate('b');
+    assert.deepEqual(changed, ['b']);
+    finish('a');
+    await running;
+    await settle();
+    assert.deepEqual(freed, ['kb', 'ka']);
+    held.dispose();
+    // b's result is outdated and nobody asked again: the worker's copy goes all the same.
+    assert.deepEqual(freed, ['kb', 'ka', 'kb']);
+  });
+});
