@@ -5,7 +5,7 @@
 import type { CacheTtlSetting, InputFinding, RecordedCounters } from '../shared/model/transcript';
 import type { AgentLogRead } from '../transcripts/agentLogFiles';
 import type { LocalTime, LoggedCall, LoggedCause, LoggedPreflight } from '../transcripts/agentLogRecords';
-import { cacheRule } from './cacheRules';
+import { cacheRule, missSlack, ruleExplains } from './cacheRules';
 import { costOf, missCost, PRICE_CATALOGUE } from './cost';
 import type { BilledSession, BilledUsage, CacheMiss, Diagnostic, Report, ReportBilling, RequestCost } from '../shared/reportTypes';
 import type { PriceOverrides } from '../shared/settingNames';
@@ -86,11 +86,6 @@ export interface BillingMatch {
   billing: ReportBilling;
 }
 
-/**
- * A shortfall up to this many tokens, or a twentieth of the previous prompt, is the cache's own
- * granularity (OpenAI caches in blocks of 128 tokens), not a miss.
- */
-const MISS_FLOOR = 256;
 /** How far a call's sending may lie from its request's last row on the rows' clock, in seconds. */
 const MATCH_WINDOW = 180;
 /** How far a request's last row may lie after its call's sending: the log prints the latency to a tenth of a second. */
@@ -308,7 +303,7 @@ function judge(
   if (asked === 'off' && rule.family === 'anthropic') return { cacheMiss: null, unpredictedHit: false };
   const expected = previous.input;
   const shortfall = Math.max(0, expected - call.cacheRead);
-  const slack = Math.max(MISS_FLOOR, expected / 20);
+  const slack = missSlack(expected);
   const predicted = request.prefix.breakAt !== null;
   // What the replay says a cache could serve, in the provider's tokens (ours scaled by the bill's count).
   const reusable = request.inputTokens > 0 ? (request.prefix.reusedTokens * call.input) / request.inputTokens : 0;
@@ -324,8 +319,8 @@ function judge(
   const miss = (cacheMiss: CacheMiss): Omit<RequestBilling, 'billed' | 'cost'> => ({ cacheMiss, unpredictedHit: false });
   const breakAt = request.prefix.breakAt;
   if (logged) return miss({ ...missed, class: 'cause-logged', cause: logged.cause });
-  if (rule.lifetimeSeconds !== null && idle > rule.lifetimeSeconds) return miss({ ...missed, class: 'expired', cause: null });
-  if (rule.minimumTokens !== null && previous.input < rule.minimumTokens) return miss({ ...missed, class: 'too-short', cause: null });
+  const explained = ruleExplains(rule, idle, previous.input);
+  if (explained) return miss({ ...missed, class: explained, cause: null });
   if (breakAt) return miss({ ...missed, class: 'predicted', cause: breakAt.cause });
   return miss({ ...missed, class: 'unexplained', cause: null });
 }

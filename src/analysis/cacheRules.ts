@@ -64,3 +64,25 @@ export function cacheRule(model: string, asked: '5m' | '1h' = '5m'): CacheRule {
       return { family, lifetimeSeconds: null, minimumTokens: null };
   }
 }
+
+/**
+ * A shortfall up to this many tokens, or a twentieth of the previous prompt, is the cache's own
+ * granularity (OpenAI caches in blocks of 128 tokens), not a miss.
+ */
+const MISS_FLOOR = 256;
+
+/** How far a call's cache read may fall short of the previous prompt and still be a hit. */
+export function missSlack(previousPrompt: number): number {
+  return Math.max(MISS_FLOOR, previousPrompt / 20);
+}
+
+/**
+ * What a provider's own rules say of a miss, before any cause its source records: the prefix
+ * outlived its lifetime, or the previous prompt was too short to be cached at all; null where
+ * neither explains it.
+ */
+export function ruleExplains(rule: CacheRule, idleSeconds: number | null, previousPrompt: number): 'expired' | 'too-short' | null {
+  if (rule.lifetimeSeconds !== null && idleSeconds !== null && idleSeconds > rule.lifetimeSeconds) return 'expired';
+  if (rule.minimumTokens !== null && previousPrompt < rule.minimumTokens) return 'too-short';
+  return null;
+}
