@@ -14,6 +14,9 @@ export const PRICE_CATALOGUE = '@pydantic/genai-prices 0.1.8';
 /** What a cost priced by the user's own rates names as its catalogue. */
 export const PRICE_OVERRIDE = 'prices set by the user';
 
+/** What pricing a call needs of its usage: Hermes' logged calls and other agents' recorded ones alike. */
+export type PricedUsage = Pick<BilledUsage, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'model' | 'provider'>;
+
 /** Hermes' provider names → the catalogue's provider ids, where they differ or are known; others are matched by model. */
 const PROVIDERS: Readonly<Record<string, string>> = {
   anthropic: 'anthropic',
@@ -51,7 +54,7 @@ function rate(p: ModelPrice, key: string): number | null {
  * was written, which a note says. A price the user set for the model (`prices`) wins over the
  * catalogue and over Hermes' subscription rule.
  */
-export function costOf(b: BilledUsage, at?: Date, prices?: PriceOverrides): RequestCost | null {
+export function costOf(b: PricedUsage, at?: Date, prices?: PriceOverrides): RequestCost | null {
   if (b.input === null || b.output === null) return null;
   const read = b.cacheRead ?? 0;
   const written = b.cacheWrite ?? 0;
@@ -80,7 +83,7 @@ export function costOf(b: BilledUsage, at?: Date, prices?: PriceOverrides): Requ
 }
 
 /** The call priced by the user's rates: uncached input, cache read, cache write and output, each at its own. */
-function overridden(b: BilledUsage, input: number, output: number, p: PriceOverride, read: number, written: number, notes: string[]): RequestCost {
+function overridden(b: PricedUsage, input: number, output: number, p: PriceOverride, read: number, written: number, notes: string[]): RequestCost {
   const cacheRead = p.cacheRead ?? p.input;
   const cacheWrite = p.cacheWrite ?? p.input;
   if (p.cacheRead === undefined || p.cacheWrite === undefined) notes.push('a cache rate not set: priced at the input rate');
@@ -150,7 +153,7 @@ export function turnCost(report: Pick<Report, 'requests'>, turn: Pick<Report['tu
   return priced.length ? priced.reduce((a, b) => a + b, 0) : null;
 }
 
-export function missCost(miss: CacheMiss, b: BilledUsage, cost: RequestCost | null): number | null {
+export function missCost(miss: CacheMiss, b: Pick<BilledUsage, 'cacheWrite'>, cost: RequestCost | null): number | null {
   if (!cost) return null;
   const billedAt = (b.cacheWrite !== null ? cost.rates.cacheWrite : null) ?? cost.rates.input;
   if (billedAt === null) return null;

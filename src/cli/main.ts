@@ -22,6 +22,10 @@ import { sessionsTable } from './sessions';
 import { HELP, USAGE } from './usage';
 import { StatusLine } from './statusLine';
 import { checkOptions, isCommand, parseArgs, UsageError, type Options } from './options';
+import { recordedReport } from '../analysis/recordedReport';
+import type { RecordedReport } from '../shared/recordedReportTypes';
+import { loadRecorded } from '../transcripts/recordedFiles';
+import { recordedCheckLine, recordedText } from './recordedText';
 
 /** `report -o` cannot or must not write where it was told: said in one line, exit 2. */
 class CannotWrite extends Error {}
@@ -258,6 +262,18 @@ function checkLine(path: string, r: Report, d: Diagnostic, p: Placement, format:
   return visible(`${path}:${line}: ${d.severity} ${d.code} ${d.message}${where(r, d, p)}`);
 }
 
+/**
+ * The report of another agent's transcript (docs/recorded.md), or null for a file of no such format.
+ * Its sessions are not Hermes lineages: the options that choose among those are refused for it.
+ */
+function recordedOf(path: string, o: Options): RecordedReport | null {
+  const recorded = loadRecorded(path);
+  if (!recorded) return null;
+  const chosen = [o.session !== undefined && '--session', o.lineage !== undefined && '--lineage', o.turn !== null && '--turn'].filter(Boolean);
+  if (chosen.length) throw new UsageError(`${chosen.join(', ')}: not for a Claude Code session log, which is read whole (${path})`);
+  return recordedReport(recorded, o.prices);
+}
+
 /** What the CLI knows of the terminal it runs in; nothing for pipes and files. */
 export interface Terminal {
   /** Standard output's width when it is a terminal: `sessions` fits its table to it. */
@@ -308,6 +324,11 @@ async function run(argv: string[], out: (s: string) => void, err: (s: string) =>
       return 0;
     }
     if (command === 'analyze') {
+      const recorded = recordedOf(o.files[0], o);
+      if (recorded) {
+        out(o.json ? jsonText(recorded) : recordedText(recorded));
+        return 0;
+      }
       const { transcript, report } = (await analyzeFile(o.files[0], o, false, status)).analysis;
       if (o.json) out(jsonText(report));
       else out(textReport(report, o.turn, placement(sessionOverview(transcript, report), report), !transcript.listedOnly));
@@ -333,6 +354,15 @@ async function run(argv: string[], out: (s: string) => void, err: (s: string) =>
     let errors = 0;
     let unopenable = false;
     for (const file of o.files) {
+      const recorded = recordedOf(file, o);
+      if (recorded) {
+        for (const d of recorded.diagnostics) {
+          if (d.severity === 'info') continue;
+          if (d.severity === 'error') errors++;
+          out(recordedCheckLine(d, o.format));
+        }
+        continue;
+      }
       let analysis: Analysis;
       try {
         // A check that read no rows must not pass: it says so and exits 2, like a path it cannot open.

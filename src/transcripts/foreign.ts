@@ -6,7 +6,8 @@ import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import { parseJson } from './pythonJson';
 
 /** The formats of the README's Inputs table. */
-const WE_READ = 'Prompt Inspector reads Hermes state.db, session JSON (session_*.json), request dumps (request_dump_*.json) and turn-trace JSONL';
+const WE_READ =
+  "Prompt Inspector reads Hermes state.db, session JSON (session_*.json), request dumps (request_dump_*.json) and turn-trace JSONL (and, with the CLI's analyze and check only, Claude Code session logs)";
 
 function notATranscript(path: string, what: string, pos: SourcePos): InputFinding {
   return {
@@ -91,6 +92,21 @@ const KINDS: { what: string; shows: (v: Obj) => string | null }[] = [
   { what: 'a Codex rollout', shows: codex },
   { what: 'recorded HTTP traffic', shows: httpTraffic },
 ];
+
+/** How many of a file's first lines are enough to tell a Claude Code log. */
+const CLAUDE_CODE_SNIFF_LINES = 20;
+
+/** Whether the text (a file's first bytes) is a Claude Code session log: one of its first lines is a Claude Code record. */
+export function isClaudeCodeLog(head: string): boolean {
+  let seen = 0;
+  for (const raw of head.split('\n')) {
+    if (!raw.trim()) continue;
+    if (++seen > CLAUDE_CODE_SNIFF_LINES) return false;
+    const parsed = parseJson(raw);
+    if (parsed.ok && isObject(parsed.value) && claudeCode(parsed.value)) return true;
+  }
+  return false;
+}
 
 /** A name or version as a record holds it, shown bare only when it is a plain word. */
 const word = (v: unknown): string | null => (isString(v) && /^[\w.+-]{1,40}$/.test(v) ? v : null);

@@ -1,0 +1,88 @@
+// Each recorded call's cache, judged from its billed usage alone (docs/recorded.md): did it read what
+// the previous call of the same model in its session sent, and if not, which rule or recorded event
+// explains it. A call of another model reads another cache, so it is judged against its own model's
+// last call. Without request bytes a miss is located by position and time, not by byte.
+
+import type { CacheMiss } from '../shared/reportTypes';
+import type { RecordedCall, RecordedSession, RecordedTranscript } from '../shared/model/recorded';
+import { cacheRule, familyOf, missSlack, ruleExplains } from './cacheRules';
+
+/** Where a call stands and what its cache did. */
+export interface JudgedCall {
+  session: string;
+  /** 0-based, in the session. */
+  turn: number;
+  /** 0-based, in the turn. */
+  ordinal: number;
+  call: RecordedCall;
+  /** The previous call of the same model in the session, which this one should have read; null for a first. */
+  previous: RecordedCall | null;
+  /** The previous call's prompt not read from the cache, and why; null for a hit, a first call, or usage not recorded. */
+  cacheMiss: CacheMiss | null;
+}
+
+/** Seconds from the previous call's last streamed line to this call's first: the prefix sat idle at most that long. */
+function idleSeconds(previous: RecordedCall, call: RecordedCall): number | null {
+  if (previous.lastAt === null || call.firstAt === null) return null;
+  return Math.max(0, Math.round(call.firstAt - previous.lastAt) / 1000);
+}
+
+/** A compaction recorded between two calls of a session: it rewrites the history the cache held. */
+function compactedBetween(session: RecordedSession, from: number, to: number): boolean {
+  return session.compactions.some((c) => c.turnIndex > from && c.turnIndex <= to);
+}
+
+/**
+ * What the previous call left in the cache for the next to read: Anthropic caches up to the last
+ * breakpoint only (what it read and wrote; the input after it is billed and not kept), OpenAI and
+ * Gemini the whole prompt.
+ */
+function leftCached(previous: RecordedCall): number | null {
+  const u = previous.usage;
+  if (!u) return null;
+  if (familyOf(previous.model ?? '') !== 'anthropic') return u.input;
+  return u.cacheRead === null || u.cacheWrite === null ? null : u.cacheRead + u.cacheWrite;
+}
+
+function judge(session: RecordedSession, previous: RecordedCall, previousTurn: number, call: RecordedCall, turn: number): CacheMiss | null {
+  const expected = leftCached(previous);
+  const read = call.usage?.cacheRead ?? null;
+  if (expected === null || read === null) return null;
+  const shortfall = Math.max(0, expected - read);
+  if (shortfall <= missSlack(expected)) return null;
+  // The previous call asked for an hour when it wrote for an hour; Claude Code's default is 5 minutes.
+  const asked = (previous.usage?.cacheWrite1h ?? 0) > 0 || (call.usage?.cacheWrite1h ?? 0) > 0 ? '1h' : '5m';
+  const rule = cacheRule(call.model ?? '', asked);
+  const idle = idleSeconds(previous, call);
+  const missed = { rebilledTokens: shortfall, idleSeconds: idle, lifetimeSeconds: rule.lifetimeSeconds, extraUsd: null };
+  // In the order Hermes' billed calls are classed (docs/billing.md): the provider's rules, then the
+  // break the transcript shows, then nothing.
+  const explained = ruleExplains(rule, idle, expected);
+  if (explained) return { ...missed, class: explained, cause: null };
+  if (compactedBetween(session, previousTurn, turn)) return { ...missed, class: 'predicted', cause: 'compression' };
+  return { ...missed, class: 'unexplained', cause: null };
+}
+
+/** Every call of every session, in order, with its cache judged. */
+export function judgeRecordedCalls(transcript: RecordedTranscript): JudgedCall[] {
+  const out: JudgedCall[] = [];
+  for (const session of transcript.sessions) {
+    const last = new Map<string, { call: RecordedCall; turn: number }>();
+    session.turns.forEach((t, turn) =>
+      t.calls.forEach((call, ordinal) => {
+        const model = call.model ?? '';
+        const before = last.get(model);
+        out.push({
+          session: session.id,
+          turn,
+          ordinal,
+          call,
+          previous: before?.call ?? null,
+          cacheMiss: before ? judge(session, before.call, before.turn, call, turn) : null,
+        });
+        last.set(model, { call, turn });
+      }),
+    );
+  }
+  return out;
+}

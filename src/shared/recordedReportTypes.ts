@@ -1,0 +1,85 @@
+// What `analyze --json` prints for another agent's transcript (docs/recorded.md): its sessions,
+// every provider call with its billed usage, cache judgement and cost, its compactions, and what the
+// format does not record. Field names are public, like the Hermes report's (docs/report.md).
+
+import type { Severity } from './model/transcript';
+import type { RecordedKinds, RecordedSessionKind, RecordedUsage } from './model/recorded';
+import type { CacheMiss, RequestCost } from './reportTypes';
+
+/** Calls' billed usage summed; a figure no call recorded is null. */
+export interface UsageTotals {
+  calls: number;
+  input: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  output: number | null;
+  /** Of the prompts' tokens, the share read from the cache; null without both figures. */
+  hitRate: number | null;
+  /** The priced calls' costs summed, USD; null when none was priced. */
+  costUsd: number | null;
+  /** Calls the price catalogue has no price for. */
+  unpriced: number;
+}
+
+export interface RecordedReportCall {
+  session: string;
+  /** 0-based in its session, and in its turn. */
+  turn: number;
+  ordinal: number;
+  id: string;
+  model: string | null;
+  file: string;
+  /** The line whose usage is kept (the response's last). */
+  line: number | null;
+  /** Lines that wrote the response. */
+  lines: number;
+  firstAt: string | null;
+  lastAt: string | null;
+  usage: RecordedUsage | null;
+  cost: RequestCost | null;
+  /** The line of the call this one should have read the cache of (the previous call of its model). */
+  previousLine: number | null;
+  cacheMiss: CacheMiss | null;
+}
+
+export interface RecordedReportCompaction {
+  trigger: string | null;
+  preTokens: number | null;
+  at: string | null;
+  line: number | null;
+  summaryLine: number | null;
+  /** The turn it starts, 0-based in its session. */
+  turn: number;
+}
+
+export interface RecordedReportSession {
+  id: string;
+  parentId: string | null;
+  kind: RecordedSessionKind;
+  file: string;
+  turns: { prompt: string; line: number | null; at: string | null; calls: number }[];
+  compactions: RecordedReportCompaction[];
+  usage: UsageTotals;
+}
+
+export interface RecordedDiagnostic {
+  severity: Severity;
+  code: 'parse-error' | 'cache-miss-unexplained';
+  message: string;
+  file: string;
+  line: number | null;
+  column: number | null;
+  session: string | null;
+  atEnd?: boolean;
+}
+
+export interface RecordedReport {
+  schemaVersion: 1;
+  kind: 'recorded';
+  source: { path: string; format: 'claude-code'; agentVersion: string | null; title: string | null };
+  records: RecordedKinds;
+  usage: UsageTotals;
+  sessions: RecordedReportSession[];
+  calls: RecordedReportCall[];
+  diagnostics: RecordedDiagnostic[];
+}

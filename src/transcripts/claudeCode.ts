@@ -1,0 +1,243 @@
+// Claude Code's session log (~/.claude/projects/<project>/<session>.jsonl, its subagents in
+// <session>/subagents/agent-*.jsonl) read into the recorded model (docs/recorded.md). One JSON
+// record a line. A provider call is one `message.id`: a streamed response is written over several
+// assistant lines whose usage grows, so the last line's usage is kept, never a sum. Turns start at
+// the user's own lines (not tool results, not meta lines). A `compact_boundary` system line is a
+// compaction, its `isCompactSummary` user line the summary that replaces the history. The log holds
+// no system prompt, no tool schemas and no request bytes.
+
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
+import type { RecordedCall, RecordedSession, RecordedSessionKind, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
+import { parseError } from './acceptRow';
+import { parseJson } from './pythonJson';
+import { recordedUsageOf } from './providerUsage';
+
+export interface ClaudeCodeFile {
+  path: string;
+  text: string;
+}
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** Record types read or knowingly passed over; any other costs its lines one finding per type. */
+const KNOWN_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'progress',
+  'file-history-snapshot',
+  'queue-operation',
+  'custom-title',
+  'agent-name',
+  'last-prompt',
+  'attachment',
+  'pr-link',
+]);
+
+/** How much of a user's prompt a turn keeps to name it. */
+const PROMPT_CHARS = 200;
+
+function timeOf(v: Obj): number | null {
+  const t = str(v.timestamp);
+  const ms = t === null ? NaN : Date.parse(t);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** The user's own words in a user line; null for a line of tool results only. */
+function promptOf(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.filter((b): b is Obj => isObject(b) && b.type !== 'tool_result');
+  if (!texts.length) return null;
+  return texts.map((b) => str(b.text) ?? `[${str(b.type) ?? 'block'}]`).join('\n');
+}
+
+/** One file's sessions: its own (main, or the subagent it is), and the sidechains an old-layout file holds inline. */
+class FileReader {
+  private readonly sessions = new Map<string, RecordedSession>();
+  private readonly callsOf = new Map<RecordedSession, Map<string, RecordedCall>>();
+  private readonly unknownTypes = new Map<string, { line: number; lines: number }>();
+  agentVersion: string | null = null;
+  title: string | null = null;
+
+  constructor(
+    private readonly file: ClaudeCodeFile,
+    private readonly own: { id: string; parentId: string | null; kind: RecordedSessionKind },
+    private readonly findings: InputFinding[],
+  ) {}
+
+  read(): RecordedSession[] {
+    const { path, text } = this.file;
+    const lines = text.split('\n');
+    const complete = text.endsWith('\n') ? lines.length - 1 : lines.length;
+    for (let n = 0; n < complete; n++) {
+      const raw = lines[n];
+      if (raw.trim() === '') continue;
+      const line = n + 1;
+      const parsed = parseJson(raw);
+      if (!parsed.ok) {
+        // Only the last line, unterminated, can be one a writer is still writing.
+        const partial = parsed.atEnd && n === complete - 1 && !text.endsWith('\n');
+        this.findings.push(
+          parseError(
+            `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
+            { line, column: parsed.pos.column },
+            partial,
+          ),
+        );
+        continue;
+      }
+      const v = parsed.value;
+      const type = isObject(v) ? str(v.type) : null;
+      if (!isObject(v) || type === null) {
+        this.findings.push(parseError(`${path}:${line}: not a Claude Code record (an object with a "type")`, { line, column: 1 }));
+        continue;
+      }
+      this.agentVersion ??= str(v.version);
+      this.record(v, type, { line, column: 1 });
+    }
+    for (const [type, { line, lines: count }] of this.unknownTypes)
+      this.findings.push({
+        severity: 'info',
+        code: 'parse-error',
+        pos: { line, column: 1 },
+        message: `${path}:${line}: ${count} line${count === 1 ? '' : 's'} of type ${JSON.stringify(type)
+          .replace(/[^\x20-\x7e]/g, '?')
+          .slice(0, 42)} not read (a later Claude Code version?)`,
+      });
+    return [...this.sessions.values()];
+  }
+
+  private record(v: Obj, type: string, pos: SourcePos): void {
+    if (!KNOWN_TYPES.has(type)) {
+      const seen = this.unknownTypes.get(type);
+      if (seen) seen.lines++;
+      else this.unknownTypes.set(type, { line: pos.line as number, lines: 1 });
+      return;
+    }
+    if (type === 'summary') {
+      this.title ??= str(v.summary);
+      return;
+    }
+    if (type !== 'user' && type !== 'assistant' && type !== 'system') return;
+    const session = this.sessionOf(v);
+    if (type === 'system') {
+      if (v.subtype !== 'compact_boundary') return;
+      const meta = isObject(v.compactMetadata) ? v.compactMetadata : {};
+      const preTokens = meta.preTokens;
+      session.compactions.push({
+        trigger: str(meta.trigger),
+        preTokens: typeof preTokens === 'number' && Number.isFinite(preTokens) ? preTokens : null,
+        at: timeOf(v),
+        pos: { ...pos, sessionId: session.id },
+        summaryPos: null,
+        turnIndex: session.turns.length,
+      });
+      return;
+    }
+    const message = isObject(v.message) ? v.message : null;
+    if (!message) {
+      this.findings.push(parseError(`${this.file.path}:${pos.line}: a ${type} line without its "message" object`, pos));
+      return;
+    }
+    if (type === 'user') this.user(session, v, message, pos);
+    else this.assistant(session, v, message, pos);
+  }
+
+  private user(session: RecordedSession, v: Obj, message: Obj, pos: SourcePos): void {
+    if (v.isCompactSummary === true) {
+      const compaction = session.compactions[session.compactions.length - 1];
+      if (compaction && !compaction.summaryPos) compaction.summaryPos = { ...pos, sessionId: session.id };
+      return;
+    }
+    if (v.isMeta === true) return;
+    const prompt = promptOf(message.content);
+    // A local command's output echoed back (`/compact`'s "Compacted …") is no prompt of the user's.
+    if (prompt === null || /^<local-command-(stdout|stderr)>/.test(prompt)) return;
+    session.turns.push({ prompt: prompt.slice(0, PROMPT_CHARS), at: timeOf(v), pos: { ...pos, sessionId: session.id }, calls: [] });
+  }
+
+  private assistant(session: RecordedSession, v: Obj, message: Obj, pos: SourcePos): void {
+    const id = str(message.id);
+    const model = str(message.model);
+    // Claude Code writes its own error notes as assistant lines of model "<synthetic>": no call.
+    if (id === null || model === '<synthetic>') return;
+    let calls = this.callsOf.get(session);
+    if (!calls) this.callsOf.set(session, (calls = new Map<string, RecordedCall>()));
+    const at = timeOf(v);
+    const usage = recordedUsageOf(message.usage, 'anthropic');
+    const known = calls.get(id);
+    if (known) {
+      known.lines++;
+      known.lastAt = at ?? known.lastAt;
+      known.pos = { ...pos, sessionId: session.id };
+      known.usage = usage ?? known.usage;
+      known.model ??= model;
+      return;
+    }
+    const call: RecordedCall = { id, model, firstAt: at, lastAt: at, pos: { ...pos, sessionId: session.id }, lines: 1, usage, answers: str(v.parentUuid) };
+    calls.set(id, call);
+    let turn: RecordedTurn | undefined = session.turns[session.turns.length - 1];
+    // Calls before any prompt of the user's (a resumed session's first answer) get a turn of their own.
+    if (!turn || session.compactions.some((c) => c.turnIndex === session.turns.length)) {
+      turn = { prompt: '', at, pos: null, calls: [] };
+      session.turns.push(turn);
+    }
+    turn.calls.push(call);
+  }
+
+  private sessionOf(v: Obj): RecordedSession {
+    // A sidechain inside a main file (the old layout's Task agents) is a session of its own.
+    const sidechain = v.isSidechain === true && this.own.kind === 'main';
+    const key = sidechain ? `${this.own.id}/sidechain` : this.own.id;
+    let session = this.sessions.get(key);
+    if (!session) {
+      session = sidechain
+        ? { id: key, parentId: this.own.id, kind: 'sidechain', file: this.file.path, turns: [], compactions: [] }
+        : { ...this.own, file: this.file.path, turns: [], compactions: [] };
+      this.sessions.set(key, session);
+    }
+    return session;
+  }
+}
+
+/** The session id a file's records carry (the first found), else its name without `.jsonl`. */
+function sessionIdOf(file: ClaudeCodeFile): string {
+  const found = /"sessionId"\s*:\s*"([^"\\]{1,200})"/.exec(file.text.slice(0, 64 * 1024));
+  return found ? found[1] : (file.path.split('/').pop() ?? file.path).replace(/\.jsonl$/, '');
+}
+
+/** A subagent file's agent id: `agent-<id>.jsonl`. */
+function agentIdOf(path: string): string {
+  return (path.split('/').pop() ?? path).replace(/^agent-/, '').replace(/\.jsonl$/, '');
+}
+
+/**
+ * A session log and its subagent files. A subagent whose id starts `acompact` is the compaction
+ * call itself (the summarize instruction and its answer), any other a Task subagent.
+ */
+export function readClaudeCode(main: ClaudeCodeFile, subagents: readonly ClaudeCodeFile[] = []): RecordedTranscript {
+  const findings: InputFinding[] = [];
+  const id = sessionIdOf(main);
+  const mainReader = new FileReader(main, { id, parentId: null, kind: 'main' }, findings);
+  const sessions = mainReader.read();
+  let agentVersion = mainReader.agentVersion;
+  for (const file of [...subagents].sort((a, b) => a.path.localeCompare(b.path))) {
+    const agent = agentIdOf(file.path);
+    const reader = new FileReader(file, { id: `${id}/${agent}`, parentId: id, kind: agent.startsWith('acompact') ? 'compaction' : 'subagent' }, findings);
+    sessions.push(...reader.read());
+    agentVersion ??= reader.agentVersion;
+  }
+  return {
+    format: 'claude-code',
+    path: main.path,
+    agentVersion,
+    title: mainReader.title,
+    records: { systemPrompt: false, tools: false, requestBytes: false, billedUsage: true, compactions: true },
+    sessions,
+    findings,
+  };
+}

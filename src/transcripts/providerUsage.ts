@@ -1,0 +1,60 @@
+// Billed usage as each provider reports it, normalised in one place (docs/recorded.md) to the whole
+// prompt with its cached parts: Anthropic counts cache reads and writes on top of `input_tokens`;
+// OpenAI (Chat Completions and Responses, and so Codex) counts cached tokens inside its input
+// figure; Gemini inside `promptTokenCount`.
+
+import type { RecordedUsage } from '../shared/model/recorded';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A count, or null for anything else: a file's usage may hold a string or a negative number. */
+const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+
+export type UsageShape = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
+
+/** Which provider's usage object this is, by its keys; null for none we know. */
+export function usageShapeOf(usage: unknown): UsageShape | null {
+  if (!isObject(usage)) return null;
+  if ('cache_read_input_tokens' in usage || 'cache_creation_input_tokens' in usage) return 'anthropic';
+  if ('prompt_tokens' in usage) return 'openai-chat';
+  if ('input_tokens_details' in usage) return 'openai-responses';
+  if ('promptTokenCount' in usage) return 'gemini';
+  if ('input_tokens' in usage) return 'anthropic';
+  return null;
+}
+
+/** The usage object normalised; null when it is none of the shapes known. */
+export function recordedUsageOf(usage: unknown, shape: UsageShape | null = usageShapeOf(usage)): RecordedUsage | null {
+  if (!isObject(usage) || shape === null) return null;
+  switch (shape) {
+    case 'anthropic': {
+      const creation = isObject(usage.cache_creation) ? usage.cache_creation : null;
+      const uncached = count(usage.input_tokens);
+      const cacheRead = count(usage.cache_read_input_tokens);
+      const cacheWrite = count(usage.cache_creation_input_tokens);
+      return {
+        input: uncached === null ? null : uncached + (cacheRead ?? 0) + (cacheWrite ?? 0),
+        cacheRead,
+        cacheWrite,
+        cacheWrite5m: creation ? count(creation.ephemeral_5m_input_tokens) : null,
+        cacheWrite1h: creation ? count(creation.ephemeral_1h_input_tokens) : null,
+        output: count(usage.output_tokens),
+      };
+    }
+    case 'openai-chat': {
+      const cached = isObject(usage.prompt_tokens_details) ? count(usage.prompt_tokens_details.cached_tokens) : null;
+      return inside(count(usage.prompt_tokens), cached, count(usage.completion_tokens));
+    }
+    case 'openai-responses': {
+      const cached = isObject(usage.input_tokens_details) ? count(usage.input_tokens_details.cached_tokens) : null;
+      return inside(count(usage.input_tokens), cached, count(usage.output_tokens));
+    }
+    case 'gemini':
+      return inside(count(usage.promptTokenCount), count(usage.cachedContentTokenCount), count(usage.candidatesTokenCount));
+  }
+}
+
+/** A provider that counts cached tokens inside its prompt figure, and bills no cache writes. */
+function inside(prompt: number | null, cached: number | null, output: number | null): RecordedUsage {
+  return { input: prompt, cacheRead: cached ?? (prompt === null ? null : 0), cacheWrite: 0, cacheWrite5m: null, cacheWrite1h: null, output };
+}

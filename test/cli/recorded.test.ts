@@ -1,0 +1,110 @@
+// The CLI on a Claude Code session log (issue 24): `analyze` prints its sessions, turns, compaction
+// and each miss with its class, and says what the format does not record; `--json` is the recorded
+// report; `check` prints parse errors and unexplained misses and exits as for Hermes files. Run on
+// the real files (../shared/fixtures/foreign), where they are kept, and on damaged copies of them.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { RecordedReport } from '../../src/shared/recordedReportTypes';
+import { ROOT, runMain, tempDirsRemovedAfter } from './support';
+
+const CLAUDE = join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code');
+const SPOTTER = join(CLAUDE, 'spotter', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+
+describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `${CLAUDE} is not there` }, () => {
+  const tempDir = tempDirsRemovedAfter();
+
+  it('analyze: the sessions, the compaction, the miss classed, and what is not recorded', async () => {
+    const r = await runMain(['analyze', SPOTTER]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[0], /: a Claude Code session log \(Claude Code 2\.1\.39\)$/);
+    assert.equal(
+      lines[1],
+      'not recorded in this format: the system prompt, the tool schemas, the request bytes; a miss is located by call and time, not by byte',
+    );
+    assert.match(lines[2], /^3 sessions: 221 calls, prompts 16,981,021 tokens, 97\.8% read from the cache, 377,624 written to it, output 49,482, \$\d+\.\d\d$/);
+    assert.ok(lines.includes('  compaction (manual) at line 1481: 142,431 tokens before, its summary at line 1482'), r.stdout);
+    assert.match(
+      r.stdout,
+      /\n {4}miss at line 1511 \(claude-opus-4-6\): 11,011 tokens written again, 2,359 s after the previous call \(line 73\): expired \(the cache keeps an idle prefix 300 s\), \$0\.\d+ more than a hit\n/,
+    );
+    assert.match(
+      r.stdout,
+      /\nsession ae4a77f8-aedd-4bc1-888f-c94edc91af04\/acompact-946d2b \(compaction of ae4a77f8-aedd-4bc1-888f-c94edc91af04\): 1 turn; 1 call, prompts 139,534 tokens/,
+    );
+    // A prompt's control characters (the /compact echo's newlines) are shown escaped, never raw.
+    assert.match(r.stdout, /turn 1 \(line 1484\) "<command-name>\/compact<\/command-name>\\n {12}<command-m…": 0 calls/);
+  });
+
+  it('analyze --json: the recorded report, a call per response id with its cost', async () => {
+    const r = await runMain(['analyze', SPOTTER, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as RecordedReport;
+    assert.equal(report.kind, 'recorded');
+    assert.equal(report.calls.length, 221);
+    assert.equal(new Set(report.calls.map((c) => c.id)).size, 221);
+    const summarize = report.calls.find((c) => c.session.endsWith('/acompact-946d2b'));
+    assert.deepEqual(summarize?.usage, { input: 139534, cacheRead: 17842, cacheWrite: 121689, cacheWrite5m: 121689, cacheWrite1h: 0, output: 8 });
+    assert.ok(summarize?.cost && summarize.cost.usd > 0 && summarize.cost.model.includes('opus'), JSON.stringify(summarize?.cost));
+    const priced = report.calls.filter((c) => c.cost);
+    assert.equal(priced.length, 221, 'opus 4.6 and haiku 4.5 are in the catalogue');
+    assert.ok(Math.abs((report.usage.costUsd ?? 0) - priced.reduce((a, c) => a + (c.cost?.usd ?? 0), 0)) < 1e-9);
+    assert.deepEqual(report.diagnostics, []);
+  });
+
+  it('check: a clean log passes; a damaged one fails at the broken line, its other calls still read', async () => {
+    assert.deepEqual(await runMain(['check', SPOTTER]), { code: 0, stdout: '', stderr: '' });
+    const dir = tempDir();
+    const damaged = join(dir, 'damaged.jsonl');
+    const lines = readFileSync(SPOTTER, 'utf8').split('\n');
+    lines[99] = lines[99].slice(0, 40);
+    writeFileSync(damaged, lines.join('\n'));
+    const r = await runMain(['check', damaged]);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, new RegExp(`^${damaged.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:100: error parse-error `));
+    assert.equal(r.stdout.trim().split('\n').length, 1, r.stdout);
+    const report = JSON.parse((await runMain(['analyze', damaged, '--json'])).stdout) as RecordedReport;
+    // The main file's 217 calls still (line 100 is a progress line); the subagents are not beside the copy.
+    assert.equal(report.calls.length, 217);
+    const gh = await runMain(['check', damaged, '--format', 'github']);
+    assert.match(gh.stdout, /^::error file=.*damaged\.jsonl,line=100,title=parse-error::parse-error /);
+  });
+
+  it('an unexplained miss is a warning check prints; the Hermes-only options are refused', async () => {
+    const dir = tempDir();
+    const log = join(dir, 's.jsonl');
+    const line = (id: string, read: number, write: number, at: string): string =>
+      JSON.stringify({
+        type: 'assistant',
+        sessionId: 's',
+        uuid: id,
+        timestamp: at,
+        message: {
+          id,
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          content: [],
+          usage: { input_tokens: 3, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: 1 },
+        },
+      });
+    writeFileSync(log, [line('msg_1', 0, 9000, '2026-01-01T00:00:00Z'), line('msg_2', 0, 9100, '2026-01-01T00:00:20Z'), ''].join('\n'));
+    const r = await runMain(['check', log]);
+    assert.equal(r.code, 0, 'a warning does not fail check');
+    assert.match(
+      r.stdout,
+      /s\.jsonl:2: warning cache-miss-unexplained call msg_2 \(claude-sonnet-4-5\) read 0 tokens from the cache where the previous call of its model left 9000 \(9000 written again\) after 20 s idle/,
+    );
+    for (const option of [
+      ['--session', 's'],
+      ['--lineage', 's'],
+      ['--turn', '0'],
+    ]) {
+      const refused = await runMain(['analyze', log, ...option]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, new RegExp(`^prompt-inspector: ${option[0]}: not for a Claude Code session log`));
+    }
+  });
+});
