@@ -153,7 +153,7 @@ export function turnCost(report: Pick<Report, 'requests'>, turn: Pick<Report['tu
   return priced.length ? priced.reduce((a, b) => a + b, 0) : null;
 }
 
-export function missCost(miss: CacheMiss, b: Pick<BilledUsage, 'cacheWrite'>, cost: RequestCost | null): number | null {
+export function missCost(miss: Pick<CacheMiss, 'rebilledTokens'>, b: Pick<BilledUsage, 'cacheWrite'>, cost: RequestCost | null): number | null {
   if (!cost) return null;
   const billedAt = (b.cacheWrite !== null ? cost.rates.cacheWrite : null) ?? cost.rates.input;
   if (billedAt === null) return null;

@@ -3,7 +3,7 @@
 // explains it. A call of another model reads another cache, so it is judged against its own model's
 // last call. Without request bytes a miss is located by position and time, not by byte.
 
-import type { CacheMiss } from '../shared/reportTypes';
+import type { RecordedCacheMiss, RecordedCause } from '../shared/recordedReportTypes';
 import type { RecordedCall, RecordedSession, RecordedTranscript } from '../shared/model/recorded';
 import { cacheRule, familyOf, missSlack, ruleExplains } from './cacheRules';
 
@@ -18,7 +18,7 @@ export interface JudgedCall {
   /** The previous call of the same model in the session, which this one should have read; null for a first. */
   previous: RecordedCall | null;
   /** The previous call's prompt not read from the cache, and why; null for a hit, a first call, or usage not recorded. */
-  cacheMiss: CacheMiss | null;
+  cacheMiss: RecordedCacheMiss | null;
 }
 
 /** Seconds from the previous call's last streamed line to this call's first: the prefix sat idle at most that long. */
@@ -27,9 +27,16 @@ function idleSeconds(previous: RecordedCall, call: RecordedCall): number | null 
   return Math.max(0, Math.round(call.firstAt - previous.lastAt) / 1000);
 }
 
-/** A compaction recorded between two calls of a session: it rewrites the history the cache held. */
-function compactedBetween(session: RecordedSession, from: number, to: number): boolean {
-  return session.compactions.some((c) => c.turnIndex > from && c.turnIndex <= to);
+/**
+ * What the transcript records between two calls of a session (turns `from` to `to`) that rewrites
+ * the prefix: a compaction, a changed system prompt, changed settings; null for none.
+ */
+function recordedCause(session: RecordedSession, from: number, to: number): RecordedCause | null {
+  if (session.compactions.some((c) => c.turnIndex > from && c.turnIndex <= to)) return 'compression';
+  const turns = session.turns.slice(from + 1, to + 1);
+  if (turns.some((t) => t.systemPrompt !== session.turns[from].systemPrompt)) return 'system-changed';
+  if (turns.some((t) => t.settingsChanged.length > 0)) return 'settings-changed';
+  return null;
 }
 
 /**
@@ -44,7 +51,7 @@ function leftCached(previous: RecordedCall): number | null {
   return u.cacheRead === null || u.cacheWrite === null ? null : u.cacheRead + u.cacheWrite;
 }
 
-function judge(session: RecordedSession, previous: RecordedCall, previousTurn: number, call: RecordedCall, turn: number): CacheMiss | null {
+function judge(session: RecordedSession, previous: RecordedCall, previousTurn: number, call: RecordedCall, turn: number): RecordedCacheMiss | null {
   const expected = leftCached(previous);
   const read = call.usage?.cacheRead ?? null;
   if (expected === null || read === null) return null;
@@ -59,7 +66,8 @@ function judge(session: RecordedSession, previous: RecordedCall, previousTurn: n
   // break the transcript shows, then nothing.
   const explained = ruleExplains(rule, idle, expected);
   if (explained) return { ...missed, class: explained, cause: null };
-  if (compactedBetween(session, previousTurn, turn)) return { ...missed, class: 'predicted', cause: 'compression' };
+  const cause = recordedCause(session, previousTurn, turn);
+  if (cause) return { ...missed, class: 'predicted', cause };
   return { ...missed, class: 'unexplained', cause: null };
 }
 

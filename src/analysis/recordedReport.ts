@@ -7,13 +7,12 @@ import type { RecordedDiagnostic, RecordedReport, RecordedReportCall, UsageTotal
 import type { PriceOverrides } from '../shared/settingNames';
 import { costOf, missCost } from './cost';
 import { judgeRecordedCalls } from './recordedCache';
+import { sha256Hex } from './sha256';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** The provider a model's calls went to, by its name: Claude Code talks to Anthropic. */
-function providerOf(transcript: RecordedTranscript): string {
-  return transcript.format === 'claude-code' ? 'anthropic' : '';
-}
+/** The provider a format's calls go to: Claude Code talks to Anthropic, Codex to OpenAI. */
+const PROVIDERS: Record<RecordedTranscript['format'], string> = { 'claude-code': 'anthropic', codex: 'openai' };
 
 function totalsOf(calls: readonly RecordedReportCall[]): UsageTotals {
   const sum = (pick: (c: RecordedReportCall) => number | null | undefined): number | null => {
@@ -41,11 +40,11 @@ function missMessage(c: RecordedReportCall): string {
   const m = c.cacheMiss!;
   const read = c.usage?.cacheRead ?? 0;
   const idle = m.idleSeconds === null ? 'an unknown time' : `${Math.round(m.idleSeconds)} s`;
-  return `call ${c.id} (${c.model ?? 'model not recorded'}) read ${read} tokens from the cache where the previous call of its model left ${read + m.rebilledTokens} (${m.rebilledTokens} written again) after ${idle} idle, within the cache's lifetime, the prompt long enough to cache and no compaction between`;
+  return `call ${c.id} (${c.model ?? 'model not recorded'}) read ${read} tokens from the cache where the previous call of its model left ${read + m.rebilledTokens} (${m.rebilledTokens} billed again) after ${idle} idle, within the cache's lifetime, the prompt long enough to cache and nothing recorded between that rewrites it`;
 }
 
 export function recordedReport(transcript: RecordedTranscript, prices?: PriceOverrides): RecordedReport {
-  const provider = providerOf(transcript);
+  const provider = PROVIDERS[transcript.format];
   const fileOf = new Map(transcript.sessions.map((s) => [s.id, s.file]));
   const lineOf = (c: RecordedCall | null): number | null => c?.pos.line ?? null;
   const calls: RecordedReportCall[] = judgeRecordedCalls(transcript).map(({ session, turn, ordinal, call, previous, cacheMiss }) => {
@@ -100,7 +99,14 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
       parentId: s.parentId,
       kind: s.kind,
       file: s.file,
-      turns: s.turns.map((t) => ({ prompt: t.prompt, line: t.pos?.line ?? null, at: iso(t.at), calls: t.calls.length })),
+      turns: s.turns.map((t) => ({
+        prompt: t.prompt,
+        line: t.pos?.line ?? null,
+        at: iso(t.at),
+        calls: t.calls.length,
+        systemPromptSha256: t.systemPrompt === null ? null : sha256Hex(t.systemPrompt),
+        settingsChanged: t.settingsChanged,
+      })),
       compactions: s.compactions.map((c) => ({
         trigger: c.trigger,
         preTokens: c.preTokens,

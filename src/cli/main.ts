@@ -25,7 +25,7 @@ import { checkOptions, isCommand, parseArgs, UsageError, type Options } from './
 import { recordedReport } from '../analysis/recordedReport';
 import type { RecordedReport } from '../shared/recordedReportTypes';
 import { loadRecorded } from '../transcripts/recordedFiles';
-import { recordedCheckLine, recordedText } from './recordedText';
+import { recordedCheckLine, recordedFileName, recordedText } from './recordedText';
 
 /** `report -o` cannot or must not write where it was told: said in one line, exit 2. */
 class CannotWrite extends Error {}
@@ -270,8 +270,9 @@ function recordedOf(path: string, o: Options): RecordedReport | null {
   const recorded = loadRecorded(path);
   if (!recorded) return null;
   const chosen = [o.session !== undefined && '--session', o.lineage !== undefined && '--lineage', o.turn !== null && '--turn'].filter(Boolean);
-  if (chosen.length) throw new UsageError(`${chosen.join(', ')}: not for a Claude Code session log, which is read whole (${path})`);
-  return recordedReport(recorded, o.prices);
+  const report = recordedReport(recorded, o.prices);
+  if (chosen.length) throw new UsageError(`${chosen.join(', ')}: not for ${recordedFileName(report)}, which is read whole (${path})`);
+  return report;
 }
 
 /** What the CLI knows of the terminal it runs in; nothing for pipes and files. */

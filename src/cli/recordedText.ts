@@ -1,7 +1,7 @@
 // The text `analyze` prints for another agent's transcript, and the lines `check` prints for its
 // findings (docs/recorded.md). Every string from the file goes through `visible` where it is printed.
 
-import type { RecordedDiagnostic, RecordedReport, RecordedReportCall, UsageTotals } from '../shared/recordedReportTypes';
+import type { RecordedCause, RecordedDiagnostic, RecordedReport, RecordedReportCall, RecordedReportSession, UsageTotals } from '../shared/recordedReportTypes';
 import { num, plural, usd } from '../shared/shownText';
 import { githubData, githubProperty, visible } from './terminalText';
 
@@ -13,7 +13,18 @@ const NOT_RECORDED: [keyof RecordedReport['records'], string][] = [
   ['compactions', 'compactions'],
 ];
 
-const FORMAT_NAMES: Record<RecordedReport['source']['format'], string> = { 'claude-code': 'Claude Code' };
+/** What each format is called, and how its writer is named from the version the file records. */
+const FORMAT_NAMES: Record<RecordedReport['source']['format'], { file: string; writer: (version: string) => string }> = {
+  'claude-code': { file: 'a Claude Code session log', writer: (v) => `Claude Code ${v}` },
+  // Codex records its originator with its version: `codex-tui 0.125.0`.
+  codex: { file: 'a Codex rollout', writer: (v) => v },
+};
+
+const CAUSES: Record<RecordedCause, string> = {
+  compression: 'after a compaction',
+  'system-changed': 'after the system prompt changed',
+  'settings-changed': 'after the turn settings changed',
+};
 
 /** How much of a user's prompt a turn's line shows. */
 const PROMPT_SHOWN = 60;
@@ -22,7 +33,8 @@ function usageText(u: UsageTotals): string {
   const parts = [plural(u.calls, 'call')];
   if (u.input !== null) parts.push(`prompts ${num(u.input)} tokens`);
   parts.push(u.hitRate === null ? 'cache reads not recorded' : `${(u.hitRate * 100).toFixed(1)}% read from the cache`);
-  if (u.cacheWrite !== null) parts.push(`${num(u.cacheWrite)} written to it`);
+  // OpenAI and Gemini bill no cache writes: 0 there says nothing worth a word.
+  if (u.cacheWrite) parts.push(`${num(u.cacheWrite)} written to it`);
   if (u.output !== null) parts.push(`output ${num(u.output)}`);
   if (u.costUsd !== null) parts.push(`${usd(u.costUsd)}${u.unpriced ? ` (${plural(u.unpriced, 'call')} not priced)` : ''}`);
   else if (u.unpriced) parts.push('cost not known (no price for the model)');
@@ -41,24 +53,38 @@ function missText(c: RecordedReportCall): string {
       : m.class === 'too-short'
         ? 'too short to cache'
         : m.class === 'predicted'
-          ? `after a ${m.cause === 'compression' ? 'compaction' : m.cause}`
-          : m.class === 'cause-logged'
-            ? `logged cause ${m.cause}`
-            : 'unexplained';
+          ? CAUSES[m.cause]
+          : 'unexplained';
   const extra = m.extraUsd === null ? '' : `, ${usd(m.extraUsd)} more than a hit`;
-  return `miss at line ${c.line ?? '?'} (${c.model ?? 'model not recorded'}): ${num(m.rebilledTokens)} tokens written again, ${idle}: ${why}${extra}`;
+  return `miss at line ${c.line ?? '?'} (${c.model ?? 'model not recorded'}): ${num(m.rebilledTokens)} tokens billed again, ${idle}: ${why}${extra}`;
+}
+
+/** What the file is: "a Claude Code session log". */
+export function recordedFileName(r: RecordedReport): string {
+  return FORMAT_NAMES[r.source.format].file;
+}
+
+/** Whether the session's system prompt stayed byte-stable from turn to turn; null where not recorded. */
+function systemPromptStability(s: RecordedReportSession): string | null {
+  const hashes = s.turns.map((t) => t.systemPromptSha256);
+  if (hashes.every((h) => h === null)) return null;
+  const changed = hashes.flatMap((h, i) => (i > 0 && h !== hashes[i - 1] ? [i] : []));
+  const first = `sha256 ${hashes[0]?.slice(0, 12) ?? 'not recorded'}…`;
+  return changed.length ? `system prompt (${first}) changed at turn ${changed.join(', ')}` : `system prompt byte-stable in every turn (${first})`;
 }
 
 export function recordedText(r: RecordedReport): string {
   const { source } = r;
   const missing = NOT_RECORDED.filter(([k]) => !r.records[k]).map(([, what]) => what);
   const out = [
-    `${source.path}: a ${FORMAT_NAMES[source.format]} session log${source.agentVersion ? ` (${FORMAT_NAMES[source.format]} ${source.agentVersion})` : ''}${source.title ? `, "${source.title}"` : ''}`,
+    `${source.path}: ${recordedFileName(r)}${source.agentVersion ? ` (${FORMAT_NAMES[source.format].writer(source.agentVersion)})` : ''}${source.title ? `, "${source.title}"` : ''}`,
   ];
   if (missing.length) out.push(`not recorded in this format: ${missing.join(', ')}; a miss is located by call and time, not by byte`);
   out.push(`${plural(r.sessions.length, 'session')}: ${usageText(r.usage)}`);
   for (const s of r.sessions) {
     out.push('', `session ${s.id} (${s.kind}${s.parentId ? ` of ${s.parentId}` : ''}): ${plural(s.turns.length, 'turn')}; ${usageText(s.usage)}`);
+    const stability = systemPromptStability(s);
+    if (stability) out.push(`  ${stability}`);
     const calls = r.calls.filter((c) => c.session === s.id);
     s.turns.forEach((t, i) => {
       for (const c of s.compactions.filter((k) => k.turn === i))
@@ -68,7 +94,8 @@ export function recordedText(r: RecordedReport): string {
       const prompt = t.prompt
         ? `"${t.prompt.length > PROMPT_SHOWN ? `${t.prompt.slice(0, PROMPT_SHOWN)}…` : t.prompt}"`
         : "(no prompt of the user's: calls after a compaction or a resume)";
-      out.push(`  turn ${i}${t.line === null ? '' : ` (line ${t.line})`} ${prompt}: ${plural(t.calls, 'call')}`);
+      const settings = t.settingsChanged.length ? `; settings changed: ${t.settingsChanged.join(', ')}` : '';
+      out.push(`  turn ${i}${t.line === null ? '' : ` (line ${t.line})`} ${prompt}: ${plural(t.calls, 'call')}${settings}`);
       for (const c of calls) if (c.turn === i && c.cacheMiss) out.push(`    ${missText(c)}`);
     });
   }

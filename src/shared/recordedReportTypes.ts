@@ -3,8 +3,15 @@
 // format does not record. Field names are public, like the Hermes report's (docs/report.md).
 
 import type { Severity } from './model/transcript';
-import type { RecordedKinds, RecordedSessionKind, RecordedUsage } from './model/recorded';
+import type { RecordedKinds, RecordedSessionKind, RecordedTranscript, RecordedUsage } from './model/recorded';
 import type { CacheMiss, RequestCost } from './reportTypes';
+
+/** A change the transcript records between two calls, which rewrites the prefix the cache held. */
+export type RecordedCause = 'compression' | 'system-changed' | 'settings-changed';
+
+/** A recorded call's miss: shaped as the Hermes report's, with the causes a transcript records. */
+export type RecordedCacheMiss = Pick<CacheMiss, 'rebilledTokens' | 'idleSeconds' | 'lifetimeSeconds' | 'extraUsd'>
+  & ({ class: 'predicted'; cause: RecordedCause } | { class: 'expired' | 'too-short' | 'unexplained'; cause: null });
 
 /** Calls' billed usage summed; a figure no call recorded is null. */
 export interface UsageTotals {
@@ -39,7 +46,7 @@ export interface RecordedReportCall {
   cost: RequestCost | null;
   /** The line of the call this one should have read the cache of (the previous call of its model). */
   previousLine: number | null;
-  cacheMiss: CacheMiss | null;
+  cacheMiss: RecordedCacheMiss | null;
 }
 
 export interface RecordedReportCompaction {
@@ -57,7 +64,15 @@ export interface RecordedReportSession {
   parentId: string | null;
   kind: RecordedSessionKind;
   file: string;
-  turns: { prompt: string; line: number | null; at: string | null; calls: number }[];
+  turns: {
+    prompt: string;
+    line: number | null;
+    at: string | null;
+    calls: number;
+    /** SHA-256 of the system prompt its calls were sent with, hex; null where not recorded. */
+    systemPromptSha256: string | null;
+    settingsChanged: string[];
+  }[];
   compactions: RecordedReportCompaction[];
   usage: UsageTotals;
 }
@@ -76,7 +91,7 @@ export interface RecordedDiagnostic {
 export interface RecordedReport {
   schemaVersion: 1;
   kind: 'recorded';
-  source: { path: string; format: 'claude-code'; agentVersion: string | null; title: string | null };
+  source: { path: string; format: RecordedTranscript['format']; agentVersion: string | null; title: string | null };
   records: RecordedKinds;
   usage: UsageTotals;
   sessions: RecordedReportSession[];

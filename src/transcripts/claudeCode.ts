@@ -9,7 +9,7 @@
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import type { RecordedCall, RecordedSession, RecordedSessionKind, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
-import { parseJson } from './pythonJson';
+import { eachRecord, isObject, UnknownTypes } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
 
 export interface ClaudeCodeFile {
@@ -18,7 +18,6 @@ export interface ClaudeCodeFile {
 }
 
 type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** Record types read or knowingly passed over; any other costs its lines one finding per type. */
@@ -59,7 +58,7 @@ function promptOf(content: unknown): string | null {
 class FileReader {
   private readonly sessions = new Map<string, RecordedSession>();
   private readonly callsOf = new Map<RecordedSession, Map<string, RecordedCall>>();
-  private readonly unknownTypes = new Map<string, { line: number; lines: number }>();
+  private readonly unknownTypes = new UnknownTypes('Claude Code');
   agentVersion: string | null = null;
   title: string | null = null;
 
@@ -71,51 +70,17 @@ class FileReader {
 
   read(): RecordedSession[] {
     const { path, text } = this.file;
-    const lines = text.split('\n');
-    const complete = text.endsWith('\n') ? lines.length - 1 : lines.length;
-    for (let n = 0; n < complete; n++) {
-      const raw = lines[n];
-      if (raw.trim() === '') continue;
-      const line = n + 1;
-      const parsed = parseJson(raw);
-      if (!parsed.ok) {
-        // Only the last line, unterminated, can be one a writer is still writing.
-        const partial = parsed.atEnd && n === complete - 1 && !text.endsWith('\n');
-        this.findings.push(
-          parseError(
-            `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
-            { line, column: parsed.pos.column },
-            partial,
-          ),
-        );
-        continue;
-      }
-      const v = parsed.value;
-      const type = isObject(v) ? str(v.type) : null;
-      if (!isObject(v) || type === null) {
-        this.findings.push(parseError(`${path}:${line}: not a Claude Code record (an object with a "type")`, { line, column: 1 }));
-        continue;
-      }
+    eachRecord(path, text, this.findings, 'Claude Code', (v, type, line) => {
       this.agentVersion ??= str(v.version);
       this.record(v, type, { line, column: 1 });
-    }
-    for (const [type, { line, lines: count }] of this.unknownTypes)
-      this.findings.push({
-        severity: 'info',
-        code: 'parse-error',
-        pos: { line, column: 1 },
-        message: `${path}:${line}: ${count} line${count === 1 ? '' : 's'} of type ${JSON.stringify(type)
-          .replace(/[^\x20-\x7e]/g, '?')
-          .slice(0, 42)} not read (a later Claude Code version?)`,
-      });
+    });
+    this.findings.push(...this.unknownTypes.findings(path));
     return [...this.sessions.values()];
   }
 
   private record(v: Obj, type: string, pos: SourcePos): void {
     if (!KNOWN_TYPES.has(type)) {
-      const seen = this.unknownTypes.get(type);
-      if (seen) seen.lines++;
-      else this.unknownTypes.set(type, { line: pos.line as number, lines: 1 });
+      this.unknownTypes.add(type, pos.line as number);
       return;
     }
     if (type === 'summary') {
@@ -157,7 +122,14 @@ class FileReader {
     const prompt = promptOf(message.content);
     // A local command's output echoed back (`/compact`'s "Compacted …") is no prompt of the user's.
     if (prompt === null || /^<local-command-(stdout|stderr)>/.test(prompt)) return;
-    session.turns.push({ prompt: prompt.slice(0, PROMPT_CHARS), at: timeOf(v), pos: { ...pos, sessionId: session.id }, calls: [] });
+    session.turns.push({
+      prompt: prompt.slice(0, PROMPT_CHARS),
+      at: timeOf(v),
+      pos: { ...pos, sessionId: session.id },
+      calls: [],
+      systemPrompt: null,
+      settingsChanged: [],
+    });
   }
 
   private assistant(session: RecordedSession, v: Obj, message: Obj, pos: SourcePos): void {
@@ -183,7 +155,7 @@ class FileReader {
     let turn: RecordedTurn | undefined = session.turns[session.turns.length - 1];
     // Calls before any prompt of the user's (a resumed session's first answer) get a turn of their own.
     if (!turn || session.compactions.some((c) => c.turnIndex === session.turns.length)) {
-      turn = { prompt: '', at, pos: null, calls: [] };
+      turn = { prompt: '', at, pos: null, calls: [], systemPrompt: null, settingsChanged: [] };
       session.turns.push(turn);
     }
     turn.calls.push(call);

@@ -93,19 +93,26 @@ const KINDS: { what: string; shows: (v: Obj) => string | null }[] = [
   { what: 'recorded HTTP traffic', shows: httpTraffic },
 ];
 
-/** How many of a file's first lines are enough to tell a Claude Code log. */
-const CLAUDE_CODE_SNIFF_LINES = 20;
+/** How many of a file's first lines are enough to tell a recorded format. */
+const RECORDED_SNIFF_LINES = 20;
 
-/** Whether the text (a file's first bytes) is a Claude Code session log: one of its first lines is a Claude Code record. */
-export function isClaudeCodeLog(head: string): boolean {
+/**
+ * The recorded format (docs/recorded.md) the text (a file's first bytes) is in: one of its first
+ * lines is a Claude Code record, or a record of Codex's current rollout layout; null for neither
+ * (an early Codex rollout, a layout of response items one a line, stays not-a-transcript).
+ */
+export function recordedFormatOf(head: string): 'claude-code' | 'codex' | null {
   let seen = 0;
   for (const raw of head.split('\n')) {
     if (!raw.trim()) continue;
-    if (++seen > CLAUDE_CODE_SNIFF_LINES) return false;
+    if (++seen > RECORDED_SNIFF_LINES) return null;
     const parsed = parseJson(raw);
-    if (parsed.ok && isObject(parsed.value) && claudeCode(parsed.value)) return true;
+    if (!parsed.ok || !isObject(parsed.value)) continue;
+    const v = parsed.value;
+    if (claudeCode(v)) return 'claude-code';
+    if (isString(v.type) && CODEX_TYPES.has(v.type) && isObject(v.payload)) return 'codex';
   }
-  return false;
+  return null;
 }
 
 /** A name or version as a record holds it, shown bare only when it is a plain word. */

@@ -1,7 +1,7 @@
 // Billed usage as each provider reports it, normalised in one place (docs/recorded.md) to the whole
 // prompt with its cached parts: Anthropic counts cache reads and writes on top of `input_tokens`;
-// OpenAI (Chat Completions and Responses, and so Codex) counts cached tokens inside its input
-// figure; Gemini inside `promptTokenCount`.
+// OpenAI (Chat Completions and Responses) and Codex (`cached_input_tokens`) count cached tokens
+// inside their input figure; Gemini inside `promptTokenCount`.
 
 import type { RecordedUsage } from '../shared/model/recorded';
 
@@ -10,7 +10,7 @@ const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null &
 /** A count, or null for anything else: a file's usage may hold a string or a negative number. */
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
 
-export type UsageShape = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
+export type UsageShape = 'anthropic' | 'openai-chat' | 'openai-responses' | 'codex' | 'gemini';
 
 /** Which provider's usage object this is, by its keys; null for none we know. */
 export function usageShapeOf(usage: unknown): UsageShape | null {
@@ -18,6 +18,7 @@ export function usageShapeOf(usage: unknown): UsageShape | null {
   if ('cache_read_input_tokens' in usage || 'cache_creation_input_tokens' in usage) return 'anthropic';
   if ('prompt_tokens' in usage) return 'openai-chat';
   if ('input_tokens_details' in usage) return 'openai-responses';
+  if ('cached_input_tokens' in usage) return 'codex';
   if ('promptTokenCount' in usage) return 'gemini';
   if ('input_tokens' in usage) return 'anthropic';
   return null;
@@ -49,6 +50,8 @@ export function recordedUsageOf(usage: unknown, shape: UsageShape | null = usage
       const cached = isObject(usage.input_tokens_details) ? count(usage.input_tokens_details.cached_tokens) : null;
       return inside(count(usage.input_tokens), cached, count(usage.output_tokens));
     }
+    case 'codex':
+      return inside(count(usage.input_tokens), count(usage.cached_input_tokens), count(usage.output_tokens));
     case 'gemini':
       return inside(count(usage.promptTokenCount), count(usage.cachedContentTokenCount), count(usage.candidatesTokenCount));
   }

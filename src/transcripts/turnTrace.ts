@@ -1,6 +1,7 @@
 // Our own turn-trace JSONL (schemas/turn-trace.schema.json, docs/turn-trace.md): one line per
 // turn with the assembly's inputs and the rows it stored, so the replay recomputes the assembly.
 
+import { unparsedLine } from './jsonLines';
 import type { Row } from '../shared/model/rows';
 import { userOriginatedTurnView } from '../hermes/compactionMarkers';
 import { nonFiniteNote, parseJson } from './pythonJson';
@@ -111,14 +112,7 @@ export class TurnTraceReader {
       this.sort(raw, line, parsed);
       if (!parsed.ok) {
         // Only an error where the last line ends can be a writer still writing it.
-        const partial = parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n');
-        findings.push(
-          parseError(
-            `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
-            { line, column: parsed.pos.column },
-            partial,
-          ),
-        );
+        findings.push(unparsedLine(path, line, parsed, parsed.atEnd && n === lastLine - 1 && !text.endsWith('\n')));
         continue;
       }
       if (parsed.nonFinite) {

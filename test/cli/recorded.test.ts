@@ -8,10 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RecordedReport } from '../../src/shared/recordedReportTypes';
-import { ROOT, runMain, tempDirsRemovedAfter } from './support';
+import { FOREIGN_FILES } from '../support/foreignFixtures';
+import { runMain, tempDirsRemovedAfter } from './support';
 
-const CLAUDE = join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code');
-const SPOTTER = join(CLAUDE, 'spotter', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
+const { claudeCode: CLAUDE, spotter: SPOTTER, codexRollout: ROLLOUT } = FOREIGN_FILES;
 
 describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `${CLAUDE} is not there` }, () => {
   const tempDir = tempDirsRemovedAfter();
@@ -29,7 +29,7 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     assert.ok(lines.includes('  compaction (manual) at line 1481: 142,431 tokens before, its summary at line 1482'), r.stdout);
     assert.match(
       r.stdout,
-      /\n {4}miss at line 1511 \(claude-opus-4-6\): 11,011 tokens written again, 2,359 s after the previous call \(line 73\): expired \(the cache keeps an idle prefix 300 s\), \$0\.\d+ more than a hit\n/,
+      /\n {4}miss at line 1511 \(claude-opus-4-6\): 11,011 tokens billed again, 2,359 s after the previous call \(line 73\): expired \(the cache keeps an idle prefix 300 s\), \$0\.\d+ more than a hit\n/,
     );
     assert.match(
       r.stdout,
@@ -73,6 +73,26 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     assert.match(gh.stdout, /^::error file=.*damaged\.jsonl,line=100,title=parse-error::parse-error /);
   });
 
+  it('a Codex rollout: its system prompt byte-stable, its misses classed; check warns of the unexplained ones', async () => {
+    const r = await runMain(['analyze', ROLLOUT]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[0], /: a Codex rollout \(codex-tui 0\.125\.0\)$/);
+    assert.equal(lines[1], 'not recorded in this format: the tool schemas, the request bytes; a miss is located by call and time, not by byte');
+    assert.ok(lines.includes('  system prompt byte-stable in every turn (sha256 c2a980bc28af…)'), r.stdout);
+    assert.match(r.stdout, /\n {4}miss at line 28 \(gpt-5\.5\): 20,292 tokens billed again, 330 s after the previous call \(line 18\): expired/);
+    const check = await runMain(['check', ROLLOUT]);
+    assert.equal(check.code, 0, 'warnings only');
+    assert.equal(check.stdout.trim().split('\n').length, 17);
+    assert.ok(
+      check.stdout
+        .trim()
+        .split('\n')
+        .every((l) => / warning cache-miss-unexplained call 019e162b-0011-7240-abbc-f7b732e49728#\d+ \(gpt-5\.5\) read /.test(l)),
+      check.stdout,
+    );
+  });
+
   it('an unexplained miss is a warning check prints; the Hermes-only options are refused', async () => {
     const dir = tempDir();
     const log = join(dir, 's.jsonl');
@@ -95,7 +115,7 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     assert.equal(r.code, 0, 'a warning does not fail check');
     assert.match(
       r.stdout,
-      /s\.jsonl:2: warning cache-miss-unexplained call msg_2 \(claude-sonnet-4-5\) read 0 tokens from the cache where the previous call of its model left 9000 \(9000 written again\) after 20 s idle/,
+      /s\.jsonl:2: warning cache-miss-unexplained call msg_2 \(claude-sonnet-4-5\) read 0 tokens from the cache where the previous call of its model left 9000 \(9000 billed again\) after 20 s idle/,
     );
     for (const option of [
       ['--session', 's'],

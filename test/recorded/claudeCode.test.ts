@@ -6,18 +6,14 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import type { RecordedTranscript } from '../../src/shared/model/recorded';
 import { readClaudeCode } from '../../src/transcripts/claudeCode';
 import { loadClaudeCode } from '../../src/transcripts/recordedFiles';
-import { ROOT } from '../cli/support';
+import { FOREIGN_FILES } from '../support/foreignFixtures';
 
-const CLAUDE = join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code');
-const SPOTTER = join(CLAUDE, 'spotter', 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl');
-const OLD_LAYOUT = join(CLAUDE, 'vscode-copilot-chat', '30530d66-37fb-4f3b-aa5f-d92b6a8afae2.jsonl');
-const PARALLEL = join(CLAUDE, 'vscode-copilot-chat', 'b3a7bd3c-5a10-4e7b-8ff0-7fc0cd6d1093.jsonl');
+const { claudeCode: CLAUDE, spotter: SPOTTER, oldLayout: OLD_LAYOUT, parallel: PARALLEL } = FOREIGN_FILES;
 
 const calls = (t: RecordedTranscript, session: string) => t.sessions.find((s) => s.id === session)?.turns.flatMap((turn) => turn.calls) ?? [];
 const sum = (xs: (number | null)[]): number => xs.reduce<number>((n, x) => n + (x ?? 0), 0);

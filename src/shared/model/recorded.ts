@@ -67,6 +67,10 @@ export interface RecordedTurn {
   at: number | null;
   pos: SourcePos | null;
   calls: RecordedCall[];
+  /** The system prompt the turn's calls were sent with, where the format records it; null: not recorded. */
+  systemPrompt: string | null;
+  /** Settings the turn changed from the turn before (Codex: `turn_context` fields), by name. */
+  settingsChanged: string[];
 }
 
 export type RecordedSessionKind = 'main' | 'sidechain' | 'subagent' | 'compaction';
@@ -85,7 +89,7 @@ export interface RecordedSession {
 }
 
 export interface RecordedTranscript {
-  format: 'claude-code';
+  format: 'claude-code' | 'codex';
   path: string;
   /** The agent's version as the file records it (the first found). */
   agentVersion: string | null;

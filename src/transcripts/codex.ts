@@ -1,0 +1,173 @@
+// Codex's rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) read into the recorded model
+// (docs/recorded.md). One JSON record a line, `{timestamp, type, payload}`: `session_meta` (the
+// session, and in `base_instructions` the system prompt), `turn_context` (a turn's model and
+// settings), `response_item`s (what went over the wire), `event_msg`s (the user's messages, and
+// `token_count` after each model call: its usage, cached tokens inside input), `compacted` (a
+// compaction with the history that replaces the old). A token count whose running total repeats
+// the one before is the same call written twice.
+
+import type { InputFinding, SourcePos } from '../shared/model/transcript';
+import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
+import { parseError } from './acceptRow';
+import { eachRecord, isObject, UnknownTypes } from './jsonLines';
+import { recordedUsageOf } from './providerUsage';
+
+type Obj = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** Record types read or knowingly passed over; any other costs its lines one finding per type. */
+const KNOWN_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+/** Response items the model wrote: the first after a token count is when the next call answered. */
+const MODEL_OUTPUT = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
+/** `turn_context` fields that are no setting: a new turn has a new id. */
+const NOT_SETTINGS = new Set(['turn_id']);
+const PROMPT_CHARS = 200;
+
+function timeOf(v: Obj): number | null {
+  const t = str(v.timestamp);
+  const ms = t === null ? NaN : Date.parse(t);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** The settings a turn_context holds, each as its JSON, to tell which changed. */
+function settingsOf(p: Obj): Map<string, string> {
+  return new Map(
+    Object.entries(p)
+      .filter(([k]) => !NOT_SETTINGS.has(k))
+      .map(([k, v]) => [k, JSON.stringify(v)]),
+  );
+}
+
+function changedSettings(before: Map<string, string> | null, now: Map<string, string>): string[] {
+  if (!before) return [];
+  return [...new Set([...before.keys(), ...now.keys()])].filter((k) => before.get(k) !== now.get(k)).sort();
+}
+
+export function readCodex(path: string, text: string): RecordedTranscript {
+  const findings: InputFinding[] = [];
+  const unknownTypes = new UnknownTypes('Codex');
+  let session: RecordedSession | null = null;
+  let agentVersion: string | null = null;
+  let systemPrompt: string | null = null;
+  let model: string | null = null;
+  let settings: Map<string, string> | null = null;
+  let lastTotal: string | null = null;
+  /** The first model output since the last token count: when the next call's answer began. */
+  let answerStart: number | null = null;
+  let pending: { settings: string[]; at: number | null; pos: SourcePos } | null = null;
+  /** The turn id of the last turn_context: a call is named by it and its place in the turn. */
+  let turnId: string | null = null;
+
+  const sessionFor = (): RecordedSession => {
+    session ??= {
+      id:
+        path
+          .split('/')
+          .pop()
+          ?.replace(/\.jsonl$/, '') ?? path,
+      parentId: null,
+      kind: 'main',
+      file: path,
+      turns: [],
+      compactions: [],
+    };
+    return session;
+  };
+  const currentTurn = (s: RecordedSession, at: number | null): RecordedTurn => {
+    let turn = s.turns[s.turns.length - 1];
+    if (!turn || pending || s.compactions.some((c) => c.turnIndex === s.turns.length)) {
+      turn = { prompt: '', at: pending?.at ?? at, pos: pending?.pos ?? null, calls: [], systemPrompt, settingsChanged: pending?.settings ?? [] };
+      s.turns.push(turn);
+      pending = null;
+    }
+    return turn;
+  };
+
+  eachRecord(path, text, findings, 'Codex', (v, type, line) => {
+    const pos: SourcePos = { line, column: 1 };
+    if (!KNOWN_TYPES.has(type)) {
+      unknownTypes.add(type, line);
+      return;
+    }
+    const p = v.payload;
+    if (!isObject(p)) {
+      findings.push(parseError(`${path}:${line}: a ${type} record without its "payload" object`, pos));
+      return;
+    }
+    const at = timeOf(v);
+    const s = sessionFor();
+    switch (type) {
+      case 'session_meta': {
+        const id = str(p.id);
+        if (id && s.turns.length === 0) s.id = id;
+        agentVersion ??= [str(p.originator), str(p.cli_version)].filter((w) => w !== null).join(' ') || null;
+        const base = p.base_instructions;
+        const instructions = isObject(base) ? str(base.text) : str(base);
+        if (instructions !== null) systemPrompt = instructions;
+        break;
+      }
+      case 'turn_context': {
+        model = str(p.model) ?? model;
+        turnId = str(p.turn_id);
+        const now = settingsOf(p);
+        pending = { settings: changedSettings(settings, now), at, pos: { ...pos, sessionId: s.id } };
+        settings = now;
+        break;
+      }
+      case 'compacted':
+        s.compactions.push({
+          trigger: null,
+          preTokens: null,
+          at,
+          pos: { ...pos, sessionId: s.id },
+          summaryPos: { ...pos, sessionId: s.id },
+          turnIndex: s.turns.length,
+        });
+        break;
+      case 'response_item':
+        if (MODEL_OUTPUT.has(str(p.type) ?? '') && (p.type !== 'message' || p.role === 'assistant')) answerStart ??= at;
+        break;
+      case 'event_msg': {
+        if (p.type === 'user_message') {
+          const turn = currentTurn(s, at);
+          const message = str(p.message) ?? '';
+          if (!turn.prompt) {
+            turn.prompt = message.slice(0, PROMPT_CHARS);
+            turn.pos ??= { ...pos, sessionId: s.id };
+          }
+          break;
+        }
+        if (p.type !== 'token_count' || !isObject(p.info)) break;
+        const total = JSON.stringify(p.info.total_token_usage ?? null);
+        // The same running total again: the same call's count written twice.
+        if (total === lastTotal) break;
+        lastTotal = total;
+        const turn = currentTurn(s, at);
+        const call: RecordedCall = {
+          // Codex records no response id: the turn's id and the call's place in it.
+          id: `${turnId ?? 'turn'}#${turn.calls.length + 1}`,
+          model,
+          firstAt: answerStart ?? at,
+          lastAt: at,
+          pos: { ...pos, sessionId: s.id },
+          lines: 1,
+          usage: recordedUsageOf(p.info.last_token_usage, 'codex'),
+          answers: null,
+        };
+        turn.calls.push(call);
+        answerStart = null;
+        break;
+      }
+    }
+  });
+  findings.push(...unknownTypes.findings(path));
+  return {
+    format: 'codex',
+    path,
+    agentVersion,
+    title: null,
+    records: { systemPrompt: systemPrompt !== null, tools: false, requestBytes: false, billedUsage: true, compactions: true },
+    sessions: session ? [session] : [],
+    findings,
+  };
+}

@@ -1,0 +1,75 @@
+// JSON lines as another agent's recorder writes them (docs/recorded.md): each line parsed alone, a
+// line that does not parse costs that line (a parse-error at its line and column; the last line,
+// unterminated, flagged as perhaps still being written), and record types not known cost their lines
+// one finding per type.
+
+import type { InputFinding } from '../shared/model/transcript';
+import { parseError } from './acceptRow';
+import { parseJson, type JsonParse } from './pythonJson';
+
+type Obj = Record<string, unknown>;
+export const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A line that is not JSON: where the parser stopped, and whether a writer may still be writing it. */
+export function unparsedLine(path: string, line: number, failed: Extract<JsonParse, { ok: false }>, partial: boolean): InputFinding {
+  return parseError(
+    `${path}:${line}:${failed.pos.column}: ${failed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
+    { line, column: failed.pos.column },
+    partial,
+  );
+}
+
+/** Calls `record` with each line's object and its 1-based line; what is no object with a `type` is a finding. */
+export function eachRecord(path: string, text: string, findings: InputFinding[], what: string, record: (v: Obj, type: string, line: number) => void): void {
+  const lines = text.split('\n');
+  const complete = text.endsWith('\n') ? lines.length - 1 : lines.length;
+  for (let n = 0; n < complete; n++) {
+    const raw = lines[n];
+    if (raw.trim() === '') continue;
+    const line = n + 1;
+    const parsed = parseJson(raw);
+    if (!parsed.ok) {
+      // Only the last line, unterminated, can be one a writer is still writing.
+      const partial = parsed.atEnd && n === complete - 1 && !text.endsWith('\n');
+      findings.push(
+        parseError(
+          `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,
+          { line, column: parsed.pos.column },
+          partial,
+        ),
+      );
+      continue;
+    }
+    const v = parsed.value;
+    const type = isObject(v) && typeof v.type === 'string' ? v.type : null;
+    if (!isObject(v) || type === null) {
+      findings.push(parseError(`${path}:${line}: not a ${what} record (an object with a "type")`, { line, column: 1 }));
+      continue;
+    }
+    record(v, type, line);
+  }
+}
+
+/** Record types a reader does not know: counted as they come, one `info` finding per type at its first line. */
+export class UnknownTypes {
+  private readonly seen = new Map<string, { line: number; lines: number }>();
+
+  constructor(private readonly agent: string) {}
+
+  add(type: string, line: number): void {
+    const seen = this.seen.get(type);
+    if (seen) seen.lines++;
+    else this.seen.set(type, { line, lines: 1 });
+  }
+
+  findings(path: string): InputFinding[] {
+    return [...this.seen].map(([type, { line, lines }]) => ({
+      severity: 'info',
+      code: 'parse-error',
+      pos: { line, column: 1 },
+      message: `${path}:${line}: ${lines} line${lines === 1 ? '' : 's'} of type ${JSON.stringify(type)
+        .replace(/[^\x20-\x7e]/g, '?')
+        .slice(0, 42)} not read (a later ${this.agent} version?)`,
+    }));
+  }
+}

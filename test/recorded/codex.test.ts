@@ -1,0 +1,146 @@
+// Codex rollouts read into the recorded model (issue 24, item 3), on the real rollout in
+// ../shared/fixtures/foreign (PROVENANCE.md there), read where it is kept: a call per token count
+// (a running total written twice is one), cached tokens inside input, the system prompt from
+// session_meta hashed per turn, turn settings compared, compactions; and damaged rollouts.
+
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
+import { recordedReport } from '../../src/analysis/recordedReport';
+import { readCodex } from '../../src/transcripts/codex';
+import { loadRecorded } from '../../src/transcripts/recordedFiles';
+import { FOREIGN_FILES } from '../support/foreignFixtures';
+
+const ROLLOUT = FOREIGN_FILES.codexRollout;
+
+describe('a Codex rollout of a real session', { skip: !existsSync(ROLLOUT) && `${ROLLOUT} is not there` }, () => {
+  it('66 token counts are 66 calls in 2 turns, cached tokens inside input', () => {
+    const t = loadRecorded(ROLLOUT);
+    assert.equal(t?.format, 'codex');
+    assert.equal(t.agentVersion, 'codex-tui 0.125.0');
+    assert.deepEqual(t.findings, []);
+    assert.deepEqual(t.records, { systemPrompt: true, tools: false, requestBytes: false, billedUsage: true, compactions: true });
+    const [session] = t.sessions;
+    assert.equal(session.id, '019e1625-789d-76c0-80ab-3724b5ddb799');
+    assert.deepEqual(
+      session.turns.map((turn) => [turn.prompt, turn.pos?.line, turn.calls.length, turn.settingsChanged]),
+      [
+        ['show tools', 5, 3, []],
+        ["let's update the defailt context compart to 90 in env var", 21, 63, []],
+      ],
+    );
+    const [first] = session.turns[0].calls;
+    assert.deepEqual(
+      [first.model, first.pos.line, first.usage],
+      ['gpt-5.5', 10, { input: 18703, cacheRead: 0, cacheWrite: 0, cacheWrite5m: null, cacheWrite1h: null, output: 167 }],
+    );
+    assert.equal(first.id, '019e1625-d031-75e3-a85f-f143e43c0d84#1');
+    // PROVENANCE.md: 18 calls of more than 10 k input have under half of it cached.
+    const calls = session.turns.flatMap((turn) => turn.calls);
+    assert.equal(calls.filter((c) => c.usage!.input! > 10000 && c.usage!.cacheRead! < c.usage!.input! / 2).length, 18);
+  });
+
+  it("the system prompt is session_meta's base_instructions, hashed per turn and byte-stable", () => {
+    const meta = JSON.parse(readFileSync(ROLLOUT, 'utf8').split('\n')[0]) as { payload: { base_instructions: { text: string } } };
+    const text = meta.payload.base_instructions.text;
+    assert.equal(text.length, 21335);
+    const report = recordedReport(loadRecorded(ROLLOUT)!);
+    const sha = createHash('sha256').update(text, 'utf8').digest('hex');
+    assert.deepEqual(
+      report.sessions[0].turns.map((turn) => turn.systemPromptSha256),
+      [sha, sha],
+    );
+  });
+
+  it('misses: one expired after 330 s idle, the rest unexplained (OpenAI gives no cause)', () => {
+    const judged = judgeRecordedCalls(loadRecorded(ROLLOUT)!);
+    const misses = judged.filter((j) => j.cacheMiss);
+    assert.equal(misses.length, 18);
+    assert.deepEqual(
+      [misses[0].call.pos.line, misses[0].cacheMiss?.class, misses[0].cacheMiss?.idleSeconds, misses[0].cacheMiss?.rebilledTokens],
+      [28, 'expired', 329.599, 20292],
+    );
+    assert.ok(misses.slice(1).every((j) => j.cacheMiss?.class === 'unexplained'));
+  });
+});
+
+describe('Codex rollouts, changed and damaged', () => {
+  const rec = (type: string, payload: unknown, at = '2026-01-01T00:00:00Z'): string => JSON.stringify({ timestamp: at, type, payload });
+  const meta = (text: string) => rec('session_meta', { id: 'sess', originator: 'codex_exec', cli_version: '0.1.0', base_instructions: { text } });
+  const context = (turn: string, more: Record<string, unknown> = {}) =>
+    rec('turn_context', { turn_id: turn, model: 'gpt-5', approval_policy: 'never', ...more });
+  const user = (message: string) => rec('event_msg', { type: 'user_message', message });
+  let total = 0;
+  const count = (input: number, cached: number, at: string) => {
+    total += input;
+    const last = { input_tokens: input, cached_input_tokens: cached, output_tokens: 1, total_tokens: input + 1 };
+    return rec('event_msg', { type: 'token_count', info: { total_token_usage: { total_tokens: total }, last_token_usage: last } }, at);
+  };
+
+  it('a total written twice is one call; changed settings and a changed system prompt are causes', () => {
+    total = 0;
+    const lines = [meta('SYSTEM A'), context('t1'), user('one'), count(5000, 0, '2026-01-01T00:00:01Z'), ''];
+    const twice = lines[3];
+    lines.splice(4, 0, twice, context('t2', { approval_policy: 'on-request' }), user('two'), count(5200, 0, '2026-01-01T00:00:10Z'));
+    lines.push(meta('SYSTEM B'), context('t3', { approval_policy: 'on-request' }), user('three'), count(5400, 0, '2026-01-01T00:00:20Z'), '');
+    const t = readCodex('r.jsonl', lines.filter((l, i) => l !== '' || i === lines.length - 1).join('\n'));
+    assert.deepEqual(t.findings, []);
+    const turns = t.sessions[0].turns;
+    assert.deepEqual(
+      turns.map((turn) => [turn.prompt, turn.calls.length, turn.settingsChanged, turn.systemPrompt]),
+      [
+        ['one', 1, [], 'SYSTEM A'],
+        ['two', 1, ['approval_policy'], 'SYSTEM A'],
+        ['three', 1, [], 'SYSTEM B'],
+      ],
+    );
+    assert.deepEqual(
+      judgeRecordedCalls(t).map((j) => [j.cacheMiss?.class ?? null, j.cacheMiss?.cause ?? null]),
+      [
+        [null, null],
+        ['predicted', 'settings-changed'],
+        ['predicted', 'system-changed'],
+      ],
+    );
+  });
+
+  it('a compacted record is a compaction; broken lines and unknown types cost their lines only', () => {
+    total = 0;
+    const text = [
+      meta('S'),
+      context('t1'),
+      user('go'),
+      count(9000, 0, '2026-01-01T00:00:01Z'),
+      rec('compacted', { message: 'summary', replacement_history: [] }, '2026-01-01T00:00:02Z'),
+      '{"type": "event_msg", "payload": {"type": "token_co',
+      rec('hologram', { x: 1 }),
+      JSON.stringify({ type: 'event_msg' }),
+      count(3000, 0, '2026-01-01T00:00:03Z'),
+      rec('event_msg', { type: 'token_count', info: null }),
+    ].join('\n');
+    const t = readCodex('r.jsonl', text);
+    assert.deepEqual(
+      t.findings.map((f) => [f.severity, f.pos.line, f.atEnd ?? false]),
+      [
+        ['error', 6, false],
+        ['error', 8, false],
+        ['info', 7, false],
+      ],
+    );
+    const [session] = t.sessions;
+    assert.deepEqual(
+      session.compactions.map((c) => [c.pos.line, c.turnIndex]),
+      [[5, 1]],
+    );
+    assert.deepEqual(
+      session.turns.map((turn) => turn.calls.length),
+      [1, 1],
+    );
+    assert.deepEqual(
+      judgeRecordedCalls(t).map((j) => j.cacheMiss?.cause ?? null),
+      [null, 'compression'],
+    );
+  });
+});
