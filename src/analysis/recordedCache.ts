@@ -3,8 +3,8 @@
 // explains it. A call of another model reads another cache, so it is judged against its own model's
 // last call. Without request bytes a miss is located by position and time, not by byte.
 
-import type { RecordedCacheMiss, RecordedCause } from '../shared/recordedReportTypes';
-import type { RecordedCall, RecordedSession, RecordedTranscript } from '../shared/model/recorded';
+import type { RecordedBreak, RecordedCacheMiss, RecordedCause } from '../shared/recordedReportTypes';
+import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedWire } from '../shared/model/recorded';
 import { cacheRule, familyOf, missSlack, ruleExplains } from './cacheRules';
 
 /** Where a call stands and what its cache did. */
@@ -17,8 +17,34 @@ export interface JudgedCall {
   call: RecordedCall;
   /** The previous call of the same model in the session, which this one should have read; null for a first. */
   previous: RecordedCall | null;
+  /** Where its request stopped extending the previous call's, from their bytes; null where it extends it or bytes are not recorded. */
+  prefixBreak: RecordedBreak | null;
   /** The previous call's prompt not read from the cache, and why; null for a hit, a first call, or usage not recorded. */
   cacheMiss: RecordedCacheMiss | null;
+}
+
+/** The first byte where two texts differ (the shorter one's length when one starts the other). */
+function firstDifference(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return Buffer.byteLength(a.slice(0, i), 'utf8');
+}
+
+/**
+ * Where `next` stops extending `previous`, in the order a prompt is rendered (tools, system, then the
+ * list): every entry of the previous list must begin the next one unchanged.
+ */
+export function prefixBreakOf(previous: RecordedWire, next: RecordedWire): RecordedBreak | null {
+  if (previous.tools !== next.tools)
+    return { part: 'tools', entry: null, byte: firstDifference(previous.tools ?? '', next.tools ?? ''), cause: 'tools-changed' };
+  if (previous.system !== next.system)
+    return { part: 'system', entry: null, byte: firstDifference(previous.system ?? '', next.system ?? ''), cause: 'system-changed' };
+  for (let i = 0; i < previous.entries.length; i++) {
+    const [a, b] = [previous.entries[i], next.entries[i]];
+    if (a !== b) return { part: 'messages', entry: i, byte: firstDifference(a, b ?? ''), cause: 'history-rewritten' };
+  }
+  return null;
 }
 
 /** Seconds from the previous call's last streamed line to this call's first: the prefix sat idle at most that long. */
@@ -51,7 +77,14 @@ function leftCached(previous: RecordedCall): number | null {
   return u.cacheRead === null || u.cacheWrite === null ? null : u.cacheRead + u.cacheWrite;
 }
 
-function judge(session: RecordedSession, previous: RecordedCall, previousTurn: number, call: RecordedCall, turn: number): RecordedCacheMiss | null {
+function judge(
+  session: RecordedSession,
+  previous: RecordedCall,
+  previousTurn: number,
+  call: RecordedCall,
+  turn: number,
+  broke: RecordedBreak | null,
+): RecordedCacheMiss | null {
   const expected = leftCached(previous);
   const read = call.usage?.cacheRead ?? null;
   if (expected === null || read === null) return null;
@@ -66,7 +99,7 @@ function judge(session: RecordedSession, previous: RecordedCall, previousTurn: n
   // break the transcript shows, then nothing.
   const explained = ruleExplains(rule, idle, expected);
   if (explained) return { ...missed, class: explained, cause: null };
-  const cause = recordedCause(session, previousTurn, turn);
+  const cause = broke?.cause ?? recordedCause(session, previousTurn, turn);
   if (cause) return { ...missed, class: 'predicted', cause };
   return { ...missed, class: 'unexplained', cause: null };
 }
@@ -80,13 +113,15 @@ export function judgeRecordedCalls(transcript: RecordedTranscript): JudgedCall[]
       t.calls.forEach((call, ordinal) => {
         const model = call.model ?? '';
         const before = last.get(model);
+        const prefixBreak = before?.call.wire && call.wire ? prefixBreakOf(before.call.wire, call.wire) : null;
         out.push({
           session: session.id,
           turn,
           ordinal,
           call,
           previous: before?.call ?? null,
-          cacheMiss: before ? judge(session, before.call, before.turn, call, turn) : null,
+          prefixBreak,
+          cacheMiss: before ? judge(session, before.call, before.turn, call, turn, prefixBreak) : null,
         });
         last.set(model, { call, turn });
       }),

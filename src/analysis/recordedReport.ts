@@ -3,16 +3,13 @@
 // session and over the file; an unexplained miss is a warning, as for Hermes.
 
 import type { RecordedCall, RecordedTranscript } from '../shared/model/recorded';
-import type { RecordedDiagnostic, RecordedReport, RecordedReportCall, UsageTotals } from '../shared/recordedReportTypes';
+import type { RecordedBreak, RecordedDiagnostic, RecordedReport, RecordedReportCall, UsageTotals } from '../shared/recordedReportTypes';
 import type { PriceOverrides } from '../shared/settingNames';
 import { costOf, missCost } from './cost';
 import { judgeRecordedCalls } from './recordedCache';
 import { sha256Hex } from './sha256';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-/** The provider a format's calls go to: Claude Code talks to Anthropic, Codex to OpenAI. */
-const PROVIDERS: Record<RecordedTranscript['format'], string> = { 'claude-code': 'anthropic', codex: 'openai' };
 
 function totalsOf(calls: readonly RecordedReportCall[]): UsageTotals {
   const sum = (pick: (c: RecordedReportCall) => number | null | undefined): number | null => {
@@ -43,13 +40,26 @@ function missMessage(c: RecordedReportCall): string {
   return `call ${c.id} (${c.model ?? 'model not recorded'}) read ${read} tokens from the cache where the previous call of its model left ${read + m.rebilledTokens} (${m.rebilledTokens} billed again) after ${idle} idle, within the cache's lifetime, the prompt long enough to cache and nothing recorded between that rewrites it`;
 }
 
+/** Where a break is: "message 3, byte 120" (the body list's entries counted from 0), "the system prompt, byte 40". */
+export function breakPlace(b: RecordedBreak): string {
+  const part = b.part === 'messages' ? `message ${b.entry}` : b.part === 'system' ? 'the system prompt' : 'the tools';
+  return `${part}, byte ${b.byte}`;
+}
+
+function breakMessage(c: RecordedReportCall): string {
+  const b = c.prefixBreak!;
+  return `call ${c.id} (${c.model ?? 'model not recorded'}) does not extend the previous request of its conversation, ${c.previousId}'s: ${b.cause} at ${breakPlace(b)} (cache markers taken off)`;
+}
+
 export function recordedReport(transcript: RecordedTranscript, prices?: PriceOverrides): RecordedReport {
-  const provider = PROVIDERS[transcript.format];
   const fileOf = new Map(transcript.sessions.map((s) => [s.id, s.file]));
   const lineOf = (c: RecordedCall | null): number | null => c?.pos.line ?? null;
-  const calls: RecordedReportCall[] = judgeRecordedCalls(transcript).map(({ session, turn, ordinal, call, previous, cacheMiss }) => {
+  const calls: RecordedReportCall[] = judgeRecordedCalls(transcript).map(({ session, turn, ordinal, call, previous, prefixBreak, cacheMiss }) => {
     const u = call.usage;
-    const cost = u && call.model ? costOf({ ...u, model: call.model, provider }, call.firstAt === null ? undefined : new Date(call.firstAt), prices) : null;
+    const cost =
+      u && call.model
+        ? costOf({ ...u, model: call.model, provider: call.provider ?? '' }, call.firstAt === null ? undefined : new Date(call.firstAt), prices)
+        : null;
     return {
       session,
       turn,
@@ -64,6 +74,8 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
       usage: u,
       cost,
       previousLine: lineOf(previous),
+      previousId: previous?.id ?? null,
+      prefixBreak,
       cacheMiss: cacheMiss && u ? { ...cacheMiss, extraUsd: missCost(cacheMiss, u, cost) } : cacheMiss,
     };
   });
@@ -77,7 +89,9 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
     session: f.pos.sessionId ?? null,
     ...(f.atEnd ? { atEnd: true } : {}),
   }));
-  for (const c of calls)
+  for (const c of calls) {
+    if (c.prefixBreak)
+      diagnostics.push({ severity: 'error', code: 'prefix-break', message: breakMessage(c), file: c.file, line: c.line, column: null, session: c.session });
     if (c.cacheMiss?.class === 'unexplained')
       diagnostics.push({
         severity: 'warning',
@@ -88,6 +102,7 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
         column: null,
         session: c.session,
       });
+  }
   return {
     schemaVersion: 1,
     kind: 'recorded',

@@ -3,6 +3,7 @@
 
 import type { RecordedCause, RecordedDiagnostic, RecordedReport, RecordedReportCall, RecordedReportSession, UsageTotals } from '../shared/recordedReportTypes';
 import { num, plural, usd } from '../shared/shownText';
+import { breakPlace } from '../analysis/recordedReport';
 import { githubData, githubProperty, visible } from './terminalText';
 
 const NOT_RECORDED: [keyof RecordedReport['records'], string][] = [
@@ -18,12 +19,16 @@ const FORMAT_NAMES: Record<RecordedReport['source']['format'], { file: string; w
   'claude-code': { file: 'a Claude Code session log', writer: (v) => `Claude Code ${v}` },
   // Codex records its originator with its version: `codex-tui 0.125.0`.
   codex: { file: 'a Codex rollout', writer: (v) => v },
+  // A capture records its container where an agent records its version.
+  'api-capture': { file: 'recorded API traffic', writer: (v) => ({ cassette: 'a VCR cassette', har: 'a HAR archive' })[v] ?? v },
 };
 
 const CAUSES: Record<RecordedCause, string> = {
   compression: 'after a compaction',
   'system-changed': 'after the system prompt changed',
   'settings-changed': 'after the turn settings changed',
+  'tools-changed': 'after the tools changed',
+  'history-rewritten': 'after the history was rewritten',
 };
 
 /** How much of a user's prompt a turn's line shows. */
@@ -79,7 +84,8 @@ export function recordedText(r: RecordedReport): string {
   const out = [
     `${source.path}: ${recordedFileName(r)}${source.agentVersion ? ` (${FORMAT_NAMES[source.format].writer(source.agentVersion)})` : ''}${source.title ? `, "${source.title}"` : ''}`,
   ];
-  if (missing.length) out.push(`not recorded in this format: ${missing.join(', ')}; a miss is located by call and time, not by byte`);
+  if (missing.length)
+    out.push(`not recorded in this format: ${missing.join(', ')}${r.records.requestBytes ? '' : '; a miss is located by call and time, not by byte'}`);
   out.push(`${plural(r.sessions.length, 'session')}: ${usageText(r.usage)}`);
   for (const s of r.sessions) {
     out.push('', `session ${s.id} (${s.kind}${s.parentId ? ` of ${s.parentId}` : ''}): ${plural(s.turns.length, 'turn')}; ${usageText(s.usage)}`);
@@ -91,12 +97,14 @@ export function recordedText(r: RecordedReport): string {
         out.push(
           `  compaction (${c.trigger ?? 'trigger not recorded'}) at line ${c.line ?? '?'}: ${c.preTokens === null ? 'size before not recorded' : `${num(c.preTokens)} tokens before`}${c.summaryLine === null ? '' : `, its summary at line ${c.summaryLine}`}`,
         );
-      const prompt = t.prompt
-        ? `"${t.prompt.length > PROMPT_SHOWN ? `${t.prompt.slice(0, PROMPT_SHOWN)}…` : t.prompt}"`
-        : "(no prompt of the user's: calls after a compaction or a resume)";
+      const prompt = t.prompt ? `"${t.prompt.length > PROMPT_SHOWN ? `${t.prompt.slice(0, PROMPT_SHOWN)}…` : t.prompt}"` : "(no new prompt of the user's)";
       const settings = t.settingsChanged.length ? `; settings changed: ${t.settingsChanged.join(', ')}` : '';
       out.push(`  turn ${i}${t.line === null ? '' : ` (line ${t.line})`} ${prompt}: ${plural(t.calls, 'call')}${settings}`);
-      for (const c of calls) if (c.turn === i && c.cacheMiss) out.push(`    ${missText(c)}`);
+      for (const c of calls) {
+        if (c.turn !== i) continue;
+        if (c.prefixBreak) out.push(`    break at line ${c.line ?? '?'}: ${c.prefixBreak.cause} at ${breakPlace(c.prefixBreak)}`);
+        if (c.cacheMiss) out.push(`    ${missText(c)}`);
+      }
     });
   }
   return out.map(visible).join('\n');

@@ -14,7 +14,8 @@ Usage:
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl;
 analyze and check also read a Claude Code session log (~/.claude/projects/<project>/<session>.jsonl,
-its subagents beside it) and a Codex rollout (~/.codex/sessions/…/rollout-*.jsonl).
+its subagents beside it), a Codex rollout (~/.codex/sessions/…/rollout-*.jsonl) and recorded API traffic
+(a vcrpy cassette, a HAR archive, a claude-trace log).
 Without --lineage or --session, every lineage of the file (\`sessions\` lists them).
 Profiles: ${PROFILE_NAMES.join(', ')} (default hermes-current). Tokenizers: ${TOKENIZER_NAMES.join(', ')} (default o200k_base).
 `;

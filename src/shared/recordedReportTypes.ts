@@ -7,7 +7,20 @@ import type { RecordedKinds, RecordedSessionKind, RecordedTranscript, RecordedUs
 import type { CacheMiss, RequestCost } from './reportTypes';
 
 /** A change the transcript records between two calls, which rewrites the prefix the cache held. */
-export type RecordedCause = 'compression' | 'system-changed' | 'settings-changed';
+export type RecordedCause = 'compression' | 'system-changed' | 'settings-changed' | 'tools-changed' | 'history-rewritten';
+
+/**
+ * Where a recorded request stops extending the previous one of its session, from their bytes (cache
+ * markers taken off): the part (tools, system prompt, or entry `entry` of the body's list) and the
+ * first differing byte of that part's JSON.
+ */
+export interface RecordedBreak {
+  part: 'tools' | 'system' | 'messages';
+  /** The body list's entry, 0-based; null for the tools and the system prompt. */
+  entry: number | null;
+  byte: number;
+  cause: 'tools-changed' | 'system-changed' | 'history-rewritten';
+}
 
 /** A recorded call's miss: shaped as the Hermes report's, with the causes a transcript records. */
 export type RecordedCacheMiss = Pick<CacheMiss, 'rebilledTokens' | 'idleSeconds' | 'lifetimeSeconds' | 'extraUsd'>
@@ -46,6 +59,10 @@ export interface RecordedReportCall {
   cost: RequestCost | null;
   /** The line of the call this one should have read the cache of (the previous call of its model). */
   previousLine: number | null;
+  /** That call's id. */
+  previousId: string | null;
+  /** Where its request stopped extending the previous one's; null where it extends it or the bytes are not recorded. */
+  prefixBreak: RecordedBreak | null;
   cacheMiss: RecordedCacheMiss | null;
 }
 
@@ -79,7 +96,7 @@ export interface RecordedReportSession {
 
 export interface RecordedDiagnostic {
   severity: Severity;
-  code: 'parse-error' | 'cache-miss-unexplained';
+  code: 'parse-error' | 'cache-miss-unexplained' | 'prefix-break';
   message: string;
   file: string;
   line: number | null;

@@ -150,7 +150,18 @@ class FileReader {
       known.model ??= model;
       return;
     }
-    const call: RecordedCall = { id, model, firstAt: at, lastAt: at, pos: { ...pos, sessionId: session.id }, lines: 1, usage, answers: str(v.parentUuid) };
+    const call: RecordedCall = {
+      id,
+      model,
+      provider: 'anthropic',
+      firstAt: at,
+      lastAt: at,
+      pos: { ...pos, sessionId: session.id },
+      lines: 1,
+      usage,
+      answers: str(v.parentUuid),
+      wire: null,
+    };
     calls.set(id, call);
     let turn: RecordedTurn | undefined = session.turns[session.turns.length - 1];
     // Calls before any prompt of the user's (a resumed session's first answer) get a turn of their own.

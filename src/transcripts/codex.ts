@@ -50,6 +50,8 @@ export function readCodex(path: string, text: string): RecordedTranscript {
   let agentVersion: string | null = null;
   let systemPrompt: string | null = null;
   let model: string | null = null;
+  /** session_meta's `model_provider` (`openai` for OpenAI's own API). */
+  let provider: string | null = null;
   let settings: Map<string, string> | null = null;
   let lastTotal: string | null = null;
   /** The first model output since the last token count: when the next call's answer began. */
@@ -100,6 +102,7 @@ export function readCodex(path: string, text: string): RecordedTranscript {
       case 'session_meta': {
         const id = str(p.id);
         if (id && s.turns.length === 0) s.id = id;
+        provider = str(p.model_provider) ?? provider;
         agentVersion ??= [str(p.originator), str(p.cli_version)].filter((w) => w !== null).join(' ') || null;
         const base = p.base_instructions;
         const instructions = isObject(base) ? str(base.text) : str(base);
@@ -147,12 +150,14 @@ export function readCodex(path: string, text: string): RecordedTranscript {
           // Codex records no response id: the turn's id and the call's place in it.
           id: `${turnId ?? 'turn'}#${turn.calls.length + 1}`,
           model,
+          provider,
           firstAt: answerStart ?? at,
           lastAt: at,
           pos: { ...pos, sessionId: s.id },
           lines: 1,
           usage: recordedUsageOf(p.info.last_token_usage, 'codex'),
           answers: null,
+          wire: null,
         };
         turn.calls.push(call);
         answerStart = null;

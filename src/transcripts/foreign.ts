@@ -96,12 +96,18 @@ const KINDS: { what: string; shows: (v: Obj) => string | null }[] = [
 /** How many of a file's first lines are enough to tell a recorded format. */
 const RECORDED_SNIFF_LINES = 20;
 
+/** What a file the recorded model reads is (docs/recorded.md), and for traffic, its container. */
+export type RecordedKind = 'claude-code' | 'codex' | 'cassette' | 'har' | 'claude-trace';
+
 /**
- * The recorded format (docs/recorded.md) the text (a file's first bytes) is in: one of its first
- * lines is a Claude Code record, or a record of Codex's current rollout layout; null for neither
- * (an early Codex rollout, a layout of response items one a line, stays not-a-transcript).
+ * The recorded kind the text (a file's first bytes) is: a VCR cassette, a HAR archive, or JSON lines
+ * one of whose first lines is a Claude Code record, a record of Codex's current rollout layout, or
+ * a claude-trace exchange (a request with its URL, and its response); null for none of them (an
+ * early Codex rollout, response items one a line, stays not-a-transcript).
  */
-export function recordedFormatOf(head: string): 'claude-code' | 'codex' | null {
+export function recordedKindOf(head: string): RecordedKind | null {
+  if (isCassette(head)) return 'cassette';
+  if (/^\s*\{\s*"log"\s*:\s*\{/.test(head) && head.includes('"entries"')) return 'har';
   let seen = 0;
   for (const raw of head.split('\n')) {
     if (!raw.trim()) continue;
@@ -111,6 +117,7 @@ export function recordedFormatOf(head: string): 'claude-code' | 'codex' | null {
     const v = parsed.value;
     if (claudeCode(v)) return 'claude-code';
     if (isString(v.type) && CODEX_TYPES.has(v.type) && isObject(v.payload)) return 'codex';
+    if (isObject(v.request) && isString(v.request.url) && isObject(v.response)) return 'claude-trace';
   }
   return null;
 }

@@ -1,13 +1,14 @@
 // Other agents' transcripts from disk (docs/recorded.md), told by content: a Claude Code session log
 // with the subagent files Claude Code keeps beside it (<session>.jsonl and
-// <session>/subagents/agent-*.jsonl), or a Codex rollout. Read-only, regular files only.
+// <session>/subagents/agent-*.jsonl), a Codex rollout, or recorded API traffic. Read-only, regular files only.
 
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedTranscript } from '../shared/model/recorded';
 import { readClaudeCode, type ClaudeCodeFile } from './claudeCode';
 import { readCodex } from './codex';
-import { recordedFormatOf } from './foreign';
+import { recordedKindOf } from './foreign';
+import { readApiCapture } from './apiCapture';
 import { SNIFF_BYTES } from './read';
 
 function textOf(path: string): ClaudeCodeFile | null {
@@ -49,10 +50,11 @@ function headOf(path: string): string | null {
 /** Another agent's transcript read into the recorded model; null for a file of no such format (or none at all). */
 export function loadRecorded(path: string): RecordedTranscript | null {
   const head = headOf(path);
-  const format = head === null ? null : recordedFormatOf(head);
-  if (format === 'claude-code') return loadClaudeCode(path);
-  if (format === 'codex') return readCodex(path, readFileSync(path, 'utf8'));
-  return null;
+  const kind = head === null ? null : recordedKindOf(head);
+  if (kind === null) return null;
+  if (kind === 'claude-code') return loadClaudeCode(path);
+  const text = readFileSync(path, 'utf8');
+  return kind === 'codex' ? readCodex(path, text) : readApiCapture(path, text, kind);
 }
 
 export function loadClaudeCode(path: string): RecordedTranscript {

@@ -11,7 +11,7 @@ import type { RecordedReport } from '../../src/shared/recordedReportTypes';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
 import { runMain, tempDirsRemovedAfter } from './support';
 
-const { claudeCode: CLAUDE, spotter: SPOTTER, codexRollout: ROLLOUT } = FOREIGN_FILES;
+const { claudeCode: CLAUDE, spotter: SPOTTER, codexRollout: ROLLOUT, cassetteCaching: CASSETTE } = FOREIGN_FILES;
 
 describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `${CLAUDE} is not there` }, () => {
   const tempDir = tempDirsRemovedAfter();
@@ -90,6 +90,64 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
         .split('\n')
         .every((l) => / warning cache-miss-unexplained call 019e162b-0011-7240-abbc-f7b732e49728#\d+ \(gpt-5\.5\) read /.test(l)),
       check.stdout,
+    );
+  });
+
+  it('a cassette: its calls with their bytes; check passes a write then its read', async () => {
+    const r = await runMain(['analyze', CASSETTE]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[0], /: recorded API traffic \(a VCR cassette\)$/);
+    assert.equal(lines[1], 'not recorded in this format: compactions');
+    assert.match(lines[2], /^1 session: 2 calls, prompts 2,334 tokens, 49\.8% read from the cache, 1,163 written to it, output 389, \$0\.\d+$/);
+    assert.deepEqual(await runMain(['check', CASSETTE]), { code: 0, stdout: '', stderr: '' });
+    const report = JSON.parse((await runMain(['analyze', CASSETTE, '--json'])).stdout) as RecordedReport;
+    assert.deepEqual(
+      report.calls.map((c) => [c.line, c.usage?.cacheWrite, c.usage?.cacheRead, c.prefixBreak, c.cacheMiss]),
+      [
+        [2, 1163, 0, null, null],
+        [182, 0, 1163, null, null],
+      ],
+    );
+  });
+
+  it('a HAR whose request rewrote the history: check fails at it with message and byte', async () => {
+    const dir = tempDir();
+    const har = join(dir, 'capture.har');
+    const request = (messages: unknown[]) => ({ model: 'claude-sonnet-4-5', system: 'S', messages });
+    const response = (id: string, read: number, write: number) => ({
+      id,
+      model: 'claude-sonnet-4-5',
+      usage: { input_tokens: 2, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: 1 },
+    });
+    const entry = (body: unknown, answer: unknown) => ({
+      startedDateTime: '2026-01-01T00:00:00.000Z',
+      request: { method: 'POST', url: 'https://api.anthropic.com/v1/messages', postData: { text: JSON.stringify(body) } },
+      response: { status: 200, content: { text: JSON.stringify(answer) } },
+    });
+    const q = { role: 'user', content: 'question' };
+    const a = { role: 'assistant', content: 'answer' };
+    writeFileSync(
+      har,
+      JSON.stringify({
+        log: {
+          entries: [
+            entry(request([q]), response('msg_1', 0, 4000)),
+            entry(request([{ ...q, content: 'Question' }, a, { role: 'user', content: 'more' }]), response('msg_2', 0, 4100)),
+          ],
+        },
+      }),
+    );
+    const r = await runMain(['check', har]);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stdout,
+      `${har}:1: error prefix-break call msg_2 (claude-sonnet-4-5) does not extend the previous request of its conversation, msg_1's: history-rewritten at message 0, byte 26 (cache markers taken off)\n`,
+    );
+    const text = (await runMain(['analyze', har])).stdout;
+    assert.match(
+      text,
+      /\n {4}break at line 1: history-rewritten at message 0, byte 26\n {4}miss at line 1 \(claude-sonnet-4-5\): 4,000 tokens billed again, 0 s after the previous call \(line 1\): after the history was rewritten, \$0\.\d+ more than a hit\n/,
     );
   });
 

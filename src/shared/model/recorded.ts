@@ -32,11 +32,25 @@ export interface RecordedUsage {
   output: number | null;
 }
 
+/**
+ * What a recorded request sent, as the parts a prefix cache sees, each as JSON with cache_control
+ * markers taken off: the tools, the system prompt (null: the body has none apart from its list),
+ * and each entry of the body's own list.
+ */
+export interface RecordedWire {
+  apiMode: 'chat-completions' | 'anthropic-messages' | 'responses';
+  tools: string | null;
+  system: string | null;
+  entries: string[];
+}
+
 /** One provider call: a response, however many lines of the file wrote it. */
 export interface RecordedCall {
   /** The provider's response id (`msg_…`, `resp_…`). */
   id: string;
   model: string | null;
+  /** Who served it, as the price catalogue names providers (`anthropic`, `openai`, `openrouter`); null: not known. */
+  provider: string | null;
   /** Epoch milliseconds of the first and the last line that wrote it; null when not recorded. */
   firstAt: number | null;
   lastAt: number | null;
@@ -47,6 +61,8 @@ export interface RecordedCall {
   usage: RecordedUsage | null;
   /** The message this call answered (Claude Code: the parent uuid of its first line). */
   answers: string | null;
+  /** The request as sent, where the format records its bytes; null: not recorded. */
+  wire: RecordedWire | null;
 }
 
 /** A compaction the transcript records: where, why, and how large the context was before it. */
@@ -89,7 +105,7 @@ export interface RecordedSession {
 }
 
 export interface RecordedTranscript {
-  format: 'claude-code' | 'codex';
+  format: 'claude-code' | 'codex' | 'api-capture';
   path: string;
   /** The agent's version as the file records it (the first found). */
   agentVersion: string | null;
