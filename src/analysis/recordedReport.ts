@@ -5,6 +5,7 @@
 import type { RecordedCall, RecordedTranscript } from '../shared/model/recorded';
 import type { RecordedBreak, RecordedDiagnostic, RecordedReport, RecordedReportCall, UsageTotals } from '../shared/recordedReportTypes';
 import type { PriceOverrides } from '../shared/settingNames';
+import type { Diagnostic } from '../shared/reportTypes';
 import { costOf, missCost } from './cost';
 import { judgeRecordedCalls } from './recordedCache';
 import { sha256Hex } from './sha256';
@@ -49,6 +50,21 @@ export function breakPlace(b: RecordedBreak): string {
 function breakMessage(c: RecordedReportCall): string {
   const b = c.prefixBreak!;
   return `call ${c.id} (${c.model ?? 'model not recorded'}) does not extend the previous request of its conversation, ${c.previousId}'s: ${b.cause} at ${breakPlace(b)} (cache markers taken off)`;
+}
+
+/** The report's findings as the Hermes report's diagnostics, for the views that list both alike (Problems). */
+export function recordedDiagnostics(report: RecordedReport): Diagnostic[] {
+  return report.diagnostics.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    turn: null,
+    request: null,
+    ...(d.line === null ? {} : { line: d.line }),
+    ...(d.column === null ? {} : { column: d.column }),
+    ...(d.session === null ? {} : { sessionId: d.session }),
+    ...(d.atEnd ? { atEnd: true } : {}),
+  }));
 }
 
 export function recordedReport(transcript: RecordedTranscript, prices?: PriceOverrides): RecordedReport {

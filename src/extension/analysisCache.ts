@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Diagnostic } from '../shared/reportTypes';
+import type { RecordedReport } from '../shared/recordedReportTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
@@ -70,6 +71,8 @@ export class RemoteInspection extends RemotePages {
     /** A state.db's sessions, loaded or not, and whether it was too large to load any yet. */
     readonly catalog: SessionSummary[] | null,
     readonly listedOnly: boolean,
+    /** Another agent's transcript, read as recorded: what the view shows instead of the index. */
+    readonly recorded: RecordedReport | null,
     engine: EngineClient,
     key: string,
   ) {
@@ -147,7 +150,7 @@ export class AnalysisCache implements vscode.Disposable {
           prices: s.prices,
         }),
       );
-      return Promise.resolve(analysed).then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed }) => {
+      return Promise.resolve(analysed).then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed, recorded }) => {
         const how = resumed
           ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
           : recomputed
@@ -155,7 +158,7 @@ export class AnalysisCache implements vscode.Disposable {
             : 'analysed whole';
         this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
         this.sessionCounts.set(uri.toString(), (catalog ?? index.sessions).length);
-        return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, engine, key);
+        return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, recorded, engine, key);
       });
     });
   }

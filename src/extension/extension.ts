@@ -9,7 +9,8 @@ import { registerCommands } from './commands';
 import { InspectorPanels } from './inspectorPanels';
 import type { InspectorView } from './inspectorView';
 import { ProblemsPublisher } from './problems';
-import { statusOf } from './statusText';
+import { statusOf, statusOfRecorded } from './statusText';
+import { RemoteInspection } from './analysisCache';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
 import { TranscriptWatcher } from './transcriptWatcher';
 
@@ -60,12 +61,13 @@ async function showTranscriptsOnce(memory: vscode.Memento, tree: TranscriptTree,
 }
 
 function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefined): void {
-  const index = view?.current?.index;
-  if (!index) {
+  const current = view?.current;
+  if (!current) {
     status.hide();
     return;
   }
-  ({ text: status.text, tooltip: status.tooltip } = statusOf(index));
+  const recorded = current instanceof RemoteInspection ? current.recorded : null;
+  ({ text: status.text, tooltip: status.tooltip } = recorded ? statusOfRecorded(recorded) : statusOf(current.index));
   status.show();
 }
 

@@ -151,6 +151,10 @@ export class InspectorView implements vscode.Disposable {
         this.ready = true;
         const inspection = await this.load();
         if (!inspection) return;
+        if (inspection.recorded) {
+          this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
+          return;
+        }
         // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
         const lineage = this.state?.lineage ?? null;
         const index = lineage === null ? null : await this.reopen(inspection, lineage);
@@ -244,6 +248,10 @@ export class InspectorView implements vscode.Disposable {
   private async refresh(): Promise<void> {
     const inspection = await this.load();
     if (!inspection) return;
+    if (inspection.recorded) {
+      this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
+      return;
+    }
     const lineage = this.scope?.lineage;
     const index = lineage === undefined ? null : await this.reopen(inspection, lineage);
     this.post({ type: 'update', index: index ?? inspection.index, overview: inspection.overview });

@@ -5,6 +5,7 @@
 import { deliberateBreak, type BreakCause } from '../shared/reportTypes';
 import { plural } from '../shared/shownText';
 import type { InspectorIndex } from '../shared/messages';
+import type { RecordedReport } from '../shared/recordedReportTypes';
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;
@@ -29,5 +30,30 @@ export function statusOf(index: InspectorIndex): { text: string; tooltip: string
     errors ? `; ${plural(errors, 'error')} in the findings` : '',
     breaks ? '. Click to jump to the next break.' : '.',
   ].join('');
+  return { text, tooltip };
+}
+
+/**
+ * The status bar's words for another agent's transcript (docs/recorded.md): its breaks, errors or
+ * unexplained misses first; else its calls and the share the cache served, never "cache-stable"
+ * (without request bytes nothing says the prefix held).
+ */
+export function statusOfRecorded(report: RecordedReport): { text: string; tooltip: string } {
+  const breaks = report.calls.filter((c) => c.prefixBreak).length;
+  const errors = report.diagnostics.filter((d) => d.severity === 'error').length;
+  const unexplained = report.calls.filter((c) => c.cacheMiss?.class === 'unexplained').length;
+  const misses = report.calls.filter((c) => c.cacheMiss).length;
+  const { calls, hitRate } = report.usage;
+  const text =
+    breaks > 0
+      ? `$(warning) ${plural(breaks, 'cache break')}`
+      : errors > 0
+        ? `$(error) ${plural(errors, 'error')}`
+        : unexplained > 0
+          ? `$(warning) ${plural(unexplained, 'unexplained miss', 'unexplained misses')}`
+          : calls === 0
+            ? '$(info) no calls'
+            : `$(info) ${plural(calls, 'call')}${hitRate === null ? '' : `, ${Math.round(hitRate * 100)}% from the cache`}`;
+  const tooltip = `Prompt Inspector: ${plural(calls, 'recorded call')}, ${plural(misses, 'cache miss', 'cache misses')} (${unexplained} unexplained), ${plural(breaks, 'cache break')}${errors ? `; ${plural(errors, 'error')} in the findings` : ''}.`;
   return { text, tooltip };
 }

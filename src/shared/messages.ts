@@ -2,6 +2,7 @@
 // Shared by both bundles: no imports from either side. The webview knows nothing about transcript
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
+import type { RecordedReport } from './recordedReportTypes';
 import type { SessionOverview } from './overviewTypes';
 import type { BilledUsage, BreakCause, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
 import type { InjectionKind } from './model/injection';
@@ -318,6 +319,8 @@ export type FromWebview =
 // ---- host → webview ----
 
 export type ToWebview =
+  /** Another agent's transcript, read as recorded (docs/recorded.md): the view shows its report alone. */
+  | { type: 'recorded'; version: number; report: RecordedReport }
   /**
    * `index` is the scope of `state.lineage` (the whole file when null, or when that lineage is gone);
    * `overview` is null for a file of one lineage.

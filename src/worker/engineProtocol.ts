@@ -5,6 +5,7 @@
 
 import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../shared/reportTypes';
+import type { RecordedReport } from '../shared/recordedReportTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import { RpcClient, type RpcResponse } from '../shared/rpc';
 import type { SessionSummary } from '../shared/model/transcript';
@@ -49,6 +50,11 @@ export interface EngineCalls {
       resumed: Resumed | null;
       /** Asked again after a rewrite: how many sessions were replayed, the families that did not change kept; null when analysed whole. */
       recomputed: Recomputed | null;
+      /**
+       * Another agent's transcript (docs/recorded.md), read as recorded rather than replayed: its
+       * report, which the view shows instead of the index; `diagnostics` are then its findings.
+       */
+      recorded: RecordedReport | null;
     };
   };
   /**

@@ -19,6 +19,8 @@ import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { LiveAnalysis, type BillReads, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls } from './engineProtocol';
 import type { TokenizerName } from '../shared/settingNames';
+import { loadRecorded } from '../transcripts/recordedFiles';
+import { recordedDiagnostics, recordedReport } from '../analysis/recordedReport';
 
 /** A transcript kept analysed as its file changes, and the view of its last analysis. */
 interface Open {
@@ -146,17 +148,22 @@ function answerOf(
   opened: Analysed['opened'],
 ): EngineCalls['analyze']['result'] {
   const { analysis } = inspection;
+  // Another agent's transcript is shown as recorded; its findings replace the replay's, which has
+  // nothing of it to say but not-a-transcript.
+  const recordedTranscript = loadRecorded(params.path);
+  const recorded = recordedTranscript && recordedReport(recordedTranscript, params.prices);
   inspections.set(params.key, inspection);
   const lineages = new TranscriptLineages(analysis.transcript);
   files.set(params.key, { params, live, inspection, opened, signature, lineages });
   return {
     index: inspection.index,
     overview: overviewToOpenOn(analysis.transcript, analysis.report, lineages),
-    diagnostics: analysis.report.diagnostics,
+    diagnostics: recorded ? recordedDiagnostics(recorded) : analysis.report.diagnostics,
     catalog: analysis.transcript.catalog ?? null,
     listedOnly: analysis.transcript.listedOnly === true,
     resumed: how.kind === 'resumed' ? { turns: how.turns, requests: how.requests, reported: how.reported } : null,
     recomputed: how.kind === 'recomputed' ? { sessions: how.sessions, of: how.of } : null,
+    recorded,
   };
 }
 

@@ -104,7 +104,57 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'billed-overview-light': 'billed-overview.png',
   'billed-lineage-light': 'billed-lineage.png',
   'billed-miss-classes-light': 'billed-miss-classes.png',
+  'recorded-claude-code-light': 'recorded-claude-code.png',
+  'recorded-codex-light': 'recorded-codex.png',
+  'recorded-har-light': 'recorded-har.png',
 };
+
+/** A HAR of two Anthropic calls, the second with the first question edited: a break at message 0, byte 26. */
+function rewrittenHistoryHar(): unknown {
+  const request = (messages: unknown[]) => ({ model: 'claude-sonnet-4-5', system: 'You are terse.', messages });
+  const entry = (body: unknown, id: string, read: number, write: number, at: string) => ({
+    startedDateTime: at,
+    request: {
+      method: 'POST',
+      url: 'https://api.anthropic.com/v1/messages',
+      headers: [],
+      postData: { mimeType: 'application/json', text: JSON.stringify(body) },
+    },
+    response: {
+      status: 200,
+      headers: [],
+      content: {
+        mimeType: 'application/json',
+        text: JSON.stringify({
+          id,
+          model: 'claude-sonnet-4-5',
+          usage: { input_tokens: 2, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: 40 },
+        }),
+      },
+    },
+  });
+  const question = { role: 'user', content: 'question' };
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'e2e', version: '1' },
+      entries: [
+        entry(request([question]), 'msg_1', 0, 4000, '2026-01-01T10:00:00.000Z'),
+        entry(
+          request([
+            { ...question, content: 'Question' },
+            { role: 'assistant', content: 'answer' },
+            { role: 'user', content: 'more' },
+          ]),
+          'msg_2',
+          0,
+          4100,
+          '2026-01-01T10:00:30.000Z',
+        ),
+      ],
+    },
+  };
+}
 
 /** screenshot(), and for a README picture its copy under test-results/media/. */
 async function shot(p: Page, name: string): Promise<void> {
@@ -516,44 +566,100 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await p.keyboard.press('Escape');
   });
 
-  scenario('a Claude Code session log: one finding, no green status, Problems clean once closed', async () => {
+  scenario('other agents: a Claude Code log, a Codex rollout and a HAR capture shown as recorded, Problems clean once closed', async () => {
     const p = page as Page;
-    // A real Claude Code log (../shared/fixtures/foreign, PROVENANCE.md there), put in the workspace for this run only.
+    // Real files other people's tools wrote (../shared/fixtures/foreign, PROVENANCE.md there), put in
+    // the workspace for this run only; the HAR is built here, with a rewritten history.
     const name = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
+    const spotter = join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code', 'spotter');
     mkdirSync(join(workspace, 'claude'));
-    cpSync(join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code', 'spotter', name), join(workspace, 'claude', name));
-    // As the issue's user did: the log opened from the Explorer, then reopened with the inspector.
+    cpSync(join(spotter, name), join(workspace, 'claude', name));
+    cpSync(join(spotter, name.replace('.jsonl', '')), join(workspace, 'claude', name.replace('.jsonl', '')), { recursive: true });
+    const rollout = 'rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl';
+    mkdirSync(join(workspace, 'codex'));
+    cpSync(join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'codex', 'codemie-code', rollout), join(workspace, 'codex', rollout));
+    writeFileSync(join(workspace, 'codex', 'capture.har'), JSON.stringify(rewrittenHistoryHar(), null, 1));
     await runCommand(p, 'Refresh Explorer');
     const explorerRow = (label: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: label }) }).first();
     await runCommand(p, 'View: Show Explorer');
-    await explorerRow('claude').click();
-    await explorerRow(name).click();
-    await runCommand(p, 'View: Reopen Editor With...');
-    const choice = p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Prompt Inspector' }).first();
-    await choice.waitFor({ state: 'visible', timeout: 15_000 });
-    await choice.click();
-    const frame = await inspectorFor(`claude/${name}`);
-    assert.equal((await appIndex(frame)).turnCount, 0);
+    /** As the issue's user did: the file opened from the Explorer, then reopened with the inspector. */
+    const reopenWithInspector = async (folder: string | null, file: string): Promise<Frame> => {
+      if (folder) await explorerRow(folder).click();
+      await explorerRow(file).click();
+      await runCommand(p, 'View: Reopen Editor With...');
+      const choice = p.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Prompt Inspector' }).first();
+      await choice.waitFor({ state: 'visible', timeout: 15_000 });
+      await choice.click();
+      return findFrameWith(
+        p,
+        (n: string) => {
+          const path = (globalThis as any).document.querySelector('prompt-inspector-app')?.recorded?.source?.path;
+          return typeof path === 'string' && path.endsWith(n);
+        },
+        30_000,
+        file,
+      );
+    };
+    const statusText = () => p.locator('.part.statusbar').innerText();
+    /** The README's picture: the view alone, the panel hidden. */
+    const picture = async (frame: Frame, row: string, name: string): Promise<void> => {
+      await runCommand(p, 'View: Hide Panel');
+      await frame.locator(`recorded-view ${row}`).first().scrollIntoViewIfNeeded();
+      await shot(p, name);
+    };
+
+    // Claude Code: its compaction between the turns, the miss after it classed, what is not recorded.
+    const claude = await reopenWithInspector('claude', name);
+    const view = claude.locator('recorded-view');
+    assert.match(await view.locator('h1').innerText(), /Claude Code session log · 2\.1\.39/);
+    assert.match(await view.locator('.not-recorded').innerText(), /Not recorded in this format: system prompt, tool schemas, request bytes/);
+    assert.equal(await view.locator('tr.compaction').first().innerText(), 'compaction (manual) at line 1481: 142,431 tokens before');
+    const miss = view.locator('tr.miss');
+    assert.equal(await miss.count(), 1);
+    assert.match(await miss.innerText(), /1511[\s\S]*miss: 11,011 tokens billed again, expired \(idle 2,359 s > 300 s\)/);
+    assert.equal(await view.locator('section[data-session]').count(), 3, 'the session, its Task subagent and the compaction call');
+    assert.match(await eventually(statusText, (t) => /221 calls/.test(t), 15_000), /221 calls, 98% from the cache/);
+    await picture(claude, 'tr.compaction', 'recorded-claude-code-light');
     await runCommand(p, 'Problems: Focus on Problems View');
     const rows = p.locator('.markers-panel .monaco-list-row');
+    assert.equal(await rows.filter({ hasText: 'not-a-transcript' }).count(), 0);
+
+    // Codex: the system prompt hashed per turn and byte-stable; its misses unexplained, in Problems as warnings.
+    await runCommand(p, 'View: Show Explorer');
+    const codex = await reopenWithInspector('codex', rollout);
+    const codexView = codex.locator('recorded-view');
+    assert.match(await codexView.locator('h1').innerText(), /Codex rollout · codex-tui 0\.125\.0/);
+    assert.match(await codexView.locator('section').first().innerText(), /system prompt byte-stable in every turn \(sha256 c2a980bc28af…\)/);
+    assert.equal(await codexView.locator('tr.miss').count(), 18);
+    await picture(codex, 'tr.miss', 'recorded-codex-light');
+    await runCommand(p, 'Problems: Focus on Problems View');
     await eventually(
-      () => rows.filter({ hasText: 'not-a-transcript' }).count(),
+      () => rows.filter({ hasText: 'cache-miss-unexplained' }).count(),
+      (n) => n > 0,
+      15_000,
+    );
+    assert.match(await statusText(), /17 unexplained misses/);
+
+    // The HAR: its request's break located by message and byte; a prefix-break error in Problems.
+    await runCommand(p, 'View: Show Explorer');
+    const har = await reopenWithInspector(null, 'capture.har');
+    const broken = har.locator('recorded-view tr.break');
+    assert.match(await broken.innerText(), /break at message 0, byte 26: history rewritten; miss: 4,000 tokens billed again, history rewritten/);
+    await picture(har, 'tr.break', 'recorded-har-light');
+    await runCommand(p, 'Problems: Focus on Problems View');
+    await eventually(
+      () => rows.filter({ hasText: 'prefix-break' }).count(),
       (n) => n === 1,
       15_000,
     );
-    const listed = await p.locator('.markers-panel').innerText();
-    assert.match(listed, /Claude Code session log/);
-    assert.doesNotMatch(listed, /parse-error/);
-    const statusText = await p.locator('.part.statusbar').innerText();
-    assert.doesNotMatch(statusText, /cache-stable/);
-    assert.match(statusText, /1 error/);
-    await screenshot(p, 'claude-code-log-light');
+    assert.match(await statusText(), /1 cache break/);
 
-    // Its only inspector closes: its findings leave Problems.
-    await frame.locator('body').click();
+    // A file opened from the Explorer with one click is a preview: each of these replaced the one
+    // before in the same tab. The last closes: no finding of any of them is left in Problems.
+    await har.locator('body').click();
     await runCommand(p, 'View: Close Editor');
     await eventually(
-      () => rows.filter({ hasText: 'not-a-transcript' }).count(),
+      () => rows.filter({ hasText: /prefix-break|cache-miss-unexplained/ }).count(),
       (n) => n === 0,
       15_000,
     );

@@ -2,7 +2,10 @@
 // or without a request; compactions and rewinds told apart from breaks; counts with separators.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statusOf } from '../../src/extension/statusText';
+import { statusOf, statusOfRecorded } from '../../src/extension/statusText';
+import { recordedReport } from '../../src/analysis/recordedReport';
+import { loadRecorded } from '../../src/transcripts/recordedFiles';
+import { FOREIGN_FILES } from '../support/foreignFixtures';
 import type { InspectorIndex } from '../../src/shared/messages';
 
 const index = (requestCount: number, breaks: Record<string, number>, errors = 0): InspectorIndex =>
@@ -26,5 +29,15 @@ describe('the status bar', () => {
     const calm = statusOf(index(12, { compression: 3 }));
     assert.equal(calm.text, '$(pass) cache-stable');
     assert.equal(calm.tooltip, 'Prompt Inspector: 12 requests, 0 cache breaks to look into; 3 compactions re-billed by design.');
+  });
+});
+
+describe("the status bar on another agent's transcript", { skip: !FOREIGN_FILES.present && 'the foreign fixtures are not there' }, () => {
+  const status = (path: string) => statusOfRecorded(recordedReport(loadRecorded(path)!));
+  it("names the unexplained misses first, else the calls and the cache's share, never cache-stable", () => {
+    assert.equal(status(FOREIGN_FILES.codexRollout).text, '$(warning) 17 unexplained misses');
+    const spotter = status(FOREIGN_FILES.spotter);
+    assert.equal(spotter.text, '$(info) 221 calls, 98% from the cache');
+    assert.equal(spotter.tooltip, 'Prompt Inspector: 221 recorded calls, 1 cache miss (0 unexplained), 0 cache breaks.');
   });
 });
