@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EmbeddedReport } from '../shared/messages';
+import type { EmbeddedPage } from '../shared/messages';
 import { embedJson, renderInspectorHtml } from '../shared/webviewHtml';
 
 /** The built bundles: beside the CLI bundle in dist/, or in dist/ when run from source. */
@@ -160,7 +160,7 @@ function page(title: string, theme: 'light' | 'dark'): { head: string; tail: str
  * serialized and escaped (embedJson, which escapes single code units, so piece by piece is the
  * same) a piece at a time. A file that cannot be opened or written throws ReportNotWritten.
  */
-export function writeHtmlReport(path: string, data: EmbeddedReport, title: string, theme: 'light' | 'dark'): void {
+export function writeHtmlReport(path: string, data: EmbeddedPage, title: string, theme: 'light' | 'dark'): void {
   const { head, tail } = page(title, theme);
   const failed = (e: unknown): ReportNotWritten => new ReportNotWritten(`cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   let fd: number;

@@ -1,5 +1,6 @@
 // prompt-inspector: the engine on the command line, for people and for CI.
 
+import { PROTOCOL_VERSION, type EmbeddedPage } from '../shared/messages';
 import { reportData } from '../protocol/reportData';
 import { usd } from '../shared/shownText';
 import { analyze, withBilling, type Analysis, type AnalysisProgress, type AnalyzeOptions } from '../analysis/report';
@@ -275,6 +276,16 @@ function recordedOf(path: string, o: Options): RecordedReport | null {
   return report;
 }
 
+/** The HTML report written a piece at a time, never held as one string (htmlReport.ts); a failed write is CannotWrite. */
+function writeReport(output: string, data: EmbeddedPage, title: string, theme: Options['theme']): void {
+  try {
+    writeHtmlReport(output, data, title, theme);
+  } catch (e) {
+    if (e instanceof ReportNotWritten) throw new CannotWrite(e.message);
+    throw e;
+  }
+}
+
 /** What the CLI knows of the terminal it runs in; nothing for pipes and files. */
 export interface Terminal {
   /** Standard output's width when it is a terminal: `sessions` fits its table to it. */
@@ -316,6 +327,8 @@ async function run(argv: string[], out: (s: string) => void, err: (s: string) =>
     }
     checkOptions(command, o, rest);
     if (command === 'sessions') {
+      // Another agent's sessions are no Hermes lineages: `analyze` lists them.
+      if (recordedOf(o.files[0], o)) throw new UsageError(`sessions: not for ${o.files[0]}, another agent's transcript; \`analyze\` lists its sessions`);
       const { transcript, report } = (await analyzeFile(o.files[0], o, false, status)).analysis;
       const overview = sessionOverview(transcript, report);
       const column = o.sort === null ? undefined : overviewColumn(o.sort);
@@ -339,16 +352,16 @@ async function run(argv: string[], out: (s: string) => void, err: (s: string) =>
       const output = o.output as string; // checkOptions asked for one
       const refusal = outputRefusal(output, o.files[0]);
       if (refusal) throw new CannotWrite(`not writing the report: ${refusal}`);
+      const recorded = recordedOf(o.files[0], o);
+      if (recorded) {
+        writeReport(output, { version: PROTOCOL_VERSION, recorded }, `Prompt Inspector: ${basename(o.files[0])}`, o.theme);
+        out(visible(`wrote ${output} (${recorded.sessions.length} sessions, ${recorded.calls.length} calls)`));
+        return 0;
+      }
       const { analysis, log } = await analyzeFile(o.files[0], o, false, status);
       const title = `Prompt Inspector: ${basename(o.files[0])}`;
       const data = reportData(analysis, title, analyzeOptions(o, progressOn(status, o.files[0])), log);
-      try {
-        // Written a piece at a time, never held as one string (htmlReport.ts).
-        writeHtmlReport(output, data, title, o.theme);
-      } catch (e) {
-        if (e instanceof ReportNotWritten) throw new CannotWrite(e.message);
-        throw e;
-      }
+      writeReport(output, data, title, o.theme);
       out(visible(`wrote ${output} (${analysis.report.turns.length} turns, ${analysis.report.requests.length} requests)`));
       return 0;
     }

@@ -13,7 +13,7 @@ Usage:
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl;
-analyze and check also read a Claude Code session log (~/.claude/projects/<project>/<session>.jsonl,
+analyze, check and report also read a Claude Code session log (~/.claude/projects/<project>/<session>.jsonl,
 its subagents beside it), a Codex rollout (~/.codex/sessions/…/rollout-*.jsonl) and recorded API traffic
 (a vcrpy cassette, a HAR archive, a claude-trace log).
 Without --lineage or --session, every lineage of the file (\`sessions\` lists them).

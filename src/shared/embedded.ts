@@ -2,11 +2,12 @@
 // inspections embedded in the page, so the report works offline with the same bundle as the editor.
 // No DOM here (webview/reportHost.ts reads the page), so Node tests drive the same code.
 
+import type { RecordedReport } from './recordedReportTypes';
 import {
   pageOf,
   PROTOCOL_VERSION,
   type EmbeddedInspection,
-  type EmbeddedReport,
+  type EmbeddedPage,
   type MessageView,
   type PagedList,
   type RequestMap,
@@ -22,7 +23,8 @@ export function bodyIdAt(data: EmbeddedInspection, request: number, i: number): 
   return layout && i >= layout.keep ? layout.add[i - layout.keep] : undefined;
 }
 
-export function embeddedTransport(data: EmbeddedReport): Transport {
+export function embeddedTransport(data: EmbeddedPage): Transport {
+  if ('recorded' in data) return recordedTransport(data.recorded);
   // The inspection page requests read: the file's, or the lineage opened from the overview.
   let scope: EmbeddedInspection | null = data.overview === null ? data.inspection : null;
   const shown = (): EmbeddedInspection => {
@@ -77,6 +79,19 @@ export function embeddedTransport(data: EmbeddedReport): Transport {
         deliver({ type: 'init', version: PROTOCOL_VERSION, index, overview: data.overview, state: null });
       } else if (message.type === 'request') void answer(message).then(deliver);
       // Selection and copy have no host to go to in a static page.
+    },
+  };
+}
+
+/** The page of a recorded transcript: its report on `ready`, and nothing to page through. */
+function recordedTransport(report: RecordedReport): Transport {
+  let handler: (m: ToWebview) => void = () => undefined;
+  return {
+    onMessage(h) {
+      handler = h;
+    },
+    post(message) {
+      if (message.type === 'ready') setTimeout(() => handler({ type: 'recorded', version: PROTOCOL_VERSION, report }), 0);
     },
   };
 }

@@ -367,3 +367,6 @@ export interface EmbeddedInspection {
 export type EmbeddedReport =
   | { version: number; overview: null; inspection: EmbeddedInspection }
   | { version: number; overview: SessionOverview; index: InspectorIndex; lineages: Record<string, EmbeddedInspection> };
+
+/** What a standalone page embeds: a Hermes report, or another agent's transcript's (docs/recorded.md), shown whole. */
+export type EmbeddedPage = EmbeddedReport | { version: number; recorded: RecordedReport };

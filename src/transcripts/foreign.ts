@@ -7,7 +7,7 @@ import { parseJson } from './pythonJson';
 
 /** The formats of the README's Inputs table. */
 const WE_READ =
-  "Prompt Inspector reads Hermes state.db, session JSON (session_*.json), request dumps (request_dump_*.json) and turn-trace JSONL (and, with the CLI's analyze and check only, Claude Code session logs)";
+  'Prompt Inspector reads Hermes state.db, session JSON (session_*.json), request dumps (request_dump_*.json) and turn-trace JSONL (and, as recorded, Claude Code session logs, Codex rollouts and recorded API traffic)';
 
 function notATranscript(path: string, what: string, pos: SourcePos): InputFinding {
   return {

@@ -151,6 +151,12 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     );
   });
 
+  it("sessions refuses another agent's transcript and points to analyze", async () => {
+    const r = await runMain(['sessions', ROLLOUT]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^prompt-inspector: sessions: not for .*rollout-.*\.jsonl, another agent's transcript; `analyze` lists its sessions/);
+  });
+
   it('an unexplained miss is a warning check prints; the Hermes-only options are refused', async () => {
     const dir = tempDir();
     const log = join(dir, 's.jsonl');

@@ -11,6 +11,7 @@ import { cli, tempDir } from '../cli/support';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
 import { sqliteExec } from '../support/sqliteExec';
 import { example, SHOTS } from '../support/webviewHarness';
+import { FOREIGN_FILES } from '../support/foreignFixtures';
 
 let browser: Browser;
 before(async () => {
@@ -56,6 +57,25 @@ describe('standalone HTML report', () => {
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  it(
+    "another agent's transcript: a Claude Code log's report shows it as recorded, offline",
+    { skip: !FOREIGN_FILES.present && 'the foreign fixtures are not there' },
+    async () => {
+      const out = join(tempDir(), 'claude.html');
+      const r = cli('report', FOREIGN_FILES.spotter, '-o', out);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\(3 sessions, 221 calls\)/);
+      const { page, requests, problems } = await openReport(out);
+      const view = page.locator('recorded-view');
+      await view.locator('tr.compaction').first().waitFor({ state: 'visible', timeout: 15_000 });
+      assert.equal(await view.locator('tr.compaction').first().innerText(), 'compaction (manual) at line 1481: 142,431 tokens before');
+      assert.match(await view.locator('tr.miss').innerText(), /miss: 11,011 tokens billed again, expired/);
+      assert.deepEqual(requests, [], 'no request leaves the page');
+      assert.deepEqual(problems, []);
+      await page.close();
+    },
+  );
 
   it('shows an XSS corpus literally: nothing runs, nothing is requested', async () => {
     const corpus = [
