@@ -5,6 +5,7 @@
 
 import type { RecordedBreak, RecordedCacheMiss, RecordedCause } from '../shared/recordedReportTypes';
 import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedWire } from '../shared/model/recorded';
+import { firstDifferingByte } from '../shared/model/utf8';
 import { cacheRule, familyOf, missSlack, ruleExplains } from './cacheRules';
 
 /** Where a call stands and what its cache did. */
@@ -23,26 +24,18 @@ export interface JudgedCall {
   cacheMiss: RecordedCacheMiss | null;
 }
 
-/** The first byte where two texts differ (the shorter one's length when one starts the other). */
-function firstDifference(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return Buffer.byteLength(a.slice(0, i), 'utf8');
-}
-
 /**
  * Where `next` stops extending `previous`, in the order a prompt is rendered (tools, system, then the
  * list): every entry of the previous list must begin the next one unchanged.
  */
 export function prefixBreakOf(previous: RecordedWire, next: RecordedWire): RecordedBreak | null {
   if (previous.tools !== next.tools)
-    return { part: 'tools', entry: null, byte: firstDifference(previous.tools ?? '', next.tools ?? ''), cause: 'tools-changed' };
+    return { part: 'tools', entry: null, byte: firstDifferingByte(previous.tools ?? '', next.tools ?? '') ?? 0, cause: 'tools-changed' };
   if (previous.system !== next.system)
-    return { part: 'system', entry: null, byte: firstDifference(previous.system ?? '', next.system ?? ''), cause: 'system-changed' };
+    return { part: 'system', entry: null, byte: firstDifferingByte(previous.system ?? '', next.system ?? '') ?? 0, cause: 'system-changed' };
   for (let i = 0; i < previous.entries.length; i++) {
     const [a, b] = [previous.entries[i], next.entries[i]];
-    if (a !== b) return { part: 'messages', entry: i, byte: firstDifference(a, b ?? ''), cause: 'history-rewritten' };
+    if (a !== b) return { part: 'messages', entry: i, byte: firstDifferingByte(a, b ?? '') ?? 0, cause: 'history-rewritten' };
   }
   return null;
 }

@@ -4,15 +4,15 @@
 // body holds with every `cache_control` marker taken off: a breakpoint that moves is no change.
 
 import type { RecordedWire } from '../shared/model/recorded';
+import { isObject } from './jsonLines';
 import { apiModeOf } from './requestBody';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value with every `cache_control` key removed, at any depth. */
 function unmarked(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(unmarked);
-  if (!isObj(v)) return v;
+  if (!isObject(v)) return v;
   const out: Obj = {};
   for (const [k, x] of Object.entries(v)) if (k !== 'cache_control') out[k] = unmarked(x);
   return out;

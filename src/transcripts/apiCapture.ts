@@ -10,12 +10,11 @@ import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn, RecordedWire } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
 import { recordedWireOf } from './apiBody';
-import { isObject } from './jsonLines';
+import { isObject, PROMPT_CHARS, str } from './jsonLines';
 import { parseJson } from './pythonJson';
 import { recordedUsageOf } from './providerUsage';
 
 type Obj = Record<string, unknown>;
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** One recorded request and its response, bodies as found (text, or bytes a recorder kept binary). */
 interface Exchange {
@@ -303,7 +302,7 @@ export function readApiCapture(path: string, text: string, container: CaptureCon
     const prompt = userPromptAtEnd(body);
     let turn: RecordedTurn | undefined = session.turns[session.turns.length - 1];
     if (!turn || prompt !== null) {
-      turn = { prompt: (prompt ?? '').slice(0, 200), at: x.at, pos: call.pos, calls: [], systemPrompt: wire.system, settingsChanged: [] };
+      turn = { prompt: (prompt ?? '').slice(0, PROMPT_CHARS), at: x.at, pos: call.pos, calls: [], systemPrompt: wire.system, settingsChanged: [] };
       session.turns.push(turn);
     }
     turn.calls.push(call);

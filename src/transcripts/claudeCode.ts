@@ -9,7 +9,7 @@
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import type { RecordedCall, RecordedSession, RecordedSessionKind, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
-import { eachRecord, isObject, UnknownTypes } from './jsonLines';
+import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
 
 export interface ClaudeCodeFile {
@@ -18,7 +18,6 @@ export interface ClaudeCodeFile {
 }
 
 type Obj = Record<string, unknown>;
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** Record types read or knowingly passed over; any other costs its lines one finding per type. */
 const KNOWN_TYPES = new Set([
@@ -35,15 +34,6 @@ const KNOWN_TYPES = new Set([
   'attachment',
   'pr-link',
 ]);
-
-/** How much of a user's prompt a turn keeps to name it. */
-const PROMPT_CHARS = 200;
-
-function timeOf(v: Obj): number | null {
-  const t = str(v.timestamp);
-  const ms = t === null ? NaN : Date.parse(t);
-  return Number.isFinite(ms) ? ms : null;
-}
 
 /** The user's own words in a user line; null for a line of tool results only. */
 function promptOf(content: unknown): string | null {

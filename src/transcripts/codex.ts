@@ -9,11 +9,10 @@
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
-import { eachRecord, isObject, UnknownTypes } from './jsonLines';
+import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
 
 type Obj = Record<string, unknown>;
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** Record types read or knowingly passed over; any other costs its lines one finding per type. */
 const KNOWN_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
@@ -21,13 +20,6 @@ const KNOWN_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'e
 const MODEL_OUTPUT = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
 /** `turn_context` fields that are no setting: a new turn has a new id. */
 const NOT_SETTINGS = new Set(['turn_id']);
-const PROMPT_CHARS = 200;
-
-function timeOf(v: Obj): number | null {
-  const t = str(v.timestamp);
-  const ms = t === null ? NaN : Date.parse(t);
-  return Number.isFinite(ms) ? ms : null;
-}
 
 /** The settings a turn_context holds, each as its JSON, to tell which changed. */
 function settingsOf(p: Obj): Map<string, string> {

@@ -9,6 +9,17 @@ import { parseJson, type JsonParse } from './pythonJson';
 
 type Obj = Record<string, unknown>;
 export const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** How much of a user's prompt a recorded turn keeps to name it. */
+export const PROMPT_CHARS = 200;
+
+/** A record's `timestamp` (ISO 8601) as epoch milliseconds; null when it has none that parses. */
+export function timeOf(v: Obj): number | null {
+  const t = str(v.timestamp);
+  const ms = t === null ? NaN : Date.parse(t);
+  return Number.isFinite(ms) ? ms : null;
+}
 
 /** A line that is not JSON: where the parser stopped, and whether a writer may still be writing it. */
 export function unparsedLine(path: string, line: number, failed: Extract<JsonParse, { ok: false }>, partial: boolean): InputFinding {

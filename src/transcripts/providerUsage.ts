@@ -4,9 +4,8 @@
 // inside their input figure; Gemini inside `promptTokenCount`.
 
 import type { RecordedUsage } from '../shared/model/recorded';
+import { isObject } from './jsonLines';
 
-type Obj = Record<string, unknown>;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A count, or null for anything else: a file's usage may hold a string or a negative number. */
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
 
