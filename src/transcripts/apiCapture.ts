@@ -104,7 +104,10 @@ function cassetteExchanges(path: string, text: string, findings: InputFinding[])
   // The line of each interaction, in order: YAML's own positions are not kept by the parse.
   const lines = [...text.matchAll(/^[ \t]*-[ \t]+request:/gm)].map((m) => text.slice(0, m.index).split('\n').length);
   return interactions.flatMap((x, i): Exchange[] => {
-    if (!isObject(x) || !isObject(x.request) || !isObject(x.response)) return [];
+    if (!isObject(x) || !isObject(x.request) || !isObject(x.response)) {
+      findings.push(parseError(`${path}:${lines[i] ?? 1}: interaction ${i} is no request with its response: skipped`, { line: lines[i] ?? 1, column: 1 }));
+      return [];
+    }
     const { request, response } = x;
     const body = isObject(response.body) ? response.body.string : response.body;
     const bytes = (v: unknown): string | Uint8Array | null => (typeof v === 'string' || v instanceof Uint8Array ? v : null);
@@ -124,11 +127,14 @@ function cassetteExchanges(path: string, text: string, findings: InputFinding[])
   });
 }
 
-function harExchanges(path: string, value: Obj): Exchange[] {
+function harExchanges(path: string, value: Obj, findings: InputFinding[]): Exchange[] {
   const log = isObject(value.log) ? value.log : {};
   const entries = Array.isArray(log.entries) ? log.entries : [];
   return entries.flatMap((e, i): Exchange[] => {
-    if (!isObject(e) || !isObject(e.request) || !isObject(e.response)) return [];
+    if (!isObject(e) || !isObject(e.request) || !isObject(e.response)) {
+      findings.push(parseError(`${path}: log.entries[${i}] is no request with its response: skipped`, { line: 1, column: 1, offset: i }));
+      return [];
+    }
     const content = isObject(e.response.content) ? e.response.content : {};
     const text = str(content.text);
     const started = str(e.startedDateTime);
@@ -246,7 +252,7 @@ export function captureExchanges(path: string, text: string, container: CaptureC
     findings.push(parseError(`${path}: not a HAR archive that parses`, { line: 1, column: 1 }));
     return [];
   }
-  return harExchanges(path, parsed.value);
+  return harExchanges(path, parsed.value, findings);
 }
 
 /**

@@ -51,6 +51,8 @@ class FileReader {
   private readonly unknownTypes = new UnknownTypes('Claude Code');
   agentVersion: string | null = null;
   title: string | null = null;
+  /** Assistant lines of model "<synthetic>": counted in one finding, never calls. */
+  private synthetic = 0;
 
   constructor(
     private readonly file: ClaudeCodeFile,
@@ -65,6 +67,13 @@ class FileReader {
       this.record(v, type, { line, column: 1 });
     });
     this.findings.push(...this.unknownTypes.findings(path));
+    if (this.synthetic)
+      this.findings.push({
+        severity: 'info',
+        code: 'parse-error',
+        pos: { line: 1, column: 1 },
+        message: `${path}:1: ${this.synthetic} assistant line${this.synthetic === 1 ? '' : 's'} of model "<synthetic>" (Claude Code's own notes): no call`,
+      });
     return [...this.sessions.values()];
   }
 
@@ -126,7 +135,19 @@ class FileReader {
     const id = str(message.id);
     const model = str(message.model);
     // Claude Code writes its own error notes as assistant lines of model "<synthetic>": no call.
-    if (id === null || model === '<synthetic>') return;
+    if (model === '<synthetic>') {
+      this.synthetic++;
+      return;
+    }
+    if (id === null) {
+      this.findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos,
+        message: `${this.file.path}:${pos.line}: an assistant line without its message id: not counted as a call`,
+      });
+      return;
+    }
     let calls = this.callsOf.get(session);
     if (!calls) this.callsOf.set(session, (calls = new Map<string, RecordedCall>()));
     const at = timeOf(v);

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import { readApiCapture } from '../../src/transcripts/apiCapture';
+import { readClaudeCode } from '../../src/transcripts/claudeCode';
 import { recordedKindOf } from '../../src/transcripts/foreign';
 import { loadRecorded } from '../../src/transcripts/recordedFiles';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
@@ -226,5 +227,34 @@ describe('HAR archives and claude-trace logs', () => {
         ['c1', { input: 2000, cacheRead: 1920, cacheWrite: 0, cacheWrite5m: null, cacheWrite1h: null, output: 3 }],
       ],
     );
+  });
+});
+
+describe('what a reader sets aside is counted', () => {
+  it('a HAR entry that is no request with its response is a finding at its place', () => {
+    const t = readApiCapture('x.har', JSON.stringify({ log: { entries: [null, { request: {} }] } }), 'har');
+    assert.deepEqual(
+      t.findings.map((f) => [f.severity, f.pos.offset, f.message]),
+      [
+        ['error', 0, 'x.har: log.entries[0] is no request with its response: skipped'],
+        ['error', 1, 'x.har: log.entries[1] is no request with its response: skipped'],
+      ],
+    );
+  });
+
+  it("a Claude Code assistant line without its id, and Claude Code's own synthetic notes, are named", () => {
+    const line = (message: Record<string, unknown>) => JSON.stringify({ type: 'assistant', sessionId: 's', uuid: 'u', message });
+    const t = readClaudeCode({
+      path: 'c.jsonl',
+      text: [line({ model: 'claude-sonnet-4-5' }), line({ id: 'x', model: '<synthetic>' }), line({ id: 'y', model: '<synthetic>' }), ''].join('\n'),
+    });
+    assert.deepEqual(
+      t.findings.map((f) => [f.severity, f.pos.line, f.message]),
+      [
+        ['warning', 1, 'c.jsonl:1: an assistant line without its message id: not counted as a call'],
+        ['info', 1, 'c.jsonl:1: 2 assistant lines of model "<synthetic>" (Claude Code\'s own notes): no call'],
+      ],
+    );
+    assert.equal(t.sessions[0].turns.length, 0);
   });
 });
