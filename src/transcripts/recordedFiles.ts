@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { RecordedTranscript } from '../shared/model/recorded';
 import { readClaudeCode, type ClaudeCodeFile } from './claudeCode';
 import { readCodex } from './codex';
-import { recordedKindOf } from './foreign';
+import { recordedKindOf, type RecordedKind } from './foreign';
 import { readApiCapture } from './apiCapture';
 import { SNIFF_BYTES } from './read';
 
@@ -47,10 +47,14 @@ function headOf(path: string): string | null {
   }
 }
 
-/** Another agent's transcript read into the recorded model; null for a file of no such format (or none at all). */
-export function loadRecorded(path: string): RecordedTranscript | null {
+/** Which other agent's format the file's first bytes say it is; null for none (or no readable file). */
+export function recordedKindAt(path: string): RecordedKind | null {
   const head = headOf(path);
-  const kind = head === null ? null : recordedKindOf(head);
+  return head === null ? null : recordedKindOf(head);
+}
+
+/** Another agent's transcript read into the recorded model; null for a file of no such format (or none at all). */
+export function loadRecorded(path: string, kind = recordedKindAt(path)): RecordedTranscript | null {
   if (kind === null) return null;
   if (kind === 'claude-code') return loadClaudeCode(path);
   const text = readFileSync(path, 'utf8');

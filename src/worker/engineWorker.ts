@@ -19,7 +19,9 @@ import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { LiveAnalysis, type BillReads, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls } from './engineProtocol';
 import type { TokenizerName } from '../shared/settingNames';
-import { loadRecorded } from '../transcripts/recordedFiles';
+import { loadRecorded, recordedKindAt } from '../transcripts/recordedFiles';
+import type { RecordedKind } from '../transcripts/foreign';
+import type { RecordedReport } from '../shared/recordedReportTypes';
 import { recordedDiagnostics, recordedReport } from '../analysis/recordedReport';
 
 /** A transcript kept analysed as its file changes, and the view of its last analysis. */
@@ -146,12 +148,9 @@ function answerOf(
   how: Refreshed,
   signature: string,
   opened: Analysed['opened'],
+  recorded: RecordedReport | null = null,
 ): EngineCalls['analyze']['result'] {
   const { analysis } = inspection;
-  // Another agent's transcript is shown as recorded; its findings replace the replay's, which has
-  // nothing of it to say but not-a-transcript.
-  const recordedTranscript = loadRecorded(params.path);
-  const recorded = recordedTranscript && recordedReport(recordedTranscript, params.prices);
   inspections.set(params.key, inspection);
   const lineages = new TranscriptLineages(analysis.transcript);
   files.set(params.key, { params, live, inspection, opened, signature, lineages });
@@ -167,8 +166,24 @@ function answerOf(
   };
 }
 
+/**
+ * Another agent's transcript (docs/recorded.md) is read as recorded, never as Hermes' (which would
+ * parse every line only to call it not-a-transcript): its report, its findings, and the index of an
+ * empty transcript under its key, so the host's page calls still answer.
+ */
+function analyzeRecorded(params: Analysed['params'], kind: RecordedKind): EngineCalls['analyze']['result'] {
+  const transcript = loadRecorded(params.path, kind);
+  const recorded = transcript && recordedReport(transcript, params.prices);
+  const live = new LiveAnalysis(optionsFor(params));
+  const empty: Transcript = { path: params.path, format: 'hermes-session-json', sessions: [], captured: [], findings: [] };
+  const { inspection, how } = refresh(live, empty, params.title, undefined);
+  return answerOf(params, live, inspection, how, fileSignature(params.path), undefined, recorded);
+}
+
 const answer = serve<EngineCalls>({
   analyze: async (params) => {
+    const recordedKind = recordedKindAt(params.path);
+    if (recordedKind) return analyzeRecorded(params, recordedKind);
     // The host asks again under the same key when the file changed.
     const found = files.get(params.key);
     const earlier = found && sameRead(found.params, params) ? found : undefined;
