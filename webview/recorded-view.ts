@@ -51,7 +51,8 @@ function missText(c: RecordedReportCall): string {
       : m.class === 'expired'
         ? `expired (idle ${num(Math.round(m.idleSeconds ?? 0))} s > ${num(m.lifetimeSeconds ?? 0)} s)`
         : m.class;
-  return `miss: ${num(m.rebilledTokens)} tokens billed again, ${why}`;
+  const after = c.after ? `; answering the ${c.after.what} at line ${c.after.line}` : '';
+  return `miss: ${num(m.rebilledTokens)} tokens billed again, ${why}${after}`;
 }
 
 export class RecordedView extends LitElement {
@@ -109,7 +110,7 @@ export class RecordedView extends LitElement {
     return html`<tr class="call ${c.cacheMiss ? 'miss' : ''} ${b ? 'break' : ''}" data-call=${c.id}>
       <td class="n">${c.ordinal + 1}</td>
       <td>${c.model ?? 'not recorded'}</td>
-      <td class="n">${c.line ?? ''}</td>
+      <td class="n">${c.line ?? (c.entry === null ? '' : `entry ${c.entry}`)}</td>
       <td class="n">${u?.input === null || u === null ? 'not recorded' : num(u.input)}</td>
       <td class="n">${share === null ? 'not recorded' : html`<span class="bar"><span ${styleProps({ width: `${Math.round(share * 100)}%` })}></span></span>${(share * 100).toFixed(0)}%`}</td>
       <td class="n">${u?.cacheWrite ? num(u.cacheWrite) : ''}</td>
@@ -124,7 +125,7 @@ export class RecordedView extends LitElement {
       <div class="line">${usageLine(s.usage)}</div>
       ${this.stability(s)}
       <table>
-        <thead><tr><th>#</th><th>model</th><th>line</th><th>prompt</th><th>read from cache</th><th>written</th><th>cost</th><th>cache</th></tr></thead>
+        <thead><tr><th>#</th><th>model</th><th>place</th><th>prompt</th><th>read from cache</th><th>written</th><th>cost</th><th>cache</th></tr></thead>
         <tbody>
           ${s.turns.map(
             (t, i) => html`${s.compactions

@@ -84,7 +84,9 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
       model: call.model,
       file: fileOf.get(session) ?? transcript.path,
       line: lineOf(call),
+      entry: call.pos.entry ?? null,
       lines: call.lines,
+      after: call.after,
       firstAt: iso(call.firstAt),
       lastAt: iso(call.lastAt),
       usage: u,
@@ -102,12 +104,22 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
     file: transcript.path,
     line: f.pos.line ?? null,
     column: f.pos.column ?? null,
+    entry: f.pos.entry ?? null,
     session: f.pos.sessionId ?? null,
     ...(f.atEnd ? { atEnd: true } : {}),
   }));
   for (const c of calls) {
     if (c.prefixBreak)
-      diagnostics.push({ severity: 'error', code: 'prefix-break', message: breakMessage(c), file: c.file, line: c.line, column: null, session: c.session });
+      diagnostics.push({
+        severity: 'error',
+        code: 'prefix-break',
+        message: breakMessage(c),
+        file: c.file,
+        line: c.line,
+        column: null,
+        entry: c.entry,
+        session: c.session,
+      });
     if (c.cacheMiss?.class === 'unexplained')
       diagnostics.push({
         severity: 'warning',
@@ -116,6 +128,7 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
         file: c.file,
         line: c.line,
         column: null,
+        entry: c.entry,
         session: c.session,
       });
   }

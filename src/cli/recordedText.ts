@@ -46,6 +46,11 @@ function usageText(u: UsageTotals): string {
   return parts.join(', ');
 }
 
+/** Where a call is: "line 12", or in a document "log.entries[3]". */
+function placeOf(c: Pick<RecordedReportCall, 'line' | 'entry'>): string {
+  return c.line !== null ? `line ${c.line}` : c.entry !== null ? `log.entries[${c.entry}]` : 'a place not recorded';
+}
+
 function missText(c: RecordedReportCall): string {
   const m = c.cacheMiss!;
   const idle =
@@ -61,7 +66,8 @@ function missText(c: RecordedReportCall): string {
           ? CAUSES[m.cause]
           : 'unexplained';
   const extra = m.extraUsd === null ? '' : `, ${usd(m.extraUsd)} more than a hit`;
-  return `miss at line ${c.line ?? '?'} (${c.model ?? 'model not recorded'}): ${num(m.rebilledTokens)} tokens billed again, ${idle}: ${why}${extra}`;
+  const after = c.after ? `, answering the ${c.after.what} at line ${c.after.line}` : '';
+  return `miss at ${placeOf(c)} (${c.model ?? 'model not recorded'})${after}: ${num(m.rebilledTokens)} tokens billed again, ${idle}: ${why}${extra}`;
 }
 
 /** What the file is: "a Claude Code session log". */
@@ -102,7 +108,7 @@ export function recordedText(r: RecordedReport): string {
       out.push(`  turn ${i}${t.line === null ? '' : ` (line ${t.line})`} ${prompt}: ${plural(t.calls, 'call')}${settings}`);
       for (const c of calls) {
         if (c.turn !== i) continue;
-        if (c.prefixBreak) out.push(`    break at line ${c.line ?? '?'}: ${c.prefixBreak.cause} at ${breakPlace(c.prefixBreak)}`);
+        if (c.prefixBreak) out.push(`    break at ${placeOf(c)}: ${c.prefixBreak.cause} at ${breakPlace(c.prefixBreak)}`);
         if (c.cacheMiss) out.push(`    ${missText(c)}`);
       }
     });

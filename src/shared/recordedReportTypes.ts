@@ -3,7 +3,7 @@
 // format does not record. Field names are public, like the Hermes report's (docs/report.md).
 
 import type { Severity } from './model/transcript';
-import type { RecordedKinds, RecordedSessionKind, RecordedTranscript, RecordedUsage } from './model/recorded';
+import type { RecordedAfter, RecordedKinds, RecordedSessionKind, RecordedTranscript, RecordedUsage } from './model/recorded';
 import type { CacheMiss, RequestCost } from './reportTypes';
 
 /** A change the transcript records between two calls, which rewrites the prefix the cache held. */
@@ -49,10 +49,14 @@ export interface RecordedReportCall {
   id: string;
   model: string | null;
   file: string;
-  /** The line whose usage is kept (the response's last). */
+  /** The line whose usage is kept (the response's last); null in a format of one document (a HAR). */
   line: number | null;
+  /** Its place in a document's list (a HAR's `log.entries[i]`, 0-based); null in a format of lines. */
+  entry: number | null;
   /** Lines that wrote the response. */
   lines: number;
+  /** The message it answered (its line, and what it was); null where the format does not record it. */
+  after: RecordedAfter | null;
   firstAt: string | null;
   lastAt: string | null;
   usage: RecordedUsage | null;
@@ -101,6 +105,8 @@ export interface RecordedDiagnostic {
   file: string;
   line: number | null;
   column: number | null;
+  /** As a call's `entry`. */
+  entry: number | null;
   session: string | null;
   atEnd?: boolean;
 }

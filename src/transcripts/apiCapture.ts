@@ -132,7 +132,7 @@ function harExchanges(path: string, value: Obj, findings: InputFinding[]): Excha
   const entries = Array.isArray(log.entries) ? log.entries : [];
   return entries.flatMap((e, i): Exchange[] => {
     if (!isObject(e) || !isObject(e.request) || !isObject(e.response)) {
-      findings.push(parseError(`${path}: log.entries[${i}] is no request with its response: skipped`, { line: 1, column: 1, offset: i }));
+      findings.push(parseError(`${path}: log.entries[${i}] is no request with its response: skipped`, { entry: i }));
       return [];
     }
     const content = isObject(e.response.content) ? e.response.content : {};
@@ -149,7 +149,7 @@ function harExchanges(path: string, value: Obj, findings: InputFinding[]): Excha
         responseHeaders: new Map([...headersOf(e.response.headers)].filter(([k]) => k !== 'content-encoding')),
         at: started === null ? null : Date.parse(started) || null,
         // A HAR is one JSON document: its entries are named by their place, `log.entries[i]`.
-        pos: { line: 1, column: 1, offset: i },
+        pos: { entry: i },
         where: `${path}: log.entries[${i}]`,
       },
     ];
@@ -294,7 +294,7 @@ export function readApiCapture(path: string, text: string, container: CaptureCon
     }
     const call: RecordedCall = {
       // Without a response id: its place in the capture.
-      id: str(response?.id) ?? (x.pos.offset === undefined ? `line ${x.pos.line}` : `log.entries[${x.pos.offset}]`),
+      id: str(response?.id) ?? (x.pos.entry === undefined ? `line ${x.pos.line}` : `log.entries[${x.pos.entry}]`),
       model,
       provider: providerOf(x.url),
       firstAt: x.at,
@@ -302,7 +302,7 @@ export function readApiCapture(path: string, text: string, container: CaptureCon
       pos: { ...x.pos, sessionId: session.id },
       lines: 1,
       usage: recordedUsageOf(response?.usage),
-      answers: null,
+      after: null,
       wire,
     };
     const prompt = userPromptAtEnd(body);

@@ -7,14 +7,14 @@
 // no system prompt, no tool schemas and no request bytes.
 
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
-import type { RecordedCall, RecordedSession, RecordedSessionKind, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
+import type { RecordedAfter, RecordedCall, RecordedSession, RecordedSessionKind, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
-import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes } from './jsonLines';
+import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes, type LineSource } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
 
 export interface ClaudeCodeFile {
   path: string;
-  text: string;
+  lines: LineSource;
 }
 
 type Obj = Record<string, unknown>;
@@ -44,6 +44,13 @@ function promptOf(content: unknown): string | null {
   return texts.map((b) => str(b.text) ?? `[${str(b.type) ?? 'block'}]`).join('\n');
 }
 
+/** What a user line is to the call that answers it. */
+function userLineKind(v: Obj, message: Obj): RecordedAfter['what'] {
+  if (v.isCompactSummary === true) return 'compaction summary';
+  if (v.isMeta === true) return 'other';
+  return promptOf(message.content) === null ? 'tool result' : 'prompt';
+}
+
 /** One file's sessions: its own (main, or the subagent it is), and the sidechains an old-layout file holds inline. */
 class FileReader {
   private readonly sessions = new Map<string, RecordedSession>();
@@ -51,6 +58,8 @@ class FileReader {
   private readonly unknownTypes = new UnknownTypes('Claude Code');
   agentVersion: string | null = null;
   title: string | null = null;
+  /** The user and assistant lines by uuid: what a call answered is named by its parent's. */
+  private readonly messages = new Map<string, RecordedAfter>();
   /** Assistant lines of model "<synthetic>": counted in one finding, never calls. */
   private synthetic = 0;
 
@@ -61,8 +70,8 @@ class FileReader {
   ) {}
 
   read(): RecordedSession[] {
-    const { path, text } = this.file;
-    eachRecord(path, text, this.findings, 'Claude Code', (v, type, line) => {
+    const { path, lines } = this.file;
+    eachRecord(path, lines, this.findings, 'Claude Code', (v, type, line) => {
       this.agentVersion ??= str(v.version);
       this.record(v, type, { line, column: 1 });
     });
@@ -109,6 +118,8 @@ class FileReader {
     }
     if (type === 'user') this.user(session, v, message, pos);
     else this.assistant(session, v, message, pos);
+    const uuid = str(v.uuid);
+    if (uuid !== null) this.messages.set(uuid, { line: pos.line as number, what: type === 'assistant' ? 'answer' : userLineKind(v, message) });
   }
 
   private user(session: RecordedSession, v: Obj, message: Obj, pos: SourcePos): void {
@@ -170,7 +181,7 @@ class FileReader {
       pos: { ...pos, sessionId: session.id },
       lines: 1,
       usage,
-      answers: str(v.parentUuid),
+      after: this.messages.get(str(v.parentUuid) ?? '') ?? null,
       wire: null,
     };
     calls.set(id, call);
@@ -198,10 +209,18 @@ class FileReader {
   }
 }
 
-/** The session id a file's records carry (the first found), else its name without `.jsonl`. */
+/** Where a file's session id is looked for: its first lines. */
+const SESSION_ID_CHARS = 64 * 1024;
+
+/** The session id a file's records carry (the first found in its first lines), else its name without `.jsonl`. */
 function sessionIdOf(file: ClaudeCodeFile): string {
-  const found = /"sessionId"\s*:\s*"([^"\\]{1,200})"/.exec(file.text.slice(0, 64 * 1024));
-  return found ? found[1] : (file.path.split('/').pop() ?? file.path).replace(/\.jsonl$/, '');
+  let seen = 0;
+  for (const { text } of file.lines) {
+    const found = /"sessionId"\s*:\s*"([^"\\]{1,200})"/.exec(text);
+    if (found) return found[1];
+    if ((seen += text.length) > SESSION_ID_CHARS) break;
+  }
+  return (file.path.split('/').pop() ?? file.path).replace(/\.jsonl$/, '');
 }
 
 /** A subagent file's agent id: `agent-<id>.jsonl`. */

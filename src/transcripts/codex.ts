@@ -9,7 +9,7 @@
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
-import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes } from './jsonLines';
+import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes, type LineSource } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
 
 type Obj = Record<string, unknown>;
@@ -35,7 +35,7 @@ function changedSettings(before: Map<string, string> | null, now: Map<string, st
   return [...new Set([...before.keys(), ...now.keys()])].filter((k) => before.get(k) !== now.get(k)).sort();
 }
 
-export function readCodex(path: string, text: string): RecordedTranscript {
+export function readCodex(path: string, lines: LineSource): RecordedTranscript {
   const findings: InputFinding[] = [];
   const unknownTypes = new UnknownTypes('Codex');
   let session: RecordedSession | null = null;
@@ -77,7 +77,7 @@ export function readCodex(path: string, text: string): RecordedTranscript {
     return turn;
   };
 
-  eachRecord(path, text, findings, 'Codex', (v, type, line) => {
+  eachRecord(path, lines, findings, 'Codex', (v, type, line) => {
     const pos: SourcePos = { line, column: 1 };
     if (!KNOWN_TYPES.has(type)) {
       unknownTypes.add(type, line);
@@ -148,7 +148,7 @@ export function readCodex(path: string, text: string): RecordedTranscript {
           pos: { ...pos, sessionId: s.id },
           lines: 1,
           usage: recordedUsageOf(p.info.last_token_usage, 'codex'),
-          answers: null,
+          after: null,
           wire: null,
         };
         turn.calls.push(call);

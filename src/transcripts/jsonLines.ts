@@ -30,18 +30,46 @@ export function unparsedLine(path: string, line: number, failed: Extract<JsonPar
   );
 }
 
+/** One line of a file, without its newline; `terminated` is false only for a last line that has none. */
+export interface TextLine {
+  text: string;
+  /** 1-based. */
+  line: number;
+  terminated: boolean;
+}
+
+/**
+ * A file's lines in order, read again from the start each time it is iterated. A reader of JSON
+ * lines takes this, not the file's text: from disk the lines come as they are read (recordedFiles.ts
+ * `linesOfFile`), so a log of any size is read in a bounded buffer; a test hands it a string.
+ */
+export type LineSource = Iterable<TextLine>;
+
+export function linesOfText(text: string): LineSource {
+  return {
+    *[Symbol.iterator]() {
+      if (text === '') return; // no line at all, not one empty line
+      const lines = text.split('\n');
+      const complete = text.endsWith('\n') ? lines.length - 1 : lines.length;
+      for (let n = 0; n < complete; n++) yield { text: lines[n], line: n + 1, terminated: n < lines.length - 1 };
+    },
+  };
+}
+
 /** Calls `record` with each line's object and its 1-based line; what is no object with a `type` is a finding. */
-export function eachRecord(path: string, text: string, findings: InputFinding[], what: string, record: (v: Obj, type: string, line: number) => void): void {
-  const lines = text.split('\n');
-  const complete = text.endsWith('\n') ? lines.length - 1 : lines.length;
-  for (let n = 0; n < complete; n++) {
-    const raw = lines[n];
+export function eachRecord(
+  path: string,
+  lines: LineSource,
+  findings: InputFinding[],
+  what: string,
+  record: (v: Obj, type: string, line: number) => void,
+): void {
+  for (const { text: raw, line, terminated } of lines) {
     if (raw.trim() === '') continue;
-    const line = n + 1;
     const parsed = parseJson(raw);
     if (!parsed.ok) {
       // Only the last line, unterminated, can be one a writer is still writing.
-      const partial = parsed.atEnd && n === complete - 1 && !text.endsWith('\n');
+      const partial = parsed.atEnd && !terminated;
       findings.push(
         parseError(
           `${path}:${line}:${parsed.pos.column}: ${parsed.message}${partial ? ' (the last line is incomplete: still being written?)' : ''}`,

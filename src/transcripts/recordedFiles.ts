@@ -6,14 +6,51 @@ import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } fr
 import { join } from 'node:path';
 import type { RecordedTranscript } from '../shared/model/recorded';
 import { readClaudeCode, type ClaudeCodeFile } from './claudeCode';
+import type { LineSource } from './jsonLines';
 import { readCodex } from './codex';
 import { recordedKindOf, type RecordedKind } from './foreign';
 import { readApiCapture } from './apiCapture';
 import { SNIFF_BYTES } from './read';
 
-function textOf(path: string): ClaudeCodeFile | null {
+/** How much of a file of JSON lines is read at a time. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * A file's lines read as they come, `chunkBytes` at a time: a log of gigabytes costs a chunk and its
+ * longest line, never the whole text (which V8 could not even hold past 512 MiB). Decoded as
+ * `readFileSync(path, 'utf8')` decodes (bytes that are not UTF-8 read as U+FFFD).
+ */
+export function linesOfFile(path: string, chunkBytes = CHUNK_BYTES): LineSource {
+  return {
+    *[Symbol.iterator]() {
+      const fd = openSync(path, 'r');
+      try {
+        const chunk = Buffer.alloc(chunkBytes);
+        let carried: Buffer[] = [];
+        let line = 0;
+        for (let read = readSync(fd, chunk, 0, chunkBytes, null); read > 0; read = readSync(fd, chunk, 0, chunkBytes, null)) {
+          const bytes = chunk.subarray(0, read);
+          let start = 0;
+          for (let end = bytes.indexOf(10); end !== -1; end = bytes.indexOf(10, start)) {
+            const piece = bytes.subarray(start, end);
+            yield { text: (carried.length ? Buffer.concat([...carried, piece]) : piece).toString('utf8'), line: ++line, terminated: true };
+            carried = [];
+            start = end + 1;
+          }
+          // The chunk is read over next time: what is left of its line is copied out.
+          if (start < read) carried.push(Buffer.from(bytes.subarray(start)));
+        }
+        if (carried.length) yield { text: Buffer.concat(carried).toString('utf8'), line: ++line, terminated: false };
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
+}
+
+function fileOf(path: string): ClaudeCodeFile | null {
   try {
-    return statSync(path).isFile() ? { path, text: readFileSync(path, 'utf8') } : null;
+    return statSync(path).isFile() ? { path, lines: linesOfFile(path) } : null;
   } catch {
     return null;
   }
@@ -57,15 +94,16 @@ export function recordedKindAt(path: string): RecordedKind | null {
 export function loadRecorded(path: string, kind = recordedKindAt(path)): RecordedTranscript | null {
   if (kind === null) return null;
   if (kind === 'claude-code') return loadClaudeCode(path);
-  const text = readFileSync(path, 'utf8');
-  return kind === 'codex' ? readCodex(path, text) : readApiCapture(path, text, kind);
+  if (kind === 'codex') return readCodex(path, linesOfFile(path));
+  // A capture is one document (a HAR, a cassette), or lines whose requests are kept to be compared.
+  return readApiCapture(path, readFileSync(path, 'utf8'), kind);
 }
 
 export function loadClaudeCode(path: string): RecordedTranscript {
-  const main = textOf(path);
+  const main = fileOf(path);
   if (!main) throw new Error(`${path}: not a readable file`);
   const subagents = subagentFilesOf(path)
-    .map(textOf)
+    .map(fileOf)
     .filter((f): f is ClaudeCodeFile => f !== null);
   return readClaudeCode(main, subagents);
 }

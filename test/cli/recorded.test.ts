@@ -29,7 +29,7 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     assert.ok(lines.includes('  compaction (manual) at line 1481: 142,431 tokens before, its summary at line 1482'), r.stdout);
     assert.match(
       r.stdout,
-      /\n {4}miss at line 1511 \(claude-opus-4-6\): 11,011 tokens billed again, 2,359 s after the previous call \(line 73\): expired \(the cache keeps an idle prefix 300 s\), \$0\.\d+ more than a hit\n/,
+      /\n {4}miss at line 1511 \(claude-opus-4-6\), answering the prompt at line 1491: 11,011 tokens billed again, 2,359 s after the previous call \(line 73\): expired \(the cache keeps an idle prefix 300 s\), \$0\.\d+ more than a hit\n/,
     );
     assert.match(
       r.stdout,
@@ -147,7 +147,7 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     const text = (await runMain(['analyze', har])).stdout;
     assert.match(
       text,
-      /\n {4}break at line 1: history-rewritten at message 0, byte 26\n {4}miss at line 1 \(claude-sonnet-4-5\): 4,000 tokens billed again, 0 s after the previous call \(line 1\): after the history was rewritten, \$0\.\d+ more than a hit\n/,
+      /\n {4}break at log\.entries\[1\]: history-rewritten at message 0, byte 26\n {4}miss at log\.entries\[1\] \(claude-sonnet-4-5\): 4,000 tokens billed again, 0 s after the previous call: after the history was rewritten, \$0\.\d+ more than a hit\n/,
     );
   });
 

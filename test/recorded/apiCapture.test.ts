@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import { readApiCapture } from '../../src/transcripts/apiCapture';
+import { linesOfText } from '../../src/transcripts/jsonLines';
 import { readClaudeCode } from '../../src/transcripts/claudeCode';
 import { recordedKindOf } from '../../src/transcripts/foreign';
 import { loadRecorded } from '../../src/transcripts/recordedFiles';
@@ -209,7 +210,7 @@ describe('HAR archives and claude-trace logs', () => {
     };
     const t = readApiCapture('x.har', JSON.stringify(har), 'har');
     assert.deepEqual(
-      t.findings.map((f) => [f.severity, f.pos.offset]),
+      t.findings.map((f) => [f.severity, f.pos.entry]),
       [
         ['error', 0],
         ['warning', 1],
@@ -234,7 +235,7 @@ describe('what a reader sets aside is counted', () => {
   it('a HAR entry that is no request with its response is a finding at its place', () => {
     const t = readApiCapture('x.har', JSON.stringify({ log: { entries: [null, { request: {} }] } }), 'har');
     assert.deepEqual(
-      t.findings.map((f) => [f.severity, f.pos.offset, f.message]),
+      t.findings.map((f) => [f.severity, f.pos.entry, f.message]),
       [
         ['error', 0, 'x.har: log.entries[0] is no request with its response: skipped'],
         ['error', 1, 'x.har: log.entries[1] is no request with its response: skipped'],
@@ -246,7 +247,9 @@ describe('what a reader sets aside is counted', () => {
     const line = (message: Record<string, unknown>) => JSON.stringify({ type: 'assistant', sessionId: 's', uuid: 'u', message });
     const t = readClaudeCode({
       path: 'c.jsonl',
-      text: [line({ model: 'claude-sonnet-4-5' }), line({ id: 'x', model: '<synthetic>' }), line({ id: 'y', model: '<synthetic>' }), ''].join('\n'),
+      lines: linesOfText(
+        [line({ model: 'claude-sonnet-4-5' }), line({ id: 'x', model: '<synthetic>' }), line({ id: 'y', model: '<synthetic>' }), ''].join('\n'),
+      ),
     });
     assert.deepEqual(
       t.findings.map((f) => [f.severity, f.pos.line, f.message]),

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import type { RecordedTranscript } from '../../src/shared/model/recorded';
 import { readClaudeCode } from '../../src/transcripts/claudeCode';
+import { linesOfText } from '../../src/transcripts/jsonLines';
 import { loadClaudeCode } from '../../src/transcripts/recordedFiles';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
 
@@ -91,6 +92,11 @@ describe('Claude Code logs of real sessions', { skip: !existsSync(CLAUDE) && `${
       // The cache held 28,726 read + 3,733 written; 21,448 (the system prompt and tools) were read.
       [[1511, 2, 'expired', 28726 + 3733 - 21448, 2358.713]],
     );
+    // What each call answered, by its first line's parent: the miss answered the user's prompt after the compaction.
+    assert.deepEqual(misses[0].call.after, { line: 1491, what: 'prompt' });
+    const answered = new Map<string, number>();
+    for (const j of judged) answered.set(j.call.after?.what ?? 'not recorded', (answered.get(j.call.after?.what ?? 'not recorded') ?? 0) + 1);
+    assert.deepEqual(Object.fromEntries(answered), { 'tool result': 216, prompt: 4, other: 1 });
   });
 
   it("the old layout: 15 calls, the summary line is the conversation's title", () => {
@@ -132,7 +138,7 @@ describe('Claude Code logs, damaged or from a later version', () => {
       assistant('msg_2', 5000, 100, '2026-01-01T00:00:05Z'),
       '{"type": "user", "mess',
     ].join('\n');
-    const t = readClaudeCode({ path: 'x.jsonl', text });
+    const t = readClaudeCode({ path: 'x.jsonl', lines: linesOfText(text) });
     assert.deepEqual(
       t.findings.map((f) => [f.severity, f.pos.line, f.atEnd ?? false]),
       [
@@ -165,7 +171,7 @@ describe('Claude Code logs, damaged or from a later version', () => {
       assistant('msg_4', 10000, 14000, '2026-01-01T00:02:00Z'),
       '',
     ].join('\n');
-    const t = readClaudeCode({ path: 'x.jsonl', text });
+    const t = readClaudeCode({ path: 'x.jsonl', lines: linesOfText(text) });
     const [session] = t.sessions;
     assert.deepEqual(
       session.compactions.map((c) => [c.trigger, c.preTokens, c.pos.line, c.summaryPos?.line, c.turnIndex]),
@@ -197,7 +203,7 @@ describe('Claude Code logs, damaged or from a later version', () => {
       assistant('msg_3', 0, 5200, '2026-01-01T00:07:00Z'),
       '',
     ].join('\n');
-    const judged = judgeRecordedCalls(readClaudeCode({ path: 'x.jsonl', text }));
+    const judged = judgeRecordedCalls(readClaudeCode({ path: 'x.jsonl', lines: linesOfText(text) }));
     assert.deepEqual(
       judged.map((j) => [j.cacheMiss?.class ?? null, j.cacheMiss?.idleSeconds ?? null, j.cacheMiss?.rebilledTokens ?? null]),
       [

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import { recordedReport } from '../../src/analysis/recordedReport';
 import { readCodex } from '../../src/transcripts/codex';
+import { linesOfText } from '../../src/transcripts/jsonLines';
 import { loadRecorded } from '../../src/transcripts/recordedFiles';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
 
@@ -85,7 +86,7 @@ describe('Codex rollouts, changed and damaged', () => {
     const twice = lines[3];
     lines.splice(4, 0, twice, context('t2', { approval_policy: 'on-request' }), user('two'), count(5200, 0, '2026-01-01T00:00:10Z'));
     lines.push(meta('SYSTEM B'), context('t3', { approval_policy: 'on-request' }), user('three'), count(5400, 0, '2026-01-01T00:00:20Z'), '');
-    const t = readCodex('r.jsonl', lines.filter((l, i) => l !== '' || i === lines.length - 1).join('\n'));
+    const t = readCodex('r.jsonl', linesOfText(lines.filter((l, i) => l !== '' || i === lines.length - 1).join('\n')));
     assert.deepEqual(t.findings, []);
     const turns = t.sessions[0].turns;
     assert.deepEqual(
@@ -120,7 +121,7 @@ describe('Codex rollouts, changed and damaged', () => {
       count(3000, 0, '2026-01-01T00:00:03Z'),
       rec('event_msg', { type: 'token_count', info: null }),
     ].join('\n');
-    const t = readCodex('r.jsonl', text);
+    const t = readCodex('r.jsonl', linesOfText(text));
     assert.deepEqual(
       t.findings.map((f) => [f.severity, f.pos.line, f.atEnd ?? false]),
       [

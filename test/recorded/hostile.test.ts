@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { recordedReport } from '../../src/analysis/recordedReport';
 import type { RecordedTranscript } from '../../src/shared/model/recorded';
 import { readApiCapture } from '../../src/transcripts/apiCapture';
+import { linesOfText } from '../../src/transcripts/jsonLines';
 import { readClaudeCode } from '../../src/transcripts/claudeCode';
 import { readCodex } from '../../src/transcripts/codex';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
@@ -20,7 +21,7 @@ const RUNS = 40;
 
 /** The checks every read must pass, whatever it was given. */
 function holds(t: RecordedTranscript): void {
-  for (const f of t.findings) assert.ok(f.pos.line !== undefined || f.pos.offset !== undefined, f.message);
+  for (const f of t.findings) assert.ok(f.pos.line !== undefined || f.pos.offset !== undefined || f.pos.entry !== undefined, f.message);
   const report = recordedReport(t);
   assert.equal(report.calls.length, t.sessions.flatMap((s) => s.turns.flatMap((turn) => turn.calls)).length);
   JSON.stringify(report);
@@ -53,12 +54,12 @@ function fuzzLines(text: string, read: (text: string) => RecordedTranscript): vo
 
 describe('other agents files, damaged', { skip: !FOREIGN_FILES.present && 'the foreign fixtures are not there' }, () => {
   it('a Claude Code log: damaged lines cost their lines', () => {
-    fuzzLines(readFileSync(FOREIGN_FILES.parallel, 'utf8'), (text) => readClaudeCode({ path: 'c.jsonl', text }));
+    fuzzLines(readFileSync(FOREIGN_FILES.parallel, 'utf8'), (text) => readClaudeCode({ path: 'c.jsonl', lines: linesOfText(text) }));
   });
 
   it('a Codex rollout: damaged lines cost their lines', () => {
     const text = readFileSync(FOREIGN_FILES.codexRollout, 'utf8').split('\n').slice(0, 60).join('\n');
-    fuzzLines(text, (t) => readCodex('r.jsonl', t));
+    fuzzLines(text, (t) => readCodex('r.jsonl', linesOfText(t)));
   });
 
   it('a cassette: damaged YAML is a finding, never a throw', () => {
@@ -74,13 +75,13 @@ describe('other agents files, damaged', { skip: !FOREIGN_FILES.present && 'the f
           JSON.stringify({ type: 'system', subtype: 'compact_boundary', sessionId: 's', uuid: 'v', compactMetadata: b }),
           JSON.stringify({ type: 'user', sessionId: 's', uuid: 'w', message: { content: c } }),
         ].join('\n');
-        holds(readClaudeCode({ path: 'c.jsonl', text: lines }));
+        holds(readClaudeCode({ path: 'c.jsonl', lines: linesOfText(lines) }));
         const rollout = [
           JSON.stringify({ type: 'session_meta', payload: { id: a, base_instructions: b } }),
           JSON.stringify({ type: 'turn_context', payload: a }),
           JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: b, last_token_usage: c } } }),
         ].join('\n');
-        holds(readCodex('r.jsonl', rollout));
+        holds(readCodex('r.jsonl', linesOfText(rollout)));
         const har = JSON.stringify({
           log: {
             entries: [

@@ -59,10 +59,16 @@ export interface RecordedCall {
   /** How many lines wrote it: a streamed response is written more than once, and its usage is the last line's, never a sum. */
   lines: number;
   usage: RecordedUsage | null;
-  /** The message this call answered (Claude Code: the parent uuid of its first line). */
-  answers: string | null;
+  /** The message this call answered (Claude Code: its first line's parent); null where not recorded. */
+  after: RecordedAfter | null;
   /** The request as sent, where the format records its bytes; null: not recorded. */
   wire: RecordedWire | null;
+}
+
+/** A message a call answered: its line, and what it was (the user's prompt, a tool's result, an earlier answer, a compaction's summary, another line). */
+export interface RecordedAfter {
+  line: number;
+  what: 'prompt' | 'tool result' | 'answer' | 'compaction summary' | 'other';
 }
 
 /** A compaction the transcript records: where, why, and how large the context was before it. */

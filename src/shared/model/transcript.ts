@@ -12,6 +12,7 @@ export interface SourcePos {
   line?: number; // 1-based
   column?: number; // 1-based
   offset?: number; // byte offset, when lines mean nothing (binary input)
+  entry?: number; // 0-based place in a document's list, where its lines mean little (a HAR's log.entries[i])
   sessionId?: string;
   rowId?: number; // state.db messages.id
 }
