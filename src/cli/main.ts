@@ -7,6 +7,7 @@ import { analyze, withBilling, type Analysis, type AnalysisProgress, type Analyz
 import type { Diagnostic, Report, ReportCompaction } from '../shared/reportTypes';
 import { createTokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadTranscript, UnknownSession, UnopenablePath } from '../transcripts/load';
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
@@ -27,6 +28,9 @@ import { recordedReport } from '../analysis/recordedReport';
 import type { RecordedReport } from '../shared/recordedReportTypes';
 import { loadRecorded } from '../transcripts/recordedFiles';
 import { recordedCheckLine, recordedFileName, recordedText } from './recordedText';
+import { agentOfFolder, listAgentFolder } from '../transcripts/agentFolders';
+import { agentSessionRow } from '../analysis/agentOverview';
+import { agentSessionsText } from './agentSessionsText';
 
 /** `report -o` cannot or must not write where it was told: said in one line, exit 2. */
 class CannotWrite extends Error {}
@@ -276,6 +280,30 @@ function recordedOf(path: string, o: Options): RecordedReport | null {
   return report;
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `sessions DIR`: an agent's own folder, its sessions by project, each read whole for its figures. */
+function agentSessions(root: string, o: Options, out: (line: string) => void): void {
+  const hermesOnly = [
+    o.sort !== null && '--sort',
+    o.filter.text !== undefined && '--filter',
+    o.filter.has !== undefined && '--has',
+    o.session !== undefined && '--session',
+  ].filter(Boolean);
+  if (hermesOnly.length) throw new UsageError(`${hermesOnly.join(', ')}: not for a folder of another agent's sessions (${root})`);
+  const listing = listAgentFolder(agentOfFolder(root), root);
+  if (listing.problem) throw new UsageError(listing.problem);
+  const projects = listing.projects.map((p) => ({ ...p, sessions: p.sessions.map((f) => agentSessionRow(f, () => loadRecorded(f.path), o.prices)) }));
+  if (o.json) out(jsonText({ schemaVersion: 1, kind: 'agent-sessions', agent: listing.agent, root: listing.root, projects }));
+  else for (const line of agentSessionsText(listing, projects)) out(line);
+}
+
 /** The HTML report written a piece at a time, never held as one string (htmlReport.ts); a failed write is CannotWrite. */
 function writeReport(output: string, data: EmbeddedPage, title: string, theme: Options['theme']): void {
   try {
@@ -326,6 +354,10 @@ async function run(argv: string[], out: (s: string) => void, err: (s: string) =>
       return 0;
     }
     checkOptions(command, o, rest);
+    if (command === 'sessions' && isFolder(o.files[0])) {
+      agentSessions(o.files[0], o, out);
+      return 0;
+    }
     if (command === 'sessions') {
       // Another agent's sessions are no Hermes lineages: `analyze` lists them.
       if (recordedOf(o.files[0], o)) throw new UsageError(`sessions: not for ${o.files[0]}, another agent's transcript; \`analyze\` lists its sessions`);

@@ -10,6 +10,7 @@ Usage:
   prompt-inspector check <file...> [--format text|github] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
   prompt-inspector report <file> -o <out.html> [--theme light|dark] [--profile P] [--tokenizer T] [--lineage ID | --session ID]
   prompt-inspector sessions <file> [--json] [--wide] [--sort [-]COLUMN] [--desc] [--filter TEXT] [--has breaks|errors] [--session ID]
+  prompt-inspector sessions <folder> [--json]     (Claude Code's or Codex's own sessions folder)
   prompt-inspector <command> --help
 
 Files: a Hermes state.db, sessions/session_*.json, request_dump_*.json, or a turn-trace .jsonl;
@@ -73,6 +74,13 @@ VS Code), which opens offline in any browser and loads nothing from the network.
   --theme T       light (default) or dark
 ${ENGINE_OPTIONS}${LOG_OPTIONS}${SCOPE_OPTIONS}`,
   sessions: `prompt-inspector sessions <file> [options]
+       prompt-inspector sessions <folder> [--json]
+
+Given another agent's own folder (Claude Code's ~/.claude/projects or one of its projects, Codex's
+~/.codex/sessions): its projects, each with its sessions newest first, each read for its turns,
+calls, share read from the cache, cost, misses and compactions (docs/recorded.md "Finding them").
+
+Given a Hermes file:
 
 One row per lineage: a compaction chain is one row with its sessions listed under it, branches,
 delegates and resets are indented under the lineage they came from. Columns marked * are the

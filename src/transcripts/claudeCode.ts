@@ -36,7 +36,7 @@ const KNOWN_TYPES = new Set([
 ]);
 
 /** The user's own words in a user line; null for a line of tool results only. */
-function promptOf(content: unknown): string | null {
+export function promptOf(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return null;
   const texts = content.filter((b): b is Obj => isObject(b) && b.type !== 'tool_result');

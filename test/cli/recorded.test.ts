@@ -4,8 +4,8 @@
 // the real files (../shared/fixtures/foreign), where they are kept, and on damaged copies of them.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RecordedReport } from '../../src/shared/recordedReportTypes';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
@@ -155,6 +155,40 @@ describe('the CLI on Claude Code session logs', { skip: !existsSync(CLAUDE) && `
     const r = await runMain(['sessions', ROLLOUT]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^prompt-inspector: sessions: not for .*rollout-.*\.jsonl, another agent's transcript; `analyze` lists its sessions/);
+  });
+
+  it("sessions on an agent's own folder: its projects, sessions newest first with their figures", async () => {
+    const root = tempDir();
+    const project = join(root, '-home-USER-projects-spotter');
+    mkdirSync(project);
+    cpSync(SPOTTER, join(project, basename(SPOTTER)));
+    cpSync(SPOTTER.replace(/\.jsonl$/, ''), join(project, basename(SPOTTER).replace(/\.jsonl$/, '')), { recursive: true });
+    const r = await runMain(['sessions', root]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.trimEnd().split('\n'), [
+      `Claude Code sessions in ${root}: 1 project, 1 session`,
+      '',
+      `/home/USER/projects/spotter-worktrees/spotter-4te: 1 session (${project})`,
+      '  2026-02-12 14:11  Work on bead spotter-4te. Run bd show spotter-4…  5 turns  221 calls  97.8% from cache  $6.17  1 miss (0 unexplained)  1 compaction  2 subagents',
+    ]);
+    const json = await runMain(['sessions', root, '--json']);
+    const listed = JSON.parse(json.stdout);
+    assert.equal(listed.kind, 'agent-sessions');
+    const [row] = listed.projects[0].sessions;
+    assert.deepEqual([row.figures.usage.calls, row.figures.misses, row.figures.compactions, row.problem], [221, 1, 1, null]);
+    // Codex's folder is told by its rollouts, not its name.
+    const codex = tempDir();
+    mkdirSync(join(codex, '2026', '05', '11'), { recursive: true });
+    cpSync(ROLLOUT, join(codex, '2026', '05', '11', basename(ROLLOUT)));
+    const c = await runMain(['sessions', codex]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.match(
+      c.stdout,
+      /^Codex sessions in .*: 1 project, 1 session\n\n\/Users\/Sample_User\/repos\/codemie-ai\/codemie-code: 1 session\n {2}2026-05-11 08:26 {2}show tools +2 turns {2}66 calls {2}81\.4% from cache {2}\$\d+\.\d\d {2}18 misses \(17 unexplained\)\n$/,
+    );
+    const refused = await runMain(['sessions', root, '--sort', 'turns']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--sort: not for a folder of another agent's sessions/);
   });
 
   it('an unexplained miss is a warning check prints; the Hermes-only options are refused', async () => {
