@@ -7,6 +7,7 @@ import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
 import type { SessionOverview } from '../src/shared/overviewTypes';
 import type { RecordedReport } from '../src/shared/recordedReportTypes';
+import type { AgentProjectView } from '../src/shared/messages';
 import {
   PROTOCOL_VERSION,
   type InspectorIndex,
@@ -34,6 +35,7 @@ import { firstView, keyAction, selectionAnnouncement, updatePlan } from './view-
 import { Pages, type Details } from './pages';
 import { PagesController } from './pages-controller';
 import './recorded-view';
+import './agent-project-view';
 import './request-bar';
 import './session-overview';
 import './summary-header';
@@ -54,6 +56,8 @@ export class InspectorApp extends LitElement {
   @state() accessor problem: string | null = null;
   /** Another agent's transcript, shown as recorded instead of replayed. */
   @state() accessor recorded: RecordedReport | null = null;
+  /** Another agent's project: the view shows its sessions alone. */
+  @state() accessor agentProject: AgentProjectView | null = null;
   @state() accessor announcement = '';
   /** A short visible answer to a key that had nothing to do (`b` without a break). */
   @state() accessor notice = '';
@@ -107,7 +111,7 @@ export class InspectorApp extends LitElement {
     .waiting.problem { color: var(--pi-error); }
     .waiting-detail { margin: 0; padding: 8px 12px; color: var(--pi-muted); }
     session-overview { grid-column: 1 / -1; grid-row: 1 / -1; height: 100vh; }
-    recorded-view { grid-column: 1 / -1; grid-row: 1 / -1; height: 100vh; min-width: 0; }
+    recorded-view, agent-project-view { grid-column: 1 / -1; grid-row: 1 / -1; height: 100vh; min-width: 0; }
     .notice { position: fixed; left: 12px; bottom: 36px; padding: 6px 10px; color: var(--pi-fg); background: var(--pi-bg); border: 1px solid var(--pi-border); }
     .open-problem { position: fixed; left: 12px; right: 12px; bottom: 36px; padding: 6px 10px; color: var(--pi-error); background: var(--pi-bg); border: 1px solid var(--pi-error); }
     /* Narrow panels: one column, the page scrolls, the message list keeps a height to virtualise in. */
@@ -211,11 +215,13 @@ export class InspectorApp extends LitElement {
     switch (m.type) {
       case 'init':
       case 'recorded':
+      case 'agentProject':
         if (m.version !== PROTOCOL_VERSION) {
           this.problem = `This view speaks protocol ${PROTOCOL_VERSION} but its host speaks ${m.version}: reload the window.`;
           return;
         }
         if (m.type === 'recorded') this.recorded = m.report;
+        else if (m.type === 'agentProject') this.agentProject = m.project;
         else this.init(m.index, m.overview, m.state, m.state ?? this.memory?.load() ?? null);
         return;
       case 'update': {
@@ -394,6 +400,11 @@ export class InspectorApp extends LitElement {
   render() {
     if (this.problem) return html`<div class="waiting problem" role="alert">${this.problem}</div>`;
     if (this.recorded) return html`<recorded-view .report=${this.recorded}></recorded-view>`;
+    if (this.agentProject)
+      return html`<agent-project-view
+        .project=${this.agentProject}
+        @open-transcript=${(e: CustomEvent<string>) => this.transport?.post({ type: 'openTranscript', path: e.detail })}
+      ></agent-project-view>`;
     // The overview first and in one place: hidden while a lineage is open, never re-created, so it
     // keeps its scroll and focus.
     return html`${

@@ -8,7 +8,7 @@ import { property } from 'lit/decorators.js';
 import type { RecordedCause, RecordedReport, RecordedReportCall, RecordedReportSession, UsageTotals } from '../src/shared/recordedReportTypes';
 import { num, plural, revealBidiControls, usd } from './format';
 import { styleProps } from './style-props';
-import { tokens } from './theme';
+import { figuresPage, tokens } from './theme';
 
 const FORMATS: Record<RecordedReport['source']['format'], string> = {
   'claude-code': 'Claude Code session log',
@@ -60,26 +60,16 @@ export class RecordedView extends LitElement {
 
   static styles = [
     tokens,
+    figuresPage,
     css`
-      :host { display: block; padding: 6px 12px 16px; overflow: auto; height: 100%; box-sizing: border-box; }
-      h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
-      h1 .of { font-weight: 400; color: var(--pi-muted); }
       h2 { font-size: 12px; font-weight: 600; margin: 14px 0 4px; overflow-wrap: anywhere; }
       h2 .kind { font-weight: 400; color: var(--pi-muted); }
-      .line { display: flex; flex-wrap: wrap; gap: 2px 14px; color: var(--pi-muted); margin-top: 3px; }
-      .line b { color: var(--pi-fg); font-weight: 600; }
       .not-recorded { margin-top: 4px; color: var(--pi-muted); }
       .not-recorded b { color: var(--pi-warning); font-weight: 600; }
-      table { border-collapse: collapse; width: 100%; margin-top: 4px; font-variant-numeric: tabular-nums; }
-      th { text-align: left; font-weight: 600; color: var(--pi-muted); padding: 2px 6px; border-bottom: 1px solid var(--pi-border); }
-      td { padding: 1px 6px; vertical-align: top; }
-      td.n { text-align: right; white-space: nowrap; }
       tr.turn td { padding-top: 6px; font-weight: 600; overflow-wrap: anywhere; }
       tr.compaction td { color: var(--pi-info); font-style: italic; padding: 4px 6px; }
       tr.miss td.status { color: var(--pi-warning); }
       tr.break td.status { color: var(--pi-error); }
-      .bar { display: inline-block; width: 80px; height: 8px; background: var(--pi-hover); vertical-align: middle; margin-right: 4px; }
-      .bar span { display: block; height: 100%; background: var(--pi-info); }
       .status { overflow-wrap: anywhere; }
     `,
   ];

@@ -109,3 +109,18 @@ export const tokens = css`
   button.link { font: inherit; background: none; border: 0; padding: 0; color: var(--pi-link); cursor: pointer; }
   button.link:hover { text-decoration: underline; }
 `;
+
+/** A page of figures in a table (a recorded transcript, an agent's project): its heading, lines and bars. */
+export const figuresPage = css`
+  :host { display: block; padding: 6px 12px 16px; overflow: auto; height: 100%; box-sizing: border-box; }
+  h1 { margin: 0; font-size: 13px; font-weight: 600; overflow-wrap: anywhere; }
+  h1 .of { font-weight: 400; color: var(--pi-muted); }
+  .line { display: flex; flex-wrap: wrap; gap: 2px 14px; color: var(--pi-muted); margin-top: 3px; }
+  .line b { color: var(--pi-fg); font-weight: 600; }
+  table { border-collapse: collapse; width: 100%; margin-top: 4px; font-variant-numeric: tabular-nums; }
+  th { text-align: left; font-weight: 600; color: var(--pi-muted); padding: 2px 6px; border-bottom: 1px solid var(--pi-border); }
+  td { padding: 1px 6px; vertical-align: top; }
+  td.n { text-align: right; white-space: nowrap; }
+  .bar { display: inline-block; width: 80px; height: 8px; background: var(--pi-hover); vertical-align: middle; margin-right: 4px; }
+  .bar span { display: block; height: 100%; background: var(--pi-info); }
+`;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Diagnostic } from '../shared/reportTypes';
 import type { RecordedReport } from '../shared/recordedReportTypes';
+import type { AgentFolderListing, AgentSessionFile, AgentSessionRow } from '../shared/agentFolderTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
@@ -92,6 +93,9 @@ export class RemoteInspection extends RemotePages {
  */
 const WORKERS = 4;
 
+/** The worker that lists the agents' folders and reads their sessions for the overview: one, as they are read one at a time. */
+const AGENT_FOLDERS = 'agent-folders';
+
 export class AnalysisCache implements vscode.Disposable {
   private readonly engines: EnginePool;
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -161,6 +165,21 @@ export class AnalysisCache implements vscode.Disposable {
         return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, recorded, engine, key);
       });
     });
+  }
+
+  /** The other agents' session folders set in the settings, listed by the worker; [] when none is set. */
+  agentSessions(): Promise<AgentFolderListing[]> {
+    const { claudeCodeProjects, codexSessions } = readSettings();
+    const folders = [
+      ...(claudeCodeProjects ? [{ agent: 'claude-code' as const, root: claudeCodeProjects }] : []),
+      ...(codexSessions ? [{ agent: 'codex' as const, root: codexSessions }] : []),
+    ];
+    return folders.length ? Promise.resolve(this.engines.for(AGENT_FOLDERS).call('agentSessions', { folders })) : Promise.resolve([]);
+  }
+
+  /** A listed session read whole by the worker, for its row of the project's overview. */
+  agentSessionRow(file: AgentSessionFile): Promise<AgentSessionRow> {
+    return Promise.resolve(this.engines.for(AGENT_FOLDERS).call('agentSessionRow', { file, prices: readSettings().prices }));
   }
 
   /** How many sessions the file held when it was last analysed; undefined before any analysis. */

@@ -10,10 +10,12 @@ import type { InspectorPanels } from './inspectorPanels';
 import type { RevealTarget } from './inspectorView';
 import { sizeText, transcriptKind } from './transcriptKind';
 import type { TranscriptTree } from './transcriptTree';
+import type { ProjectOverviews } from './projectOverview';
+import type { AgentName, AgentProject } from '../shared/agentFolderTypes';
 
 const NAVIGATIONS: Navigation[] = ['nextTurn', 'previousTurn', 'nextRequest', 'previousRequest', 'nextBreak'];
 
-export function registerCommands(cache: AnalysisCache, tree: TranscriptTree, panels: InspectorPanels): vscode.Disposable[] {
+export function registerCommands(cache: AnalysisCache, tree: TranscriptTree, panels: InspectorPanels, projects: ProjectOverviews): vscode.Disposable[] {
   const active = () => panels.views.active;
   return [
     vscode.commands.registerCommand('promptInspector.open', () => pickTranscript(cache, panels)),
@@ -21,8 +23,9 @@ export function registerCommands(cache: AnalysisCache, tree: TranscriptTree, pan
       const target = uri ?? vscode.window.activeTextEditor?.document.uri;
       if (target) void panels.openPanel(target).reveal(null);
     }),
-    // Agent Transcripts' nodes: not in the palette (package.json lists it nowhere), a click's target.
+    // Agent Transcripts' nodes: not in the palette (package.json lists them nowhere), a click's target.
     vscode.commands.registerCommand('promptInspector.reveal', (uri: vscode.Uri, target: RevealTarget) => panels.openPanel(uri).reveal(target)),
+    vscode.commands.registerCommand('promptInspector.openProject', (agent: AgentName, project: AgentProject) => projects.show(agent, project)),
     vscode.commands.registerCommand('promptInspector.refreshTranscripts', () => tree.refresh()),
     vscode.commands.registerCommand('promptInspector.chooseSession', () => active()?.chooseSession()),
     vscode.commands.registerCommand('promptInspector.copyRequest', async () => {

@@ -9,6 +9,7 @@ import { registerCommands } from './commands';
 import { InspectorPanels } from './inspectorPanels';
 import type { InspectorView } from './inspectorView';
 import { ProblemsPublisher } from './problems';
+import { ProjectOverviews } from './projectOverview';
 import { statusOf, statusOfRecorded } from './statusText';
 import { RemoteInspection } from './analysisCache';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
@@ -32,9 +33,11 @@ export function activate(context: vscode.ExtensionContext): void {
     watcher.start();
     void problems.publish(uri);
   });
+  const projects = new ProjectOverviews(context.extensionUri, cache);
   context.subscriptions.push(
     problems,
-    ...registerCommands(cache, tree, panels),
+    projects,
+    ...registerCommands(cache, tree, panels, projects),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('promptInspector')) {
         cache.invalidateAll();

@@ -12,7 +12,7 @@ export async function findTranscripts(): Promise<vscode.Uri[]> {
     for (const uri of await vscode.workspace.findFiles(glob, '**/node_modules/**', 2000)) found.set(uri.toString(), uri);
   }
   if (hermesHome) {
-    const db = join(hermesHome.replace(/^~(?=$|\/)/, process.env.HOME ?? '~'), 'state.db');
+    const db = join(hermesHome, 'state.db');
     if (
       await stat(db).then(
         (s) => s.isFile(),

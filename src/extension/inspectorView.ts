@@ -2,7 +2,6 @@
 // the file or the lineage opened from its overview, state kept across hide/restore and restarts,
 // and live refresh that keeps the user's place.
 
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import {
   PROTOCOL_VERSION,
@@ -17,7 +16,7 @@ import {
 import { everyLineage } from '../shared/overviewColumns';
 import type { SessionOverview } from '../shared/overviewTypes';
 import { serve } from '../shared/rpc';
-import { renderInspectorHtml } from '../shared/webviewHtml';
+import { webviewPage } from './webviewPage';
 import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from './analysisCache';
 import { pickSession } from './sessionPicker';
 import { tabTitle } from './tabTitle';
@@ -128,16 +127,7 @@ export class InspectorView implements vscode.Disposable {
   }
 
   private html(): string {
-    const w = this.panel.webview;
-    const asset = (f: string): string => w.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', f)).toString();
-    return renderInspectorHtml({
-      title: `Prompt Inspector: ${vscode.workspace.asRelativePath(this.uri)}`,
-      nonce: randomBytes(16).toString('base64'),
-      cspSource: w.cspSource,
-      script: { uri: asset('webview.js') },
-      style: { uri: asset('webview.css') },
-      codicons: { uri: asset('codicon.css') },
-    });
+    return webviewPage(this.panel.webview, this.extensionUri, `Prompt Inspector: ${vscode.workspace.asRelativePath(this.uri)}`);
   }
 
   private post(message: ToWebview): void {
@@ -175,6 +165,9 @@ export class InspectorView implements vscode.Disposable {
         return;
       case 'copyRequest':
         await this.copyRequest(m.request);
+        return;
+      case 'openTranscript':
+        // Only an agent project's overview lists transcripts to open (projectOverview.ts).
         return;
     }
   }

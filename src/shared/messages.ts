@@ -3,6 +3,7 @@
 // formats; it receives a small index first, then pulls details and message bodies page by page.
 
 import type { RecordedReport } from './recordedReportTypes';
+import type { AgentName, AgentSessionRow } from './agentFolderTypes';
 import type { SessionOverview } from './overviewTypes';
 import type { BilledUsage, BreakCause, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
 import type { InjectionKind } from './model/injection';
@@ -314,13 +315,29 @@ export function pageOf<T>(list: readonly T[], start: number, count: number): T[]
 // ---- webview → host ----
 
 export type FromWebview =
-  { type: 'ready'; version: number } | RpcRequest<RequestMap> | { type: 'selected'; state: ViewState } | { type: 'copyRequest'; request: number };
+  | { type: 'ready'; version: number }
+  | RpcRequest<RequestMap>
+  | { type: 'selected'; state: ViewState }
+  | { type: 'copyRequest'; request: number }
+  /** A session of an agent's project chosen: the host opens its file in an inspector. */
+  | { type: 'openTranscript'; path: string };
+
+/** An agent's project as its overview shows it: its sessions newest first, figures filled in as each file is read. */
+export interface AgentProjectView {
+  agent: AgentName;
+  project: string;
+  folder: string | null;
+  /** A row whose `figures` and `problem` are both null is not read yet. */
+  rows: AgentSessionRow[];
+}
 
 // ---- host → webview ----
 
 export type ToWebview =
   /** Another agent's transcript, read as recorded (docs/recorded.md): the view shows its report alone. */
   | { type: 'recorded'; version: number; report: RecordedReport }
+  /** Another agent's project (docs/recorded.md "Finding them"): the view shows its sessions alone, posted again as each is read. */
+  | { type: 'agentProject'; version: number; project: AgentProjectView }
   /**
    * `index` is the scope of `state.lineage` (the whole file when null, or when that lineage is gone);
    * `overview` is null for a file of one lineage.

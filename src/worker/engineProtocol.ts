@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from '../shared/reportTypes';
 import type { RecordedReport } from '../shared/recordedReportTypes';
+import type { AgentFolderListing, AgentName, AgentSessionFile, AgentSessionRow } from '../shared/agentFolderTypes';
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import { RpcClient, type RpcResponse } from '../shared/rpc';
 import type { SessionSummary } from '../shared/model/transcript';
@@ -68,6 +69,10 @@ export interface EngineCalls {
   breakContext: { params: { key: string; request: number }; result: BreakContext | null };
   requestJson: { params: { key: string; request: number }; result: string };
   drop: { params: { key: string }; result: null };
+  /** Other agents' session folders, each listed from its files' first lines (docs/recorded.md "Finding them"). */
+  agentSessions: { params: { folders: { agent: AgentName; root: string }[] }; result: AgentFolderListing[] };
+  /** A listed session read whole as recorded, for its row of the agents' overview. */
+  agentSessionRow: { params: { file: AgentSessionFile; prices?: PriceOverrides }; result: AgentSessionRow };
 }
 
 /** Calls into the worker, which starts on the first one. */

@@ -21,6 +21,8 @@ import type { EngineCalls } from './engineProtocol';
 import type { TokenizerName } from '../shared/settingNames';
 import { loadRecorded, recordedKindAt } from '../transcripts/recordedFiles';
 import type { RecordedKind } from '../transcripts/foreign';
+import { listAgentFolder } from '../transcripts/agentFolders';
+import { agentSessionRow } from '../analysis/agentOverview';
 import type { RecordedReport } from '../shared/recordedReportTypes';
 import { recordedDiagnostics, recordedReport } from '../analysis/recordedReport';
 
@@ -222,6 +224,8 @@ const answer = serve<EngineCalls>({
     files.delete(key);
     return null;
   },
+  agentSessions: ({ folders }) => folders.map(({ agent, root }) => listAgentFolder(agent, root)),
+  agentSessionRow: ({ file, prices }) => agentSessionRow(file, () => loadRecorded(file.path), prices),
 });
 
 parentPort?.on('message', (request: RpcRequest<EngineCalls>) => {

@@ -15,7 +15,7 @@ import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
@@ -46,6 +46,11 @@ let server: CodeServer | undefined;
 let browser: Browser | undefined;
 let page: Page | undefined;
 let workspace = '';
+/** Claude Code's projects folder and Codex's sessions folder as the agents lay them out, outside the workspace (settings point at them). */
+let agentHome = '';
+const FOREIGN = join(ROOT, '..', 'shared', 'fixtures', 'foreign');
+const SPOTTER = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
+const ROLLOUT = 'rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl';
 /**
  * Two 2,000-session homes (~120 MB each, hermes_home.py; other seeds, other rows), written beside
  * the workspace while the first scenarios run: one opened, then the other put in its place.
@@ -73,6 +78,14 @@ before(
     mkdirSync(workspace, { recursive: true });
     for (const dir of ['sidecars', 'rotation', 'rotation-prompt-changed', 'trace'])
       cpSync(join(ROOT, 'examples', dir), join(workspace, dir), { recursive: true });
+    agentHome = join(dirname(workspace), 'agent-home');
+    const project = join(agentHome, 'claude-projects', '-home-USER-projects-spotter-worktrees-spotter-4te');
+    mkdirSync(project, { recursive: true });
+    cpSync(join(FOREIGN, 'claude-code', 'spotter', `${SPOTTER}.jsonl`), join(project, `${SPOTTER}.jsonl`));
+    cpSync(join(FOREIGN, 'claude-code', 'spotter', SPOTTER), join(project, SPOTTER), { recursive: true });
+    const day = join(agentHome, 'codex-sessions', '2026', '05', '11');
+    mkdirSync(day, { recursive: true });
+    cpSync(join(FOREIGN, 'codex', 'codemie-code', ROLLOUT), join(day, ROLLOUT));
     bigHomes = Promise.all([20, 21].map((seed) => writeBigHome(join(dirname(workspace), `big-home-${seed}`), seed)));
     bigHomes.catch(() => undefined); // awaited, and reported, by its scenario
   },
@@ -107,6 +120,7 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'recorded-claude-code-light': 'recorded-claude-code.png',
   'recorded-codex-light': 'recorded-codex.png',
   'recorded-har-light': 'recorded-har.png',
+  'agent-project-light': 'agent-project.png',
 };
 
 /** A HAR of two Anthropic calls, the second with the first question edited: a break at message 0, byte 26. */
@@ -392,7 +406,15 @@ c.close()
 
 describe('Prompt Inspector in a real VS Code (code-server)', () => {
   scenario('palette: open the sidecar session, step with the keyboard, memory fence and stored-vs-sent', async () => {
-    server = await startCodeServer({ workspace, vsix: VSIX, colorTheme: THEMES.light });
+    server = await startCodeServer({
+      workspace,
+      vsix: VSIX,
+      colorTheme: THEMES.light,
+      settings: {
+        'promptInspector.claudeCodeProjects': join(agentHome, 'claude-projects'),
+        'promptInspector.codexSessions': join(agentHome, 'codex-sessions'),
+      },
+    });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server.url, workspace);
 
@@ -570,14 +592,14 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const p = page as Page;
     // Real files other people's tools wrote (../shared/fixtures/foreign, PROVENANCE.md there), put in
     // the workspace for this run only; the HAR is built here, with a rewritten history.
-    const name = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl';
-    const spotter = join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'claude-code', 'spotter');
+    const name = `${SPOTTER}.jsonl`;
+    const spotter = join(FOREIGN, 'claude-code', 'spotter');
     mkdirSync(join(workspace, 'claude'));
     cpSync(join(spotter, name), join(workspace, 'claude', name));
     cpSync(join(spotter, name.replace('.jsonl', '')), join(workspace, 'claude', name.replace('.jsonl', '')), { recursive: true });
-    const rollout = 'rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl';
+    const rollout = ROLLOUT;
     mkdirSync(join(workspace, 'codex'));
-    cpSync(join(ROOT, '..', 'shared', 'fixtures', 'foreign', 'codex', 'codemie-code', rollout), join(workspace, 'codex', rollout));
+    cpSync(join(FOREIGN, 'codex', 'codemie-code', rollout), join(workspace, 'codex', rollout));
     writeFileSync(join(workspace, 'codex', 'capture.har'), JSON.stringify(rewrittenHistoryHar(), null, 1));
     await runCommand(p, 'Refresh Explorer');
     const explorerRow = (label: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: label }) }).first();
@@ -663,6 +685,87 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       (n) => n === 0,
       15_000,
     );
+  });
+
+  scenario('Agent Transcripts: Claude Code and Codex sessions from their own folders, by project', async () => {
+    const p = page as Page;
+    await runCommand(p, 'Explorer: Focus on Agent Transcripts View');
+    const view = p.locator('.pane', { has: p.locator('.pane-header', { hasText: 'Agent Transcripts' }) });
+    const item = (label: string | RegExp) => view.locator('.monaco-list-row', { hasText: label }).first();
+    // Room for the view (its list draws only the rows on screen): the workspace's folder pane and
+    // the file expanded by an earlier scenario are folded.
+    const folders = p.locator('.pane-header', { hasText: 'ledger-sync' }).first();
+    /** Folds what is open by a click on `toggle` (a pane's header, a row's twistie). */
+    const fold = async (open: Locator, toggle: Locator) => {
+      if ((await open.getAttribute('aria-expanded')) === 'true') await toggle.click();
+    };
+    await fold(folders, folders);
+    const expandedFile = item('rotation-prompt-changed/state.db');
+    await fold(expandedFile, expandedFile.locator('.monaco-tl-twistie'));
+    // The folders the settings name, listed from their files' first lines, each agent's open.
+    const claude = item('Claude Code sessions');
+    await claude.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await claude.innerText(), /1 project · 1 session/);
+    assert.match(await item('Codex sessions').innerText(), /1 project · 1 session/);
+    // A project is named by the working directory its sessions record, not the folder's mangled name.
+    const project = item('spotter-4te');
+    assert.match(await project.innerText(), /1 session · \/home\/USER\/projects\/spotter-worktrees\/spotter-4te/);
+    await project.locator('.monaco-tl-twistie').click();
+    const session = item('Work on bead spotter-4te');
+    await session.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match(await session.innerText(), /2026-02-12 14:11 · 2\.6 MB · 2 subagents/);
+    // Its sessions as recorded: the main one with its compaction and its miss, the subagents.
+    await session.locator('.monaco-tl-twistie').click();
+    const main = item('main session');
+    await main.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match(await main.innerText(), /turns · \d+ calls · \d+% from cache · 1 cache miss · 1 compaction/);
+    assert.equal(await view.locator('.monaco-list-row', { hasText: /^(subagent|compaction) / }).count(), 2);
+    const codexProject = item('codemie-code');
+    await codexProject.locator('.monaco-tl-twistie').click();
+    await item('show tools').waitFor({ state: 'visible', timeout: 15_000 });
+    await shot(p, 'agent-sessions-light');
+    // A click opens it in the inspector, shown as recorded.
+    await item('show tools').locator('.label-name').click();
+    const recordedFrame = (name: string) =>
+      findFrameWith(
+        p,
+        (n: string) => String((globalThis as any).document.querySelector('prompt-inspector-app')?.recorded?.source?.path ?? '').endsWith(n),
+        30_000,
+        name,
+      );
+    const frame = await recordedFrame(ROLLOUT);
+    assert.match(await frame.locator('recorded-view h1').innerText(), /Codex rollout · codex-tui 0\.125\.0/);
+    await frame.locator('body').click();
+    await runCommand(p, 'View: Close Editor');
+
+    // A project's overview: its sessions listed at once, each filled in as the worker reads it; a row opens it.
+    await project.locator('.label-name').click();
+    const overview = await findFrameWith(
+      p,
+      (n: string) => (globalThis as any).document.querySelector('prompt-inspector-app')?.agentProject?.project === n,
+      30_000,
+      '/home/USER/projects/spotter-worktrees/spotter-4te',
+    );
+    const row = overview.locator('agent-project-view tr.read').first();
+    await row.waitFor({ state: 'visible', timeout: 30_000 });
+    const cells = (await row.locator('td').allInnerTexts()).map((t) => t.trim());
+    assert.match(cells[1], /^Work on bead spotter-4te/);
+    assert.deepEqual(
+      cells.slice(2),
+      ['5', '221', '98%', '377,624', '$6.17', '1', '1', '2'],
+      'turns, calls, cache share, written, cost, misses, compactions, subagents',
+    );
+    await runCommand(p, 'View: Hide Panel');
+    await shot(p, 'agent-project-light');
+    await row.click();
+    const opened = await recordedFrame(`${SPOTTER}.jsonl`);
+    assert.match(await opened.locator('recorded-view h1').innerText(), /Claude Code session log · 2\.1\.39/);
+    // The inspector opened over the overview, in its place: closing it shows the overview again (a new page).
+    await opened.locator('body').click();
+    await runCommand(p, 'View: Close Editor');
+    await findFrameWith(p, 'agent-project-view');
+    await runCommand(p, 'View: Close Editor');
+    await folders.click();
   });
 
   scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
