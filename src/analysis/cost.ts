@@ -15,7 +15,17 @@ export const PRICE_CATALOGUE = '@pydantic/genai-prices 0.1.8';
 export const PRICE_OVERRIDE = 'prices set by the user';
 
 /** What pricing a call needs of its usage: Hermes' logged calls and other agents' recorded ones alike. */
-export type PricedUsage = Pick<BilledUsage, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'model' | 'provider'>;
+export type PricedUsage = Pick<BilledUsage, 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'model' | 'provider'> & {
+  /** Of `cacheWrite`, the tokens written for an hour, where the record says (Anthropic's `ephemeral_1h_input_tokens`). */
+  cacheWrite1h?: number | null;
+};
+
+/**
+ * Anthropic bills a write kept for an hour at twice the base input rate, one kept five minutes at
+ * 1.25 times (docs.anthropic.com, prompt caching pricing); the catalogue's write rate is the
+ * five-minute one.
+ */
+const HOUR_WRITE_TIMES_INPUT = 2;
 
 /** Hermes' provider names → the catalogue's provider ids, where they differ or are known; others are matched by model. */
 const PROVIDERS: Readonly<Record<string, string>> = {
@@ -61,7 +71,7 @@ export function costOf(b: PricedUsage, at?: Date, prices?: PriceOverrides): Requ
   const notes: string[] = [];
   if (b.cacheWrite === null) notes.push('cache writes not logged (before upstream #104568): priced as uncached input');
   const own = prices && Object.prototype.hasOwnProperty.call(prices, b.model) ? prices[b.model] : undefined;
-  if (own) return overridden(b, b.input, b.output, own, read, Math.min(written, Math.max(0, b.input - read)), notes);
+  if (own) return withHourWrites(overridden(b, b.input, b.output, own, read, Math.min(written, Math.max(0, b.input - read)), notes), b);
   if (INCLUDED.has(b.provider)) {
     notes.push('included in the subscription (Hermes bills this route at 0)');
     return { usd: 0, rates: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 }, model: b.model, provider: b.provider, catalogue: PRICE_CATALOGUE, notes };
@@ -75,11 +85,24 @@ export function costOf(b: PricedUsage, at?: Date, prices?: PriceOverrides): Requ
   };
   const key = `${b.model}\u0000${providerId ?? ''}`;
   const linear = LINEAR.get(key);
-  if (linear) return costFrom(linear.of(usage), linear.priced, notes);
+  if (linear) return withHourWrites(costFrom(linear.of(usage), linear.priced, notes), b);
   const priced = catalogue(usage, b.model, providerId, at);
   if (!priced) return null;
   if (linear === undefined) LINEAR.set(key, linearOf(priced, b.model, providerId, usage));
-  return costFrom(priced.total_price, priced, notes);
+  return withHourWrites(costFrom(priced.total_price, priced, notes), b);
+}
+
+/** The cost with the hour's writes at their own rate instead of the five-minute one they were priced at. */
+function withHourWrites(cost: RequestCost, b: PricedUsage): RequestCost {
+  const hour = Math.min(b.cacheWrite1h ?? 0, b.cacheWrite ?? 0);
+  const { input, cacheWrite } = cost.rates;
+  if (hour <= 0 || input === null) return cost;
+  const hourRate = HOUR_WRITE_TIMES_INPUT * input;
+  return {
+    ...cost,
+    usd: cost.usd + (hour * (hourRate - (cacheWrite ?? input))) / 1e6,
+    notes: [...cost.notes, `${hour} tokens written for 1 hour, at ${HOUR_WRITE_TIMES_INPUT}× the input rate (${hourRate} per million)`],
+  };
 }
 
 /** The call priced by the user's rates: uncached input, cache read, cache write and output, each at its own. */
@@ -142,20 +165,30 @@ function linearOf(priced: Priced, model: string, providerId: string | undefined,
   return Math.abs(of(first) - priced.total_price) <= 1e-9 * Math.max(1, priced.total_price) ? { priced, of } : null;
 }
 
-/**
- * What a miss cost beyond a hit: its re-billed tokens at the rate they were billed at (the write
- * rate where the line gives writes and the model has one, else uncached input, as `costOf` priced
- * them) less the cache-read rate.
- */
 /** What a turn's billed requests cost, USD: its priced requests' costs summed; null where none was priced. */
 export function turnCost(report: Pick<Report, 'requests'>, turn: Pick<Report['turns'][number], 'requests'>): number | null {
   const priced = turn.requests.flatMap((q) => (report.requests[q].cost ? [report.requests[q].cost.usd] : []));
   return priced.length ? priced.reduce((a, b) => a + b, 0) : null;
 }
 
-export function missCost(miss: Pick<CacheMiss, 'rebilledTokens'>, b: Pick<BilledUsage, 'cacheWrite'>, cost: RequestCost | null): number | null {
+/**
+ * What a miss cost beyond a hit: its re-billed tokens at the rate they were billed at (the write
+ * rate where the line gives writes and the model has one, else uncached input, as `costOf` priced
+ * them) less the cache-read rate.
+ */
+export function missCost(
+  miss: Pick<CacheMiss, 'rebilledTokens'>,
+  b: Pick<PricedUsage, 'cacheWrite' | 'cacheWrite1h'>,
+  cost: RequestCost | null,
+): number | null {
   if (!cost) return null;
-  const billedAt = (b.cacheWrite !== null ? cost.rates.cacheWrite : null) ?? cost.rates.input;
+  const written = b.cacheWrite !== null ? cost.rates.cacheWrite : null;
+  // Writes partly for an hour: the tokens billed again are billed at the writes' mean rate.
+  const hour = Math.min(b.cacheWrite1h ?? 0, b.cacheWrite ?? 0);
+  const billedAt =
+    hour > 0 && written !== null && cost.rates.input !== null
+      ? (hour * HOUR_WRITE_TIMES_INPUT * cost.rates.input + (b.cacheWrite! - hour) * written) / b.cacheWrite!
+      : (written ?? cost.rates.input);
   if (billedAt === null) return null;
   return (miss.rebilledTokens * (billedAt - (cost.rates.cacheRead ?? billedAt))) / 1e6;
 }

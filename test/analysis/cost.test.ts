@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { calcPrice } from '@pydantic/genai-prices';
-import { costOf, PRICE_OVERRIDE } from '../../src/analysis/cost';
+import { costOf, missCost, PRICE_OVERRIDE } from '../../src/analysis/cost';
 import { priceOverridesOf } from '../../src/shared/settingNames';
 import type { BilledUsage } from '../../src/shared/reportTypes';
 import { createRng } from '../support/synthesize';
@@ -72,6 +72,24 @@ describe('cost', () => {
     // Another model: the catalogue, as without overrides; a model the catalogue lacks and the user did not set: unpriced.
     assert.deepEqual(costOf(call('claude-opus-4-1', 'anthropic', 10_000), undefined, prices), costOf(call('claude-opus-4-1', 'anthropic', 10_000)));
     assert.equal(costOf(call('my-model', 'openai', 10_000)), null);
+  });
+
+  it("prices an hour's cache writes at twice the input rate, the five minutes' at the catalogue's", () => {
+    // Sonnet 4.5: input 3, write (5 minutes) 3.75, read 0.30 per million; an hour's write is 6.
+    const usage = { input: 100_000, output: 1_000, cacheRead: 50_000, cacheWrite: 40_000, model: 'claude-sonnet-4-5', provider: 'anthropic' };
+    const fiveMinutes = costOf(usage);
+    const mixed = costOf({ ...usage, cacheWrite1h: 30_000 });
+    assert.ok(fiveMinutes && mixed);
+    assert.deepEqual(fiveMinutes.rates, { input: 3, cacheRead: 0.3, cacheWrite: 3.75, output: 15 });
+    assert.ok(Math.abs(mixed.usd - fiveMinutes.usd - (30_000 * (6 - 3.75)) / 1e6) < 1e-12, `${mixed.usd} - ${fiveMinutes.usd}`);
+    assert.deepEqual(mixed.notes, ['30000 tokens written for 1 hour, at 2× the input rate (6 per million)']);
+    // Not more hour's tokens than writes; none: the catalogue's price as it is.
+    assert.deepEqual(costOf({ ...usage, cacheWrite1h: 0 }), fiveMinutes);
+    assert.equal(costOf({ ...usage, cacheWrite1h: 90_000 })!.usd, costOf({ ...usage, cacheWrite1h: 40_000 })!.usd);
+    // A miss re-billed at the writes' mean rate: 30,000 at 6 and 10,000 at 3.75, less the read rate.
+    const extra = missCost({ rebilledTokens: 40_000 }, { cacheWrite: 40_000, cacheWrite1h: 30_000 }, mixed);
+    assert.ok(Math.abs(extra! - (30_000 * 6 + 10_000 * 3.75 - 40_000 * 0.3) / 1e6) < 1e-12, String(extra));
+    assert.ok(Math.abs(missCost({ rebilledTokens: 40_000 }, { cacheWrite: 40_000 }, fiveMinutes)! - (40_000 * (3.75 - 0.3)) / 1e6) < 1e-12);
   });
 
   it('takes prices of the right shape only, and says what it refused', () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
+import { recordedReport } from '../../src/analysis/recordedReport';
 import type { RecordedTranscript } from '../../src/shared/model/recorded';
 import { readClaudeCode } from '../../src/transcripts/claudeCode';
 import { linesOfText } from '../../src/transcripts/jsonLines';
@@ -212,5 +213,41 @@ describe('Claude Code logs, damaged or from a later version', () => {
         ['unexplained', 60, 5100],
       ],
     );
+  });
+
+  it("a prefix written for an hour outlives 5 minutes, and its writes are priced at the hour's rate", () => {
+    const hourly = (id: string, read: number, write: number, at: string) =>
+      line({
+        type: 'assistant',
+        timestamp: at,
+        message: {
+          id,
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          content: [],
+          usage: { ...usage(read, write), cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: write } },
+        },
+      });
+    const text = [
+      hourly('msg_1', 0, 5000, '2026-01-01T00:00:00Z'),
+      hourly('msg_2', 0, 5100, '2026-01-01T00:30:00Z'),
+      hourly('msg_3', 0, 5200, '2026-01-01T01:31:00Z'),
+      '',
+    ].join('\n');
+    const report = recordedReport(readClaudeCode({ path: 'x.jsonl', lines: linesOfText(text) }));
+    assert.deepEqual(
+      report.calls.map((c) => [c.cacheMiss?.class ?? null, c.cacheMiss?.lifetimeSeconds ?? null, c.cacheMiss?.idleSeconds ?? null]),
+      [
+        [null, null, null],
+        ['unexplained', 3600, 1800],
+        ['expired', 3600, 3660],
+      ],
+    );
+    // Sonnet 4.5: input 3 per million, an hour's write 6 (the five minutes' 3.75), output 15.
+    const first = report.calls[0].cost!;
+    assert.ok(Math.abs(first.usd - (3 * 3 + 5000 * 6 + 5 * 15) / 1e6) < 1e-12, String(first.usd));
+    assert.match(first.notes.join(), /5000 tokens written for 1 hour/);
+    // The miss cost its re-written tokens at the hour's rate less the read rate (0.30).
+    assert.ok(Math.abs(report.calls[1].cacheMiss!.extraUsd! - (5000 * (6 - 0.3)) / 1e6) < 1e-12);
   });
 });
