@@ -39,6 +39,24 @@ describe('billed usage normalised', () => {
     assert.deepEqual(recordedUsageOf(responses), { input: 20419, cacheRead: 0, cacheWrite: 0, cacheWrite5m: null, cacheWrite1h: null, output: 7 });
   });
 
+  it('GPT-5.6 on: the tokens written to the cache, inside the prompt figure as the cached ones are', () => {
+    const chat = { prompt_tokens: 30000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 20000, cache_write_tokens: 9000 } };
+    assert.deepEqual(recordedUsageOf(chat), { input: 30000, cacheRead: 20000, cacheWrite: 9000, cacheWrite5m: null, cacheWrite1h: null, output: 5 });
+    // Other names Hermes' normaliser tries, the first non-zero winning: at the top level, DeepSeek's, Kimi's.
+    const passedThrough = { prompt_tokens: 30000, completion_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 700 };
+    assert.equal(usageShapeOf(passedThrough), 'openai-chat');
+    assert.deepEqual(recordedUsageOf(passedThrough), { input: 30000, cacheRead: 100, cacheWrite: 700, cacheWrite5m: null, cacheWrite1h: null, output: 5 });
+    const deepseek = { prompt_tokens: 3000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 0 }, prompt_cache_hit_tokens: 2048 };
+    assert.equal(recordedUsageOf(deepseek)?.cacheRead, 2048);
+    assert.equal(recordedUsageOf({ prompt_tokens: 3000, completion_tokens: 5, cached_tokens: 1024 })?.cacheRead, 1024);
+    assert.equal(recordedUsageOf({ prompt_tokens: 3000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 0 } })?.cacheRead, 0);
+    const responses = { input_tokens: 30000, input_tokens_details: { cached_tokens: 0, cache_creation_tokens: 12000 }, output_tokens: 7 };
+    assert.equal(recordedUsageOf(responses)?.cacheWrite, 12000);
+    // Codex 0.145 on: `cache_write_input_tokens` beside `cached_input_tokens`.
+    const codex = { input_tokens: 317792, cached_input_tokens: 280060, cache_write_input_tokens: 37687, output_tokens: 2093, reasoning_output_tokens: 494 };
+    assert.deepEqual(recordedUsageOf(codex), { input: 317792, cacheRead: 280060, cacheWrite: 37687, cacheWrite5m: null, cacheWrite1h: null, output: 2093 });
+  });
+
   it('Gemini: cachedContentTokenCount is inside promptTokenCount', () => {
     const g = { promptTokenCount: 5000, cachedContentTokenCount: 4096, candidatesTokenCount: 10 };
     assert.equal(usageShapeOf(g), 'gemini');
