@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import type { AgentFolderListing, AgentName, AgentProject, AgentSessionFile } from '../shared/agentFolderTypes';
 import { isObject, PROMPT_CHARS, str } from './jsonLines';
 import { promptOf } from './claudeCode';
+import { codexUserPrompt } from './codex';
 import { recordedKindAt, subagentFilesOf } from './recordedFiles';
 
 /** What a listing reads of each file at first, and at most when its title is further on. */
@@ -90,7 +91,7 @@ export function codexHead(records: Obj[]): Head {
       head.cwd ??= str(p.cwd);
       head.startedAt ??= str(p.timestamp) ?? str(v.timestamp);
     } else if (v.type === 'turn_context') head.cwd ??= str(p.cwd);
-    else if (v.type === 'event_msg' && p.type === 'user_message') head.title ??= titleOf(str(p.message));
+    else if (v.type === 'event_msg') head.title ??= titleOf(codexUserPrompt(p));
   }
   return head;
 }

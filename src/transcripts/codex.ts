@@ -30,6 +30,21 @@ function settingsOf(p: Obj): Map<string, string> {
   );
 }
 
+/**
+ * What the user typed, from an event_msg's payload: `user_message`'s `message` (Codex to 0.147), or
+ * an `item_completed` whose item is a `UserMessage` (0.147 on), its content a list of inputs: the
+ * texts joined, another input named by its type (`[local_image]`). Null for any other event.
+ */
+export function codexUserPrompt(p: Obj): string | null {
+  if (p.type === 'user_message') return str(p.message) ?? '';
+  if (p.type !== 'item_completed' || !isObject(p.item) || p.item.type !== 'UserMessage') return null;
+  const content = Array.isArray(p.item.content) ? p.item.content : [];
+  return content
+    .filter(isObject)
+    .map((c) => (c.type === 'text' ? (str(c.text) ?? '') : `[${str(c.type) ?? 'input'}]`))
+    .join('\n');
+}
+
 function changedSettings(before: Map<string, string> | null, now: Map<string, string>): string[] {
   if (!before) return [];
   return [...new Set([...before.keys(), ...now.keys()])].filter((k) => before.get(k) !== now.get(k)).sort();
@@ -49,7 +64,7 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
   /** The first model output since the last token count: when the next call's answer began. */
   let answerStart: number | null = null;
   let pending: { settings: string[]; at: number | null; pos: SourcePos } | null = null;
-  /** The turn id of the last turn_context: a call is named by it and its place in the turn. */
+  /** The id of the turn under way (task_started, turn_context, item_completed carry it): a call is named by it and its place in the turn. */
   let turnId: string | null = null;
 
   const sessionFor = (): RecordedSession => {
@@ -75,6 +90,16 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
       pending = null;
     }
     return turn;
+  };
+
+  /**
+   * A record of the turn `id` (null: a writer that names no turns): another id than the turn under
+   * way's begins a turn. With no ids, each turn_context begins one, as Codex wrote one a turn.
+   */
+  const beginTurn = (id: string | null, at: number | null, pos: SourcePos, s: RecordedSession): void => {
+    if (id !== null && id === turnId) return;
+    turnId = id;
+    pending = { settings: [], at, pos: { ...pos, sessionId: s.id } };
   };
 
   eachRecord(path, lines, findings, 'Codex', (v, type, line) => {
@@ -103,10 +128,18 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
       }
       case 'turn_context': {
         model = str(p.model) ?? model;
-        turnId = str(p.turn_id);
         const now = settingsOf(p);
-        pending = { settings: changedSettings(settings, now), at, pos: { ...pos, sessionId: s.id } };
+        const changed = changedSettings(settings, now);
         settings = now;
+        const id = str(p.turn_id);
+        // Codex 0.147 on writes the user's message before its turn's context: that turn is begun already.
+        const begun = id !== null && id === turnId && pending === null;
+        beginTurn(id, at, pos, s);
+        if (!begun) pending!.settings = changed;
+        else {
+          const turn = s.turns[s.turns.length - 1];
+          turn.settingsChanged = [...new Set([...turn.settingsChanged, ...changed])].sort();
+        }
         break;
       }
       case 'compacted':
@@ -123,9 +156,15 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
         if (MODEL_OUTPUT.has(str(p.type) ?? '') && (p.type !== 'message' || p.role === 'assistant')) answerStart ??= at;
         break;
       case 'event_msg': {
-        if (p.type === 'user_message') {
+        if (p.type === 'task_started' && str(p.turn_id) !== null) {
+          beginTurn(str(p.turn_id), at, pos, s);
+          break;
+        }
+        const message = codexUserPrompt(p);
+        if (message !== null) {
+          const id = str(p.turn_id);
+          if (id !== null) beginTurn(id, at, pos, s);
           const turn = currentTurn(s, at);
-          const message = str(p.message) ?? '';
           if (!turn.prompt) {
             turn.prompt = message.slice(0, PROMPT_CHARS);
             turn.pos ??= { ...pos, sessionId: s.id };

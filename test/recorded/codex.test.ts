@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import { recordedReport } from '../../src/analysis/recordedReport';
 import { readCodex } from '../../src/transcripts/codex';
+import { codexHead } from '../../src/transcripts/agentFolders';
 import { linesOfText } from '../../src/transcripts/jsonLines';
 import { loadRecorded } from '../../src/transcripts/recordedFiles';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
@@ -25,11 +26,12 @@ describe('a Codex rollout of a real session', { skip: !existsSync(ROLLOUT) && `$
     assert.deepEqual(t.records, { systemPrompt: true, tools: false, requestBytes: false, billedUsage: true, compactions: true });
     const [session] = t.sessions;
     assert.equal(session.id, '019e1625-789d-76c0-80ab-3724b5ddb799');
+    // A turn begins at its task_started, the first record naming its id.
     assert.deepEqual(
       session.turns.map((turn) => [turn.prompt, turn.pos?.line, turn.calls.length, turn.settingsChanged]),
       [
-        ['show tools', 5, 3, []],
-        ["let's update the defailt context compart to 90 in env var", 21, 63, []],
+        ['show tools', 2, 3, []],
+        ["let's update the defailt context compart to 90 in env var", 20, 63, []],
       ],
     );
     const [first] = session.turns[0].calls;
@@ -104,6 +106,46 @@ describe('Codex rollouts, changed and damaged', () => {
         ['predicted', 'settings-changed'],
         ['predicted', 'system-changed'],
       ],
+    );
+  });
+
+  it('Codex 0.147 on: the prompt an item_completed UserMessage, written before its turn_context', () => {
+    total = 0;
+    const started = (turn: string) => rec('event_msg', { type: 'task_started', turn_id: turn, model_context_window: null });
+    const typed = (turn: string, ...content: unknown[]) =>
+      rec('event_msg', { type: 'item_completed', thread_id: 'sess', turn_id: turn, item: { type: 'UserMessage', id: `u-${turn}`, content } });
+    const text = [
+      meta('S'),
+      started('t1'),
+      typed('t1', { type: 'text', text: 'Fix the parser', text_elements: [] }, { type: 'local_image', path: '/shot.png' }),
+      context('t1'),
+      count(5000, 0, '2026-01-01T00:00:01Z'),
+      count(5100, 4096, '2026-01-01T00:00:02Z'),
+      rec('event_msg', { type: 'task_complete', turn_id: 't1' }),
+      started('t2'),
+      typed('t2', { type: 'text', text: 'and the tests' }),
+      context('t2', { approval_policy: 'on-request' }),
+      count(5300, 5000, '2026-01-01T00:00:09Z'),
+      '',
+    ].join('\n');
+    const t = readCodex('r.jsonl', linesOfText(text));
+    assert.deepEqual(t.findings, []);
+    assert.deepEqual(
+      t.sessions[0].turns.map((turn) => [turn.prompt, turn.pos?.line, turn.calls.map((c) => c.id), turn.settingsChanged]),
+      [
+        ['Fix the parser\n[local_image]', 2, ['t1#1', 't1#2'], []],
+        ['and the tests', 8, ['t2#1'], ['approval_policy']],
+      ],
+    );
+    // Its listing is titled by the same prompt.
+    assert.equal(
+      codexHead(
+        text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      ).title,
+      'Fix the parser [local_image]',
     );
   });
 
