@@ -7,7 +7,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } fro
 import { basename, join } from 'node:path';
 import type { AgentFolderListing, AgentName, AgentProject, AgentSessionFile } from '../shared/agentFolderTypes';
 import { isObject, PROMPT_CHARS, str } from './jsonLines';
-import { promptOf } from './claudeCode';
+import { claudeCodeTitle, noteTitle, promptOf, type ClaudeCodeTitles } from './claudeCode';
 import { codexUserPrompt } from './codex';
 import { recordedKindAt, subagentFilesOf } from './recordedFiles';
 
@@ -61,23 +61,22 @@ export function typedPrompt(text: string): string {
   return text.replace(/<system-reminder>[\s\S]*?(<\/system-reminder>|$)/g, '');
 }
 
-/** A Claude Code log's first lines: the title it was given (custom title, then summary) or the user's first own prompt. */
+/** A Claude Code log's first lines: the title it was given (the user's, Claude Code's, a summary's) or the user's first own prompt. */
 export function claudeCodeHead(records: Obj[]): Head {
   const head: Head = { id: null, title: null, startedAt: null, cwd: null };
-  let named: string | null = null;
+  const named: ClaudeCodeTitles = {};
   let prompt: string | null = null;
   for (const v of records) {
     head.id ??= str(v.sessionId);
     head.cwd ??= str(v.cwd);
     head.startedAt ??= str(v.timestamp);
-    if (v.type === 'custom-title') named = titleOf(str(v.customTitle) ?? str(v.title)) ?? named;
-    else if (v.type === 'summary') named ??= titleOf(str(v.summary));
-    else if (v.type === 'user' && prompt === null && v.isMeta !== true && v.isCompactSummary !== true && v.isSidechain !== true) {
+    if (noteTitle(named, v, v.type)) continue;
+    if (v.type === 'user' && prompt === null && v.isMeta !== true && v.isCompactSummary !== true && v.isSidechain !== true) {
       const text = isObject(v.message) ? promptOf(v.message.content) : null;
       prompt = titleOf(text === null ? null : typedPrompt(text));
     }
   }
-  return { ...head, title: named ?? prompt };
+  return { ...head, title: titleOf(claudeCodeTitle(named)) ?? prompt };
 }
 
 /** A Codex rollout's first lines: session_meta's id, start and working directory, the first user message as its title. */

@@ -29,6 +29,9 @@ const KNOWN_TYPES = new Set([
   'file-history-snapshot',
   'queue-operation',
   'custom-title',
+  'ai-title',
+  'mode',
+  'permission-mode',
   'agent-name',
   'last-prompt',
   'attachment',
@@ -44,6 +47,37 @@ export function promptOf(content: unknown): string | null {
   return texts.map((b) => str(b.text) ?? `[${str(b.type) ?? 'block'}]`).join('\n');
 }
 
+/** The titles a log gives, by who gave it. */
+export interface ClaudeCodeTitles {
+  custom?: string;
+  ai?: string;
+  summary?: string;
+}
+
+/**
+ * Keeps a title record's title; false for a record that is none. `custom-title` is the user's
+ * `/rename` (`customTitle`), `ai-title` Claude Code's own (2.1 on; `aiTitle`), both the latest
+ * written winning; an older layout's `summary`, the first.
+ */
+export function noteTitle(titles: ClaudeCodeTitles, v: Obj, type: unknown): boolean {
+  const text =
+    type === 'custom-title'
+      ? (str(v.customTitle) ?? str(v.title))
+      : type === 'ai-title'
+        ? (str(v.aiTitle) ?? str(v.title))
+        : type === 'summary'
+          ? str(v.summary)
+          : null;
+  if (text === null || !text.trim()) return type === 'custom-title' || type === 'ai-title' || type === 'summary';
+  if (type === 'custom-title') titles.custom = text;
+  else if (type === 'ai-title') titles.ai = text;
+  else titles.summary ??= text;
+  return true;
+}
+
+/** The title shown: the user's, else Claude Code's, else a summary's. */
+export const claudeCodeTitle = (t: ClaudeCodeTitles): string | null => t.custom ?? t.ai ?? t.summary ?? null;
+
 /** What a user line is to the call that answers it. */
 function userLineKind(v: Obj, message: Obj): RecordedAfter['what'] {
   if (v.isCompactSummary === true) return 'compaction summary';
@@ -57,7 +91,8 @@ class FileReader {
   private readonly callsOf = new Map<RecordedSession, Map<string, RecordedCall>>();
   private readonly unknownTypes = new UnknownTypes('Claude Code');
   agentVersion: string | null = null;
-  title: string | null = null;
+  /** The titles the file gives, by kind: the title is the user's, else Claude Code's, else a summary's. */
+  readonly titles: ClaudeCodeTitles = {};
   /** The user and assistant lines by uuid: what a call answered is named by its parent's. */
   private readonly messages = new Map<string, RecordedAfter>();
   /** Assistant lines of model "<synthetic>": counted in one finding, never calls. */
@@ -91,10 +126,7 @@ class FileReader {
       this.unknownTypes.add(type, pos.line as number);
       return;
     }
-    if (type === 'summary') {
-      this.title ??= str(v.summary);
-      return;
-    }
+    if (noteTitle(this.titles, v, type)) return;
     if (type !== 'user' && type !== 'assistant' && type !== 'system') return;
     const session = this.sessionOf(v);
     if (type === 'system') {
@@ -248,7 +280,7 @@ export function readClaudeCode(main: ClaudeCodeFile, subagents: readonly ClaudeC
     format: 'claude-code',
     path: main.path,
     agentVersion,
-    title: mainReader.title,
+    title: claudeCodeTitle(mainReader.titles),
     records: { systemPrompt: false, tools: false, requestBytes: false, billedUsage: true, compactions: true },
     sessions,
     findings,

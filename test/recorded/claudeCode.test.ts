@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import { recordedReport } from '../../src/analysis/recordedReport';
 import type { RecordedTranscript } from '../../src/shared/model/recorded';
+import { claudeCodeHead } from '../../src/transcripts/agentFolders';
 import { readClaudeCode } from '../../src/transcripts/claudeCode';
 import { linesOfText } from '../../src/transcripts/jsonLines';
 import { loadClaudeCode } from '../../src/transcripts/recordedFiles';
@@ -158,6 +159,27 @@ describe('Claude Code logs, damaged or from a later version', () => {
       ['msg_1', 'msg_2'],
     );
     assert.equal(judgeRecordedCalls(t)[1].cacheMiss, null, 'the second call read what the first wrote');
+  });
+
+  it("Claude Code 2.1's own records: its title (the user's over its own over a summary), modes, no finding", () => {
+    const lines = [
+      line({ type: 'summary', summary: 'an old summary', leafUuid: 'u' }),
+      line({ type: 'user', message: { role: 'user', content: 'fix the parser' } }),
+      line({ type: 'mode', mode: 'default' }),
+      line({ type: 'permission-mode', permissionMode: 'acceptEdits' }),
+      line({ type: 'ai-title', aiTitle: 'Parser fix' }),
+      assistant('msg_1', 0, 5000),
+      line({ type: 'ai-title', aiTitle: 'Fix the JSON parser race' }),
+    ];
+    const read = (ls: string[]) => readClaudeCode({ path: 'x.jsonl', lines: linesOfText(ls.join('\n')) });
+    const t = read(lines);
+    assert.deepEqual(t.findings, []);
+    assert.equal(t.title, 'Fix the JSON parser race', "Claude Code's latest title over the summary");
+    assert.equal(claudeCodeHead(lines.map((l) => JSON.parse(l))).title, 'Fix the JSON parser race');
+    const renamed = [...lines, line({ type: 'custom-title', customTitle: 'parser' })];
+    assert.equal(read(renamed).title, 'parser', "the user's own name over Claude Code's");
+    assert.equal(claudeCodeHead(renamed.map((l) => JSON.parse(l))).title, 'parser');
+    assert.equal(read(lines.slice(0, 4)).title, 'an old summary');
   });
 
   it('a compaction within the lifetime explains the miss after it; without one it is unexplained', () => {
