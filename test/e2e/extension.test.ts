@@ -588,7 +588,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await p.keyboard.press('Escape');
   });
 
-  scenario('other agents: a Claude Code log, a Codex rollout and a HAR capture shown as recorded, Problems clean once closed', async () => {
+  scenario('other agents: a Claude Code log, a Codex rollout, a cassette and a HAR capture shown as recorded, Problems clean once closed', async () => {
     const p = page as Page;
     // Real files other people's tools wrote (../shared/fixtures/foreign, PROVENANCE.md there), put in
     // the workspace for this run only; the HAR is built here, with a rewritten history.
@@ -601,6 +601,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     mkdirSync(join(workspace, 'codex'));
     cpSync(join(FOREIGN, 'codex', 'codemie-code', rollout), join(workspace, 'codex', rollout));
     writeFileSync(join(workspace, 'codex', 'capture.har'), JSON.stringify(rewrittenHistoryHar(), null, 1));
+    cpSync(join(FOREIGN, 'api-capture', 'openllmetry', 'anthropic_prompt_caching.yaml'), join(workspace, 'codex', 'cassette.yaml'));
     await runCommand(p, 'Refresh Explorer');
     const explorerRow = (label: string) => p.locator('.explorer-folders-view .monaco-list-row', { has: p.locator('.label-name', { hasText: label }) }).first();
     await runCommand(p, 'View: Show Explorer');
@@ -662,8 +663,16 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     );
     assert.match(await statusText(), /17 unexplained misses/);
 
-    // The HAR: its request's break located by message and byte; a prefix-break error in Problems.
+    // A vcrpy cassette (YAML): the same body sent twice, a write then a read of the whole prefix.
     await runCommand(p, 'View: Show Explorer');
+    const cassette = (await reopenWithInspector(null, 'cassette.yaml')).locator('recorded-view');
+    assert.match(await cassette.locator('h1').innerText(), /Recorded API traffic · cassette/);
+    const cassetteCalls = cassette.locator('tr.call');
+    assert.equal(await cassetteCalls.count(), 2);
+    assert.deepEqual((await cassetteCalls.nth(1).locator('td').allInnerTexts()).map((t) => t.trim()).slice(4, 5), ['100%']);
+    assert.equal(await cassette.locator('tr.miss, tr.break').count(), 0);
+
+    // The HAR: its request's break located by message and byte; a prefix-break error in Problems.
     const har = await reopenWithInspector(null, 'capture.har');
     const broken = har.locator('recorded-view tr.break');
     assert.match(await broken.innerText(), /break at message 0, byte 26: history rewritten; miss: 4,000 tokens billed again, history rewritten/);
