@@ -7,7 +7,7 @@
 // the one before is the same call written twice.
 
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
-import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn } from '../shared/model/recorded';
+import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn, RecordedUsage } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
 import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes, type LineSource } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
@@ -15,7 +15,21 @@ import { recordedUsageOf } from './providerUsage';
 type Obj = Record<string, unknown>;
 
 /** Record types read or knowingly passed over; any other costs its lines one finding per type. */
-const KNOWN_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+const KNOWN_TYPES = new Set([
+  'session_meta',
+  'turn_context',
+  'response_item',
+  'event_msg',
+  'compacted',
+  'token_usage_record',
+  // Later Codex's records that hold no call, prompt or turn: passed over without a finding.
+  'inter_agent_communication',
+  'inter_agent_communication_metadata',
+  'world_state',
+  'retained_context',
+  'security_risk_score',
+  'realtime_item',
+]);
 /** Response items the model wrote: the first after a token count is when the next call answered. */
 const MODEL_OUTPUT = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
 /** `turn_context` fields that are no setting: a new turn has a new id. */
@@ -66,6 +80,13 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
   let pending: { settings: string[]; at: number | null; pos: SourcePos } | null = null;
   /** The id of the turn under way (task_started, turn_context, item_completed carry it): a call is named by it and its place in the turn. */
   let turnId: string | null = null;
+  /**
+   * The last call and what wrote it. Later Codex writes a call's usage twice, as a `token_count`
+   * event and a `token_usage_record` (with the response's id), in either order: one call.
+   */
+  let last: { call: RecordedCall; from: 'token_count' | 'token_usage_record'; paired: boolean } | null = null;
+  /** Sessions of other threads (subagents) whose usage records this rollout holds, by thread id. */
+  const threads = new Map<string, { session: RecordedSession; turnId: string | null }>();
 
   const sessionFor = (): RecordedSession => {
     session ??= {
@@ -100,6 +121,70 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
     if (id !== null && id === turnId) return;
     turnId = id;
     pending = { settings: [], at, pos: { ...pos, sessionId: s.id } };
+  };
+
+  const sameUsage = (a: RecordedUsage | null, b: RecordedUsage | null): boolean =>
+    a !== null && b !== null && a.input === b.input && a.cacheRead === b.cacheRead && a.output === b.output;
+
+  /** A call of this session's turn under way, unless it is the last one written again by its other record. */
+  const addCall = (
+    s: RecordedSession,
+    usage: RecordedUsage | null,
+    responseId: string | null,
+    from: 'token_count' | 'token_usage_record',
+    at: number | null,
+    pos: SourcePos,
+  ): void => {
+    if (last && !last.paired && last.from !== from && sameUsage(last.call.usage, usage)) {
+      last.paired = true;
+      if (responseId !== null) last.call.id = responseId;
+      return;
+    }
+    const turn = currentTurn(s, at);
+    // Without a response id (token_count), the turn's id and the call's place in it.
+    const call = newCall(responseId ?? `${turnId ?? 'turn'}#${turn.calls.length + 1}`, usage, at, { ...pos, sessionId: s.id });
+    turn.calls.push(call);
+    last = { call, from, paired: false };
+    answerStart = null;
+  };
+
+  const newCall = (id: string, usage: RecordedUsage | null, at: number | null, pos: SourcePos): RecordedCall => ({
+    id,
+    model,
+    provider,
+    firstAt: answerStart ?? at,
+    lastAt: at,
+    pos,
+    lines: 1,
+    usage,
+    after: null,
+    wire: null,
+  });
+
+  /** Another thread's call (a subagent's, recorded in its root's rollout): a session of its own, a turn per turn id. */
+  const otherThreadCall = (
+    thread: string,
+    s: RecordedSession,
+    turn: string | null,
+    responseId: string | null,
+    usage: RecordedUsage | null,
+    at: number | null,
+    pos: SourcePos,
+  ): void => {
+    let child = threads.get(thread);
+    if (!child) {
+      child = { session: { id: thread, parentId: s.id, kind: 'subagent', file: path, turns: [], compactions: [] }, turnId: null };
+      threads.set(thread, child);
+    }
+    const { turns } = child.session;
+    let t = turns[turns.length - 1];
+    if (!t || (turn !== null && turn !== child.turnId)) {
+      t = { prompt: '', at, pos: { ...pos, sessionId: thread }, calls: [], systemPrompt: null, settingsChanged: [] };
+      turns.push(t);
+      child.turnId = turn;
+    }
+    // Its model is in its own rollout's turn_context, not here.
+    t.calls.push({ ...newCall(responseId ?? `${turn ?? 'turn'}#${t.calls.length + 1}`, usage, at, { ...pos, sessionId: thread }), model: null, firstAt: at });
   };
 
   eachRecord(path, lines, findings, 'Codex', (v, type, line) => {
@@ -176,22 +261,18 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
         // The same running total again: the same call's count written twice.
         if (total === lastTotal) break;
         lastTotal = total;
-        const turn = currentTurn(s, at);
-        const call: RecordedCall = {
-          // Codex records no response id: the turn's id and the call's place in it.
-          id: `${turnId ?? 'turn'}#${turn.calls.length + 1}`,
-          model,
-          provider,
-          firstAt: answerStart ?? at,
-          lastAt: at,
-          pos: { ...pos, sessionId: s.id },
-          lines: 1,
-          usage: recordedUsageOf(p.info.last_token_usage, 'codex'),
-          after: null,
-          wire: null,
-        };
-        turn.calls.push(call);
-        answerStart = null;
+        addCall(s, recordedUsageOf(p.info.last_token_usage, 'codex'), null, 'token_count', at, pos);
+        break;
+      }
+      case 'token_usage_record': {
+        const usage = recordedUsageOf(p.usage, 'codex');
+        const thread = str(p.thread_id);
+        if (thread !== null && thread !== s.id) {
+          otherThreadCall(thread, s, str(p.turn_id), str(p.response_id), usage, at, pos);
+          break;
+        }
+        if (str(p.turn_id) !== null) beginTurn(str(p.turn_id), at, pos, s);
+        addCall(s, usage, str(p.response_id), 'token_usage_record', at, pos);
         break;
       }
     }
@@ -203,7 +284,7 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
     agentVersion,
     title: null,
     records: { systemPrompt: systemPrompt !== null, tools: false, requestBytes: false, billedUsage: true, compactions: true },
-    sessions: session ? [session] : [],
+    sessions: session ? [session, ...[...threads.values()].map((t) => t.session)] : [],
     findings,
   };
 }

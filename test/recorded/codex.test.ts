@@ -149,6 +149,66 @@ describe('Codex rollouts, changed and damaged', () => {
     );
   });
 
+  it("later Codex: a call's token_usage_record and token_count are one call, named by its response; another thread's, a subagent's", () => {
+    total = 0;
+    const usage = (input: number, cached: number) => ({
+      input_tokens: input,
+      cached_input_tokens: cached,
+      cache_write_input_tokens: 0,
+      output_tokens: 1,
+      reasoning_output_tokens: 0,
+      total_tokens: input + 1,
+    });
+    const record = (thread: string, turn: string, response: string, input: number, cached: number, at: string) =>
+      rec(
+        'token_usage_record',
+        { thread_id: thread, turn_id: turn, session_id: 'sess', root_turn_id: turn, response_id: response, usage: usage(input, cached) },
+        at,
+      );
+    const text = [
+      meta('S'),
+      rec('event_msg', { type: 'task_started', turn_id: 't1' }),
+      context('t1'),
+      user('go'),
+      // Count first, then its record; then record first, then its count.
+      count(5000, 0, '2026-01-01T00:00:01Z'),
+      record('sess', 't1', 'resp_1', 5000, 0, '2026-01-01T00:00:01Z'),
+      record('sess', 't1', 'resp_2', 5200, 4096, '2026-01-01T00:00:03Z'),
+      count(5200, 4096, '2026-01-01T00:00:03Z'),
+      // Only a record: a call all the same.
+      record('sess', 't1', 'resp_3', 5400, 5120, '2026-01-01T00:00:05Z'),
+      record('child-thread', 'c1', 'resp_c', 3000, 0, '2026-01-01T00:00:04Z'),
+      rec('world_state', { full: true, state: {} }),
+      rec('security_risk_score', { score: 0 }),
+      '',
+    ].join('\n');
+    const t = readCodex('r.jsonl', linesOfText(text));
+    assert.deepEqual(t.findings, []);
+    assert.deepEqual(
+      t.sessions.map((session) => [
+        session.id,
+        session.kind,
+        session.parentId,
+        session.turns.map((turn) => turn.calls.map((c) => [c.id, c.usage?.input, c.usage?.cacheRead])),
+      ]),
+      [
+        [
+          'sess',
+          'main',
+          null,
+          [
+            [
+              ['resp_1', 5000, 0],
+              ['resp_2', 5200, 4096],
+              ['resp_3', 5400, 5120],
+            ],
+          ],
+        ],
+        ['child-thread', 'subagent', 'sess', [[['resp_c', 3000, 0]]]],
+      ],
+    );
+  });
+
   it('a compacted record is a compaction; broken lines and unknown types cost their lines only', () => {
     total = 0;
     const text = [
