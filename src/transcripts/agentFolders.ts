@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import type { AgentFolderListing, AgentName, AgentProject, AgentSessionFile } from '../shared/agentFolderTypes';
 import { isObject, PROMPT_CHARS, str } from './jsonLines';
 import { claudeCodeTitle, noteTitle, promptOf, type ClaudeCodeTitles } from './claudeCode';
-import { codexUserPrompt } from './codex';
+import { codexUserPrompt, earlyPrompt } from './codex';
 import { recordedKindAt, subagentFilesOf } from './recordedFiles';
 
 /** What a listing reads of each file at first, and at most when its title is further on. */
@@ -82,7 +82,15 @@ export function claudeCodeHead(records: Obj[]): Head {
 /** A Codex rollout's first lines: session_meta's id, start and working directory, the first user message as its title. */
 export function codexHead(records: Obj[]): Head {
   const head: Head = { id: null, title: null, startedAt: null, cwd: null };
-  for (const v of records) {
+  for (const [i, v] of records.entries()) {
+    // An early rollout: a bare header first, then bare response items.
+    if (i === 0 && v.type === undefined && str(v.id) !== null) {
+      head.id = str(v.id);
+      head.cwd = str(v.cwd);
+      head.startedAt = str(v.timestamp);
+      continue;
+    }
+    if (head.id !== null && v.payload === undefined) head.title ??= titleOf(earlyPrompt(v));
     const p = isObject(v.payload) ? v.payload : null;
     if (!p) continue;
     if (v.type === 'session_meta') {

@@ -32,6 +32,32 @@ const KNOWN_TYPES = new Set([
 ]);
 /** Response items the model wrote: the first after a token count is when the next call answered. */
 const MODEL_OUTPUT = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
+/** The early layout's bare response items, and the type its state markers are read as (passed over). */
+const EARLY_ITEMS = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'function_call_output',
+  'local_shell_call',
+  'custom_tool_call',
+  'custom_tool_call_output',
+]);
+const EARLY_STATE = '(state)';
+
+/**
+ * What the user typed, in an early rollout's user message item: its `input_text` parts; null for
+ * another item, or for the context Codex sent as user messages (`<environment_context>`,
+ * `<user_instructions>`: text that opens with a tag).
+ */
+export function earlyPrompt(item: Obj): string | null {
+  if (item.type !== 'message' || item.role !== 'user' || !Array.isArray(item.content)) return null;
+  const text = item.content
+    .filter(isObject)
+    .map((c) => (c.type === 'input_text' ? (str(c.text) ?? '') : `[${str(c.type) ?? 'input'}]`))
+    .join('\n');
+  return text.trimStart().startsWith('<') ? null : text;
+}
+
 /** `turn_context` fields that are no setting: a new turn has a new id. */
 const NOT_SETTINGS = new Set(['turn_id']);
 
@@ -187,103 +213,134 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
     t.calls.push({ ...newCall(responseId ?? `${turn ?? 'turn'}#${t.calls.length + 1}`, usage, at, { ...pos, sessionId: thread }), model: null, firstAt: at });
   };
 
-  eachRecord(path, lines, findings, 'Codex', (v, type, line) => {
-    const pos: SourcePos = { line, column: 1 };
-    if (!KNOWN_TYPES.has(type)) {
-      unknownTypes.add(type, line);
-      return;
-    }
-    const p = v.payload;
-    if (!isObject(p)) {
-      findings.push(parseError(`${path}:${line}: a ${type} record without its "payload" object`, pos));
-      return;
-    }
-    const at = timeOf(v);
-    const s = sessionFor();
-    switch (type) {
-      case 'session_meta': {
-        const id = str(p.id);
-        if (id && s.turns.length === 0) s.id = id;
-        provider = str(p.model_provider) ?? provider;
-        agentVersion ??= [str(p.originator), str(p.cli_version)].filter((w) => w !== null).join(' ') || null;
-        const base = p.base_instructions;
-        const instructions = isObject(base) ? str(base.text) : str(base);
-        if (instructions !== null) systemPrompt = instructions;
-        break;
+  /** An early rollout (Codex to mid 2025): a bare header, then bare response items; no token counts, no turn records. */
+  let early = false;
+  /** The early layout's typeless lines: its header is the session's metadata, its state markers nothing. */
+  const untyped = (v: Obj): Obj | null => {
+    if (v.record_type === 'state') return { type: EARLY_STATE };
+    if (str(v.id) === null || str(v.timestamp) === null || session !== null) return null;
+    early = true;
+    return { type: 'session_meta', timestamp: v.timestamp, payload: v };
+  };
+
+  eachRecord(
+    path,
+    lines,
+    findings,
+    'Codex',
+    (given, givenType, line) => {
+      const pos: SourcePos = { line, column: 1 };
+      // An early rollout's response items stand alone, not in a record's payload.
+      const bare = early && !isObject(given.payload) && EARLY_ITEMS.has(givenType);
+      const v: Obj = bare ? { type: 'response_item', payload: given } : given;
+      const type = bare ? 'response_item' : givenType;
+      if (type === EARLY_STATE) return;
+      if (!KNOWN_TYPES.has(type)) {
+        unknownTypes.add(type, line);
+        return;
       }
-      case 'turn_context': {
-        model = str(p.model) ?? model;
-        const now = settingsOf(p);
-        const changed = changedSettings(settings, now);
-        settings = now;
-        const id = str(p.turn_id);
-        // Codex 0.147 on writes the user's message before its turn's context: that turn is begun already.
-        const begun = id !== null && id === turnId && pending === null;
-        beginTurn(id, at, pos, s);
-        if (!begun) pending!.settings = changed;
-        else {
-          const turn = s.turns[s.turns.length - 1];
-          turn.settingsChanged = [...new Set([...turn.settingsChanged, ...changed])].sort();
-        }
-        break;
+      const p = v.payload;
+      if (!isObject(p)) {
+        findings.push(parseError(`${path}:${line}: a ${type} record without its "payload" object`, pos));
+        return;
       }
-      case 'compacted':
-        s.compactions.push({
-          trigger: null,
-          preTokens: null,
-          at,
-          pos: { ...pos, sessionId: s.id },
-          summaryPos: { ...pos, sessionId: s.id },
-          turnIndex: s.turns.length,
-        });
-        break;
-      case 'response_item':
-        if (MODEL_OUTPUT.has(str(p.type) ?? '') && (p.type !== 'message' || p.role === 'assistant')) answerStart ??= at;
-        break;
-      case 'event_msg': {
-        if (p.type === 'task_started' && str(p.turn_id) !== null) {
-          beginTurn(str(p.turn_id), at, pos, s);
+      const at = timeOf(v);
+      const s = sessionFor();
+      switch (type) {
+        case 'session_meta': {
+          const id = str(p.id);
+          if (id && s.turns.length === 0) s.id = id;
+          provider = str(p.model_provider) ?? provider;
+          // An early rollout's header may name the model; later ones name it per turn.
+          model = str(p.model) ?? model;
+          agentVersion ??= [str(p.originator), str(p.cli_version)].filter((w) => w !== null).join(' ') || null;
+          const base = p.base_instructions;
+          const instructions = isObject(base) ? str(base.text) : str(base);
+          if (instructions !== null) systemPrompt = instructions;
           break;
         }
-        const message = codexUserPrompt(p);
-        if (message !== null) {
+        case 'turn_context': {
+          model = str(p.model) ?? model;
+          const now = settingsOf(p);
+          const changed = changedSettings(settings, now);
+          settings = now;
           const id = str(p.turn_id);
-          if (id !== null) beginTurn(id, at, pos, s);
-          const turn = currentTurn(s, at);
-          if (!turn.prompt) {
-            turn.prompt = message.slice(0, PROMPT_CHARS);
-            turn.pos ??= { ...pos, sessionId: s.id };
+          // Codex 0.147 on writes the user's message before its turn's context: that turn is begun already.
+          const begun = id !== null && id === turnId && pending === null;
+          beginTurn(id, at, pos, s);
+          if (!begun) pending!.settings = changed;
+          else {
+            const turn = s.turns[s.turns.length - 1];
+            turn.settingsChanged = [...new Set([...turn.settingsChanged, ...changed])].sort();
           }
           break;
         }
-        if (p.type !== 'token_count' || !isObject(p.info)) break;
-        const total = JSON.stringify(p.info.total_token_usage ?? null);
-        // The same running total again: the same call's count written twice.
-        if (total === lastTotal) break;
-        lastTotal = total;
-        addCall(s, recordedUsageOf(p.info.last_token_usage, 'codex'), null, 'token_count', at, pos);
-        break;
-      }
-      case 'token_usage_record': {
-        const usage = recordedUsageOf(p.usage, 'codex');
-        const thread = str(p.thread_id);
-        if (thread !== null && thread !== s.id) {
-          otherThreadCall(thread, s, str(p.turn_id), str(p.response_id), usage, at, pos);
+        case 'compacted':
+          s.compactions.push({
+            trigger: null,
+            preTokens: null,
+            at,
+            pos: { ...pos, sessionId: s.id },
+            summaryPos: { ...pos, sessionId: s.id },
+            turnIndex: s.turns.length,
+          });
+          break;
+        case 'response_item': {
+          if (MODEL_OUTPUT.has(str(p.type) ?? '') && (p.type !== 'message' || p.role === 'assistant')) answerStart ??= at;
+          // The early layout has no user_message event: the user's own message item begins a turn.
+          const typed = early ? earlyPrompt(p) : null;
+          if (typed !== null) {
+            beginTurn(null, at, pos, s);
+            currentTurn(s, at).prompt = typed.slice(0, PROMPT_CHARS);
+          }
           break;
         }
-        if (str(p.turn_id) !== null) beginTurn(str(p.turn_id), at, pos, s);
-        addCall(s, usage, str(p.response_id), 'token_usage_record', at, pos);
-        break;
+        case 'event_msg': {
+          if (p.type === 'task_started' && str(p.turn_id) !== null) {
+            beginTurn(str(p.turn_id), at, pos, s);
+            break;
+          }
+          const message = codexUserPrompt(p);
+          if (message !== null) {
+            const id = str(p.turn_id);
+            if (id !== null) beginTurn(id, at, pos, s);
+            const turn = currentTurn(s, at);
+            if (!turn.prompt) {
+              turn.prompt = message.slice(0, PROMPT_CHARS);
+              turn.pos ??= { ...pos, sessionId: s.id };
+            }
+            break;
+          }
+          if (p.type !== 'token_count' || !isObject(p.info)) break;
+          const total = JSON.stringify(p.info.total_token_usage ?? null);
+          // The same running total again: the same call's count written twice.
+          if (total === lastTotal) break;
+          lastTotal = total;
+          addCall(s, recordedUsageOf(p.info.last_token_usage, 'codex'), null, 'token_count', at, pos);
+          break;
+        }
+        case 'token_usage_record': {
+          const usage = recordedUsageOf(p.usage, 'codex');
+          const thread = str(p.thread_id);
+          if (thread !== null && thread !== s.id) {
+            otherThreadCall(thread, s, str(p.turn_id), str(p.response_id), usage, at, pos);
+            break;
+          }
+          if (str(p.turn_id) !== null) beginTurn(str(p.turn_id), at, pos, s);
+          addCall(s, usage, str(p.response_id), 'token_usage_record', at, pos);
+          break;
+        }
       }
-    }
-  });
+    },
+    untyped,
+  );
   findings.push(...unknownTypes.findings(path));
   return {
     format: 'codex',
     path,
     agentVersion,
     title: null,
-    records: { systemPrompt: systemPrompt !== null, tools: false, requestBytes: false, billedUsage: true, compactions: true },
+    records: { systemPrompt: systemPrompt !== null, tools: false, requestBytes: false, billedUsage: !early, compactions: !early },
     sessions: session ? [session, ...[...threads.values()].map((t) => t.session)] : [],
     findings,
   };

@@ -102,21 +102,26 @@ export type RecordedKind = 'claude-code' | 'codex' | 'cassette' | 'har' | 'claud
 /**
  * The recorded kind the text (a file's first bytes) is: a VCR cassette, a HAR archive, or JSON lines
  * one of whose first lines is a Claude Code record, a record of Codex's current rollout layout, or
- * a claude-trace exchange (a request with its URL, and its response); null for none of them (an
- * early Codex rollout, response items one a line, stays not-a-transcript).
+ * a claude-trace exchange (a request with its URL, and its response), or an early Codex rollout's
+ * bare header followed by its state marker or a bare response item; null for none of them.
  */
 export function recordedKindOf(head: string): RecordedKind | null {
   if (isCassette(head)) return 'cassette';
   if (/^\s*\{\s*"log"\s*:\s*\{/.test(head) && head.includes('"entries"')) return 'har';
   let seen = 0;
+  /** The first line is an early Codex rollout's bare header (an id and a timestamp, no type). */
+  let earlyHeader = false;
   for (const raw of head.split('\n')) {
     if (!raw.trim()) continue;
     if (++seen > RECORDED_SNIFF_LINES) return null;
     const parsed = parseJson(raw);
     if (!parsed.ok || !isObject(parsed.value)) continue;
     const v = parsed.value;
+    if (seen === 1 && isString(v.id) && isString(v.timestamp) && v.type === undefined) earlyHeader = true;
     if (claudeCode(v)) return 'claude-code';
     if (isString(v.type) && CODEX_TYPES.has(v.type) && isObject(v.payload)) return 'codex';
+    // After that header, a state marker or a bare response item: the early layout.
+    if (earlyHeader && seen > 1 && (v.record_type === 'state' || (isString(v.type) && RESPONSE_ITEMS.has(v.type) && !('payload' in v)))) return 'codex';
     if (isObject(v.request) && isString(v.request.url) && isObject(v.response)) return 'claude-trace';
   }
   return null;

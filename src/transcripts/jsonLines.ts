@@ -63,6 +63,8 @@ export function eachRecord(
   findings: InputFinding[],
   what: string,
   record: (v: Obj, type: string, line: number) => void,
+  /** A format's records without a `type` (an early layout's), typed; null: not one of its records. */
+  untyped?: (v: Obj) => Obj | null,
 ): void {
   for (const { text: raw, line, terminated } of lines) {
     if (raw.trim() === '') continue;
@@ -79,7 +81,8 @@ export function eachRecord(
       );
       continue;
     }
-    const v = parsed.value;
+    const given = parsed.value;
+    const v = isObject(given) && typeof given.type !== 'string' && untyped ? (untyped(given) ?? given) : given;
     const type = isObject(v) && typeof v.type === 'string' ? v.type : null;
     if (!isObject(v) || type === null) {
       findings.push(parseError(`${path}:${line}: not a ${what} record (an object with a "type")`, { line, column: 1 }));

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { judgeRecordedCalls } from '../../src/analysis/recordedCache';
 import { recordedReport } from '../../src/analysis/recordedReport';
 import { readCodex } from '../../src/transcripts/codex';
+import { recordedKindOf } from '../../src/transcripts/foreign';
 import { codexHead } from '../../src/transcripts/agentFolders';
 import { linesOfText } from '../../src/transcripts/jsonLines';
 import { loadRecorded } from '../../src/transcripts/recordedFiles';
@@ -207,6 +208,51 @@ describe('Codex rollouts, changed and damaged', () => {
         ['child-thread', 'subagent', 'sess', [[['resp_c', 3000, 0]]]],
       ],
     );
+  });
+
+  it("an early rollout (Codex to mid 2025): a bare header, bare items, turns by the user's own messages, no usage", () => {
+    const item = (role: string, text: string) =>
+      JSON.stringify({ type: 'message', id: null, role, content: [{ type: role === 'user' ? 'input_text' : 'output_text', text }] });
+    const text = [
+      JSON.stringify({
+        id: '0196a1b2',
+        timestamp: '2025-05-01T10:00:00.000Z',
+        instructions: 'AGENTS.md text',
+        model: 'codex-mini-latest',
+        git: { branch: 'main' },
+      }),
+      '{"record_type":"state"}',
+      item('user', '<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>'),
+      item('user', 'list the files'),
+      JSON.stringify({ type: 'function_call', id: 'fc_1', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'call_1' }),
+      JSON.stringify({ type: 'function_call_output', call_id: 'call_1', output: 'README.md' }),
+      item('assistant', 'one file'),
+      '{"record_type":"state"}',
+      item('user', 'now read it'),
+      '',
+    ].join('\n');
+    assert.equal(recordedKindOf(text), 'codex');
+    const t = readCodex('rollout-2025-05-01T10-00-00-0196a1b2.jsonl', linesOfText(text));
+    assert.deepEqual(t.findings, []);
+    assert.deepEqual(t.records, { systemPrompt: false, tools: false, requestBytes: false, billedUsage: false, compactions: false });
+    assert.equal(t.sessions[0].id, '0196a1b2');
+    assert.deepEqual(
+      t.sessions[0].turns.map((turn) => [turn.prompt, turn.pos?.line, turn.calls.length]),
+      [
+        ['list the files', 4, 0],
+        ['now read it', 9, 0],
+      ],
+    );
+    const head = codexHead(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
+    assert.deepEqual([head.id, head.title, head.startedAt], ['0196a1b2', 'list the files', '2025-05-01T10:00:00.000Z']);
+    // A header alone, or bare items without one, is not taken for a rollout.
+    assert.equal(recordedKindOf(text.split('\n')[0]), null);
+    assert.equal(recordedKindOf(text.split('\n').slice(3).join('\n')), null);
   });
 
   it('a compacted record is a compaction; broken lines and unknown types cost their lines only', () => {
