@@ -17,6 +17,8 @@ const LABEL: Record<string, string> = {
   'system/memory': 'system: memory',
   'system/user-profile': 'system: user profile',
   'system/session': 'system: session block',
+  'system/prompt': 'system prompt',
+  'tools/schemas': 'tool schemas',
   'tools/builtin': 'tool schemas',
   'history/user': 'history: user',
   'history/assistant': 'history: assistant',
@@ -46,6 +48,8 @@ export class CategoryBar extends LitElement {
   @property({ type: Number }) accessor requests = 0;
   /** The provider's billed prompt tokens for the selected request, where a log line matched it. */
   @property({ attribute: false }) accessor billed: number | null = null;
+  /** Whether the billed prompt counts the tool schemas (a provider's does; Hermes' own input count does not). */
+  @property({ attribute: false }) accessor schemasBilled = false;
 
   static styles = [
     tokens,
@@ -92,7 +96,7 @@ export class CategoryBar extends LitElement {
     // The bill's prompt holds the tool schemas too: our split, scaled to its sum.
     const billed = this.billed === null ? null : scaledTo(r, this.billed);
     return html`
-      <span class="label">this request: ${num(sum)} tokens by our count${tools ? `, ${num(tools)} of them tool schemas (not in its input count)` : ''}${
+      <span class="label">this request: ${num(sum)} tokens by our count${tools ? `, ${num(tools)} of them tool schemas${this.schemasBilled ? '' : ' (not in its input count)'}` : ''}${
         billed ? html`; billed ${num(this.billed as number)}: each share scaled to the bill (≈ billed, our split)` : nothing
       }</span>
       ${this.bar(r, 'this request')}

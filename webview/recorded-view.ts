@@ -4,7 +4,8 @@
 // between the turns they separate. The report comes whole from the host: this only renders it.
 
 import { css, html, LitElement, nothing } from 'lit';
-import { property } from 'lit/decorators.js';
+import { property, state } from 'lit/decorators.js';
+import './category-bar';
 import type { RecordedCause, RecordedReport, RecordedReportCall, RecordedReportSession, UsageTotals } from '../src/shared/recordedReportTypes';
 import { num, plural, revealBidiControls, usd } from './format';
 import { styleProps } from './style-props';
@@ -71,6 +72,12 @@ export class RecordedView extends LitElement {
       tr.miss td.status { color: var(--pi-warning); }
       tr.break td.status { color: var(--pi-error); }
       .status { overflow-wrap: anywhere; }
+      .where { margin: 6px 0 4px; max-width: 720px; }
+      .where .what { color: var(--pi-muted); }
+      .where .what b { color: var(--pi-fg); font-weight: 600; }
+      .where category-bar { margin-top: 3px; }
+      tr.counted { cursor: pointer; }
+      tr.counted:hover, tr.counted:focus { background: var(--pi-hover); outline: none; }
     `,
   ];
 
@@ -97,7 +104,14 @@ export class RecordedView extends LitElement {
     ]
       .filter(Boolean)
       .join('; ');
-    return html`<tr class="call ${c.cacheMiss ? 'miss' : ''} ${b ? 'break' : ''}" data-call=${c.id}>
+    const chosen = c.categories !== null;
+    return html`<tr
+      class="call ${c.cacheMiss ? 'miss' : ''} ${b ? 'break' : ''} ${chosen ? 'counted' : ''}"
+      data-call=${c.id}
+      tabindex=${chosen ? 0 : nothing}
+      @click=${() => this.choose(c)}
+      @keydown=${(e: KeyboardEvent) => e.key === 'Enter' && this.choose(c)}
+    >
       <td class="n">${c.ordinal + 1}</td>
       <td>${c.model ?? 'not recorded'}</td>
       <td class="n">${c.line ?? (c.entry === null ? '' : `entry ${c.entry}`)}</td>
@@ -109,11 +123,29 @@ export class RecordedView extends LitElement {
     </tr>`;
   }
 
+  /** The call whose tokens' categories each session shows, by session id: its last such call until one is chosen. */
+  @state() private accessor chosen = new Map<string, string>();
+
+  private choose(c: RecordedReportCall): void {
+    if (c.categories) this.chosen = new Map(this.chosen).set(c.session, c.id);
+  }
+
+  /** Where the tokens of the chosen call go, beside the billed prompt; the session's calls together. */
+  private categories(s: RecordedReportSession, calls: RecordedReportCall[]) {
+    const counted = calls.filter((c) => c.categories);
+    if (!s.categories || !counted.length) return nothing;
+    const c = counted.find((k) => k.id === this.chosen.get(s.id)) ?? counted[counted.length - 1];
+    return html`<div class="where" data-where=${c.id}>
+      <div class="what">where the tokens of call <b>${c.ordinal + 1}</b> of turn <b>${c.turn}</b> go (a click on a call shows its own)</div>
+      <category-bar .request=${c.categories!} .total=${s.categories} .requests=${counted.length} .billed=${c.usage?.input ?? null} .schemasBilled=${true}></category-bar>
+    </div>`;
+  }
+
   private session(s: RecordedReportSession, calls: RecordedReportCall[]) {
     return html`<section data-session=${s.id}>
       <h2>${s.id} <span class="kind">${s.kind}${s.parentId ? ` of ${s.parentId}` : ''}</span></h2>
       <div class="line">${usageLine(s.usage)}</div>
-      ${this.stability(s)}
+      ${this.stability(s)} ${this.categories(s, calls)}
       <table>
         <thead><tr><th>#</th><th>model</th><th>place</th><th>prompt</th><th>read from cache</th><th>written</th><th>cost</th><th>cache</th></tr></thead>
         <tbody>

@@ -6,8 +6,11 @@ import type { RecordedCall, RecordedTranscript } from '../shared/model/recorded'
 import type { RecordedBreak, RecordedDiagnostic, RecordedReport, RecordedReportCall, UsageTotals } from '../shared/recordedReportTypes';
 import type { PriceOverrides } from '../shared/settingNames';
 import type { Diagnostic } from '../shared/reportTypes';
+import { addCategories, inCategoryOrder } from './categories';
 import { costOf, missCost } from './cost';
 import { judgeRecordedCalls } from './recordedCache';
+import { RecordedCategories } from './recordedCategories';
+import type { TokenCounter } from './tokenizer';
 import { sha256Hex } from './sha256';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -32,6 +35,15 @@ function totalsOf(calls: readonly RecordedReportCall[]): UsageTotals {
     costUsd: priced.length ? priced.reduce((a, c) => a + (c.cost?.usd ?? 0), 0) : null,
     unpriced: calls.filter((c) => c.usage && !c.cost).length,
   };
+}
+
+/** Categories summed; null for none. */
+function summed(parts: (Record<string, number> | null)[]): Record<string, number> | null {
+  const known = parts.filter((p): p is Record<string, number> => p !== null);
+  if (!known.length) return null;
+  const out: Record<string, number> = {};
+  for (const p of known) addCategories(out, p);
+  return inCategoryOrder(out);
 }
 
 function missMessage(c: RecordedReportCall): string {
@@ -67,7 +79,12 @@ export function recordedDiagnostics(report: RecordedReport): Diagnostic[] {
   }));
 }
 
-export function recordedReport(transcript: RecordedTranscript, prices?: PriceOverrides): RecordedReport {
+/**
+ * The report; with a token counter, each call whose request bytes are recorded also says where its
+ * tokens go (`categories`).
+ */
+export function recordedReport(transcript: RecordedTranscript, prices?: PriceOverrides, counter?: TokenCounter): RecordedReport {
+  const categories = counter && new RecordedCategories(counter);
   const fileOf = new Map(transcript.sessions.map((s) => [s.id, s.file]));
   const lineOf = (c: RecordedCall | null): number | null => c?.pos.line ?? null;
   const calls: RecordedReportCall[] = judgeRecordedCalls(transcript).map(({ session, turn, ordinal, call, previous, prefixBreak, cacheMiss }) => {
@@ -94,6 +111,7 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
       previousLine: lineOf(previous),
       previousId: previous?.id ?? null,
       prefixBreak,
+      categories: categories && call.wire ? categories.of(call.wire) : null,
       cacheMiss: cacheMiss && u ? { ...cacheMiss, extraUsd: missCost(cacheMiss, u, cost) } : cacheMiss,
     };
   });
@@ -160,6 +178,7 @@ export function recordedReport(transcript: RecordedTranscript, prices?: PriceOve
         turn: c.turnIndex,
       })),
       usage: totalsOf(calls.filter((c) => c.session === s.id)),
+      categories: summed(calls.filter((c) => c.session === s.id).map((c) => c.categories)),
     })),
     calls,
     diagnostics,

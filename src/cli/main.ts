@@ -275,7 +275,8 @@ function recordedOf(path: string, o: Options): RecordedReport | null {
   const recorded = loadRecorded(path);
   if (!recorded) return null;
   const chosen = [o.session !== undefined && '--session', o.lineage !== undefined && '--lineage', o.turn !== null && '--turn'].filter(Boolean);
-  const report = recordedReport(recorded, o.prices);
+  // Only recorded request bytes are counted (where the tokens go): the tokenizer is loaded for those alone.
+  const report = recordedReport(recorded, o.prices, recorded.records.requestBytes ? createTokenCounter(o.tokenizer) : undefined);
   if (chosen.length) throw new UsageError(`${chosen.join(', ')}: not for ${recordedFileName(report)}, which is read whole (${path})`);
   return report;
 }

@@ -67,6 +67,12 @@ export interface RecordedReportCall {
   previousId: string | null;
   /** Where its request stopped extending the previous one's; null where it extends it or the bytes are not recorded. */
   prefixBreak: RecordedBreak | null;
+  /**
+   * Its request's tokens by category (`system/prompt`, `tools/schemas`, `history/<role>`,
+   * `current-user`), counted by our tokenizer over the body's JSON; null where the request bytes are
+   * not recorded.
+   */
+  categories: Record<string, number> | null;
   cacheMiss: RecordedCacheMiss | null;
 }
 
@@ -96,6 +102,8 @@ export interface RecordedReportSession {
   }[];
   compactions: RecordedReportCompaction[];
   usage: UsageTotals;
+  /** Its calls' `categories` summed; null where none of its calls has them. */
+  categories: Record<string, number> | null;
 }
 
 export interface RecordedDiagnostic {

@@ -175,8 +175,9 @@ function answerOf(
  */
 function analyzeRecorded(params: Analysed['params'], kind: RecordedKind): EngineCalls['analyze']['result'] {
   const transcript = loadRecorded(params.path, kind);
-  const recorded = transcript && recordedReport(transcript, params.prices);
-  const live = new LiveAnalysis(optionsFor(params));
+  const options = optionsFor(params);
+  const recorded = transcript && recordedReport(transcript, params.prices, options.counter);
+  const live = new LiveAnalysis(options);
   const empty: Transcript = { path: params.path, format: 'hermes-session-json', sessions: [], captured: [], findings: [] };
   const { inspection, how } = refresh(live, empty, params.title, undefined);
   return answerOf(params, live, inspection, how, fileSignature(params.path), undefined, recorded);

@@ -676,6 +676,19 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const har = await reopenWithInspector(null, 'capture.har');
     const broken = har.locator('recorded-view tr.break');
     assert.match(await broken.innerText(), /break at message 0, byte 26: history rewritten; miss: 4,000 tokens billed again, history rewritten/);
+    // The request bytes are recorded: where the tokens go, the last call's first, a click shows another's.
+    const where = har.locator('recorded-view .where');
+    assert.match(await where.locator('.what').innerText(), /where the tokens of call 1 of turn 1 go/);
+    assert.equal(await where.locator('category-bar tr[data-category="current-user"]').count(), 1);
+    await har.locator('recorded-view tr.call').first().click();
+    assert.match(
+      await eventually(
+        () => where.locator('.what').innerText(),
+        (t) => /of turn 0/.test(t),
+        10_000,
+      ),
+      /call 1 of turn 0/,
+    );
     await picture(har, 'tr.break', 'recorded-har-light');
     await runCommand(p, 'Problems: Focus on Problems View');
     await eventually(
