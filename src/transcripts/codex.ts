@@ -9,6 +9,7 @@
 import type { InputFinding, SourcePos } from '../shared/model/transcript';
 import type { RecordedCall, RecordedSession, RecordedTranscript, RecordedTurn, RecordedUsage } from '../shared/model/recorded';
 import { parseError } from './acceptRow';
+import { RESPONSE_ITEMS } from './foreign';
 import { eachRecord, isObject, PROMPT_CHARS, str, timeOf, UnknownTypes, type LineSource } from './jsonLines';
 import { recordedUsageOf } from './providerUsage';
 
@@ -32,16 +33,7 @@ const KNOWN_TYPES = new Set([
 ]);
 /** Response items the model wrote: the first after a token count is when the next call answered. */
 const MODEL_OUTPUT = new Set(['message', 'reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
-/** The early layout's bare response items, and the type its state markers are read as (passed over). */
-const EARLY_ITEMS = new Set([
-  'message',
-  'reasoning',
-  'function_call',
-  'function_call_output',
-  'local_shell_call',
-  'custom_tool_call',
-  'custom_tool_call_output',
-]);
+/** The type an early rollout's state markers are read as (passed over). */
 const EARLY_STATE = '(state)';
 
 /**
@@ -231,7 +223,7 @@ export function readCodex(path: string, lines: LineSource): RecordedTranscript {
     (given, givenType, line) => {
       const pos: SourcePos = { line, column: 1 };
       // An early rollout's response items stand alone, not in a record's payload.
-      const bare = early && !isObject(given.payload) && EARLY_ITEMS.has(givenType);
+      const bare = early && !isObject(given.payload) && RESPONSE_ITEMS.has(givenType);
       const v: Obj = bare ? { type: 'response_item', payload: given } : given;
       const type = bare ? 'response_item' : givenType;
       if (type === EARLY_STATE) return;

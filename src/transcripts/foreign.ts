@@ -62,7 +62,7 @@ function claudeCode(v: Obj): string | null {
 
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 /** The Responses API items an early Codex rollout wrote one a line, after a first line of metadata. */
-const RESPONSE_ITEMS = new Set([
+export const RESPONSE_ITEMS: ReadonlySet<string> = new Set([
   'message',
   'reasoning',
   'function_call',
