@@ -13,6 +13,7 @@ import { ProjectOverviews } from './projectOverview';
 import { statusOf, statusOfRecorded } from './statusText';
 import { RemoteInspection } from './analysisCache';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
+import { AgentFolderWatcher } from './agentFolderWatcher';
 import { TranscriptWatcher } from './transcriptWatcher';
 
 /** Set once Agent Transcripts has been shown by itself: after that the user's layout is left alone. */
@@ -34,13 +35,16 @@ export function activate(context: vscode.ExtensionContext): void {
     void problems.publish(uri);
   });
   const projects = new ProjectOverviews(context.extensionUri, cache);
+  const agentFolders = new AgentFolderWatcher(() => tree.refresh());
   context.subscriptions.push(
     problems,
     projects,
+    agentFolders,
     ...registerCommands(cache, tree, panels, projects),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('promptInspector')) {
         cache.invalidateAll();
+        agentFolders.watch();
         tree.refresh();
       }
     }),

@@ -787,6 +787,30 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await runCommand(p, 'View: Close Editor');
     await findFrameWith(p, 'agent-project-view');
     await runCommand(p, 'View: Close Editor');
+
+    // A session that starts in a watched folder is listed without a Refresh.
+    const started = join(agentHome, 'claude-projects', '-home-USER-projects-spotter-worktrees-spotter-4te', 'started-now.jsonl');
+    writeFileSync(
+      started,
+      `${JSON.stringify({ type: 'user', sessionId: 'started-now', uuid: 'u1', parentUuid: null, cwd: '/home/USER/projects/spotter-worktrees/spotter-4te', timestamp: '2026-12-06T09:00:00.000Z', message: { role: 'user', content: 'a session started while watched' } })}\n`,
+    );
+    assert.match(
+      await eventually(
+        () => claude.innerText(),
+        (t) => /1 project · 2 sessions/.test(t),
+        20_000,
+      ),
+      /1 project · 2 sessions/,
+    );
+    rmSync(started);
+    assert.match(
+      await eventually(
+        () => claude.innerText(),
+        (t) => /1 project · 1 session\b/.test(t),
+        20_000,
+      ),
+      /1 project · 1 session\b/,
+    );
     await folders.click();
   });
 
