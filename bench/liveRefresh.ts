@@ -166,7 +166,7 @@ export async function benchLiveRefresh(): Promise<string[]> {
 }
 
 /**
- * An /undo in one lineage of a 300-session home (bench/home.ts's home B): the file is rewritten,
+ * An /undo in one lineage of a 300-session home (bench/home.ts's generator): the file is rewritten,
  * not grown, and only the family of sessions it changed is replayed again. Reported, no target.
  */
 async function rewoundHome(dir: string): Promise<string[]> {

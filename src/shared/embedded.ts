@@ -1,6 +1,7 @@
 // The host side of the protocol inside a standalone report: answers the view's requests from the
 // inspections embedded in the page, so the report works offline with the same bundle as the editor.
-// No DOM here (webview/reportHost.ts reads the page), so Node tests drive the same code.
+// No DOM here (webview/reportHost.ts reads the page), so Node tests drive the same code: what it
+// uses to decompress a lineage (atob, Blob, DecompressionStream, Response) is in browsers and Node alike.
 
 import type { RecordedReport } from './recordedReportTypes';
 import {
@@ -9,6 +10,7 @@ import {
   type EmbeddedInspection,
   type EmbeddedPage,
   type MessageView,
+  type CompressedInspection,
   type PagedList,
   type RequestMap,
   type ToWebview,
@@ -23,10 +25,26 @@ export function bodyIdAt(data: EmbeddedInspection, request: number, i: number): 
   return layout && i >= layout.keep ? layout.add[i - layout.keep] : undefined;
 }
 
+/** Lineages kept decompressed: the one open and the last few, so going back and forth decodes nothing again. */
+const DECOMPRESSED_KEPT = 4;
+
+/** A lineage compressed by src/protocol/compressedInspection.ts, as it was. */
+export async function decompressInspection(compressed: CompressedInspection): Promise<EmbeddedInspection> {
+  const binary = atob(compressed);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  return JSON.parse(text) as EmbeddedInspection;
+}
+
 export function embeddedTransport(data: EmbeddedPage): Transport {
   if ('recorded' in data) return recordedTransport(data.recorded);
   // The inspection page requests read: the file's, or the lineage opened from the overview.
   let scope: EmbeddedInspection | null = data.overview === null ? data.inspection : null;
+  // Least recently opened first.
+  const decompressed = new Map<string, EmbeddedInspection>();
+  // Each openLineage call takes a number: only the latest one's lineage becomes the scope.
+  let opening = 0;
   const shown = (): EmbeddedInspection => {
     if (!scope) throw new Error('no lineage is open: the report holds each lineage of the file, not the whole file');
     return scope;
@@ -50,7 +68,8 @@ export function embeddedTransport(data: EmbeddedPage): Transport {
     requests: page('requests'),
     findings: page('findings'),
     breakContext: ({ request }) => shown().breaks[request] ?? null,
-    openLineage: ({ lineage }) => {
+    openLineage: async ({ lineage }) => {
+      const mine = ++opening;
       if (data.overview === null) {
         if (lineage === null) return data.inspection.index;
         throw new Error(`no lineage ${lineage}: the file has one`);
@@ -59,9 +78,14 @@ export function embeddedTransport(data: EmbeddedPage): Transport {
         scope = null;
         return data.index;
       }
-      const found = Object.hasOwn(data.lineages, lineage) ? data.lineages[lineage] : undefined;
-      if (!found) throw new Error(`no lineage ${lineage} in the report`);
-      scope = found;
+      const compressed = Object.hasOwn(data.lineages, lineage) ? data.lineages[lineage] : undefined;
+      if (compressed === undefined) throw new Error(`no lineage ${lineage} in the report`);
+      const found = decompressed.get(lineage) ?? (await decompressInspection(compressed));
+      decompressed.delete(lineage);
+      decompressed.set(lineage, found);
+      for (const old of decompressed.keys()) if (decompressed.size > DECOMPRESSED_KEPT) decompressed.delete(old);
+      // A lineage opened after this one was asked for is the one shown.
+      if (mine === opening) scope = found;
       return found.index;
     },
   });

@@ -376,14 +376,21 @@ export interface EmbeddedInspection {
 }
 
 /**
+ * An EmbeddedInspection's JSON text, gzip-compressed, in base64: a home's report holds thousands of
+ * lineages and the page decodes only the one opened (issue 23).
+ */
+export type CompressedInspection = string;
+
+/**
  * What a standalone report embeds. A file of one lineage: its whole inspection, as the editor
  * shows it. A file of several: the overview it opens on, the whole file's index (init's, and what
- * `openLineage(null)` answers), and each lineage's inspection by lineage id, which `openLineage`
- * switches to; the whole file's lists and bodies are not embedded a second time.
+ * `openLineage(null)` answers), and each lineage's inspection by lineage id, compressed, which
+ * `openLineage` decompresses and switches to; the whole file's lists and bodies are not embedded a
+ * second time.
  */
 export type EmbeddedReport =
   | { version: number; overview: null; inspection: EmbeddedInspection }
-  | { version: number; overview: SessionOverview; index: InspectorIndex; lineages: Record<string, EmbeddedInspection> };
+  | { version: number; overview: SessionOverview; index: InspectorIndex; lineages: Record<string, CompressedInspection> };
 
 /** What a standalone page embeds: a Hermes report, or another agent's transcript's (docs/recorded.md), shown whole. */
 export type EmbeddedPage = EmbeddedReport | { version: number; recorded: RecordedReport };

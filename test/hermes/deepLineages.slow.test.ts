@@ -11,7 +11,8 @@ import { everyLineage } from '../../src/shared/overviewColumns';
 import { analyze, type Analysis, type AnalyzeOptions } from '../../src/analysis/report';
 import { sessionOverview } from '../../src/analysis/sessionOverview';
 import { createTokenCounter } from '../../src/analysis/tokenizer';
-import { writeJson } from '../../src/cli/htmlReport';
+import { decompressInspection } from '../../src/shared/embedded';
+import { writeJson } from '../../src/shared/jsonPieces';
 import { main } from '../../src/cli/main';
 import { PROFILES } from '../../src/engine/profile';
 import { continuesParent, Lineages, listedSessions, type LineageNode, TranscriptLineages } from '../../src/hermes/lineage';
@@ -380,7 +381,8 @@ describe('600 sessions, each a branch of the one before', () => {
     const data = reportData(a, 'T', OPTIONS);
     assert.ok(data.overview);
     assert.deepEqual(Object.keys(data.lineages), ids(N));
-    for (const id of [shapeId(0), shapeId(1), shapeId(N - 1)]) assert.deepEqual(data.lineages[id], await lineageInspection(path, id));
+    for (const id of [shapeId(0), shapeId(1), shapeId(N - 1)])
+      assert.deepEqual(await decompressInspection(data.lineages[id]), await lineageInspection(path, id));
     let text = '';
     writeJson(data, (s) => (text += s), 4096);
     assert.equal(text, JSON.stringify(data));
@@ -402,7 +404,8 @@ describe('3,000 sessions of their own, and one session with 2,000 children', () 
     const data = reportData(a, 'T', OPTIONS);
     assert.ok(data.overview);
     assert.equal(Object.keys(data.lineages).length, N);
-    for (const id of [shapeId(0), shapeId(1234), shapeId(N - 1)]) assert.deepEqual(data.lineages[id], await lineageInspection(path, id));
+    for (const id of [shapeId(0), shapeId(1234), shapeId(N - 1)])
+      assert.deepEqual(await decompressInspection(data.lineages[id]), await lineageInspection(path, id));
   });
 
   it('2,000 children, each a lineage under the parent; and the same children continuing it by compaction', async () => {

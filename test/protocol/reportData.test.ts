@@ -13,6 +13,7 @@ import { analyze, lineageSlicer } from '../../src/analysis/report';
 import { TranscriptLineages } from '../../src/hermes/lineage';
 import type { InputFinding, Transcript } from '../../src/shared/model/transcript';
 import { reportData } from '../../src/protocol/reportData';
+import { decompressInspection } from '../../src/shared/embedded';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDirsRemovedAfter } from '../cli/support';
 import { byItself, checkLineages, OPTIONS } from '../support/embeddedLineages';
@@ -108,13 +109,13 @@ describe('each lineage a report embeds, sliced from the whole analysis or analys
     const data = reportData(whole, 'T', OPTIONS);
     assert.ok(data.overview);
     assert.equal(everyLineage(data.overview.lineages).length, n + 1);
-    const findings = (id: string): string[] => data.lineages[id].findings.map((f) => `${f.code}: ${f.message}`);
     for (let i = 0; i <= n; i++) {
       const id = shapeId(i);
-      const own = findings(id);
+      const { findings } = await decompressInspection(data.lineages[id]);
+      const own = findings.map((f) => `${f.code}: ${f.message}`);
       assert.ok(own.includes('parse-error: the file as a whole'), id);
       assert.equal(own.includes('parse-error: session 5 alone'), i === 5, id);
-      assert.equal(unkept(data.lineages[id].findings), i < 3 ? 1 : 0, id);
+      assert.equal(unkept(findings), i < 3 ? 1 : 0, id);
       if (i < 3)
         assert.ok(
           own.some((f) => f.startsWith('counters-not-recorded') && f.includes(`for 1 session `) && f.includes(id)),

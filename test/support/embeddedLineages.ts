@@ -10,6 +10,7 @@ import type { Transcript } from '../../src/shared/model/transcript';
 import type { EmbeddedInspection } from '../../src/shared/messages';
 import { Inspection } from '../../src/protocol/inspection';
 import { reportData } from '../../src/protocol/reportData';
+import { decompressInspection } from '../../src/shared/embedded';
 import { loadTranscript } from '../../src/transcripts/load';
 
 export const OPTIONS: AnalyzeOptions = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
@@ -60,7 +61,7 @@ export async function checkLineages(label: string, transcript: Transcript, path?
       assert.deepEqual(slice.report, expected.report, at);
       assert.deepEqual(view(slice), expectedView, at);
     }
-    if (data.overview) assert.deepEqual(embedded[id], expectedView, at);
+    if (data.overview) assert.deepEqual(await decompressInspection(embedded[id]), expectedView, at);
     if (path && (!named || named.has(id)))
       assert.deepEqual(view(analyze(await loadTranscript(path, { lineage: id }), OPTIONS)), expectedView, `${at} (--lineage)`);
   }
