@@ -7,16 +7,14 @@
 // process's VmHWM, read as it exits by a preloaded hook.
 // Run alone with `npx tsx bench/deepLineages.ts` (after `npm run build`); also part of `npm run bench`.
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { writeLineageShape, type LineageShape } from '../test/support/lineageShapes';
+import { cliRun } from './cliRun';
 import { mb, verdict } from './figures';
 
-const ROOT = join(__dirname, '..');
-const CLI = join(ROOT, 'dist/cli.js');
 const LIMIT_MS = 10_000;
 const LIMIT_BYTES = 1e9;
 const KILL_MS = 60_000;
@@ -30,38 +28,6 @@ const SHAPES: { shape: LineageShape; n: number; what: string }[] = [
   { shape: 'compacted-children', n: 20_001, what: 'one session with 20,000 children continuing it (one lineage)' },
 ];
 
-/** Preloaded into each CLI process: its peak RSS (VmHWM) written where PEAK_RSS_FILE says, as it exits. */
-const PRELOAD = `process.on('exit', () => {
-  const kb = /VmHWM:\\s*(\\d+) kB/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'));
-  if (kb) require('node:fs').writeFileSync(process.env.PEAK_RSS_FILE, kb[1]);
-});
-`;
-
-interface Run {
-  ms: number;
-  peak: number | null;
-  ok: boolean;
-  note: string;
-}
-
-function command(dir: string, preload: string, args: string[]): Run {
-  const peakFile = join(dir, 'peak');
-  rmSync(peakFile, { force: true });
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['--require', preload, CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PEAK_RSS_FILE: peakFile },
-    timeout: KILL_MS,
-    maxBuffer: 1 << 30,
-    encoding: 'utf8',
-  });
-  const took = performance.now() - t0;
-  const peak = existsSync(peakFile) ? Number(readFileSync(peakFile, 'utf8')) * 1024 : null;
-  const killed = r.error !== undefined || r.signal !== null;
-  const note = killed ? `killed at ${KILL_MS / 1000} s` : r.status !== 0 ? `exit ${r.status}: ${r.stderr.trim().split('\n').slice(-1)[0]}` : '';
-  return { ms: took, peak, ok: !killed && r.status === 0, note };
-}
-
 const seconds = (t: number): string => `${(t / 1000).toFixed(1)} s`;
 
 export function benchDeepLineages(): string[] {
@@ -70,8 +36,6 @@ export function benchDeepLineages(): string[] {
   ];
   const dir = mkdtempSync(join(tmpdir(), 'bench-deep-lineages-'));
   try {
-    const preload = join(dir, 'peak-rss.cjs');
-    writeFileSync(preload, PRELOAD);
     for (const { shape, n, what } of SHAPES) {
       const path = join(dir, `${shape}.db`);
       const t0 = performance.now();
@@ -79,9 +43,9 @@ export function benchDeepLineages(): string[] {
       const written = performance.now() - t0;
       const out = join(dir, `${shape}.html`);
       const runs = {
-        sessions: command(dir, preload, ['sessions', path]),
-        analyze: command(dir, preload, ['analyze', path]),
-        report: command(dir, preload, ['report', path, '-o', out]),
+        sessions: cliRun(dir, ['sessions', path], KILL_MS),
+        analyze: cliRun(dir, ['analyze', path], KILL_MS),
+        report: cliRun(dir, ['report', path, '-o', out], KILL_MS),
       };
       const reportBytes = existsSync(out) ? statSync(out).size : 0;
       rmSync(out, { force: true });
@@ -95,7 +59,7 @@ export function benchDeepLineages(): string[] {
       );
       rmSync(path, { force: true });
     }
-    lines.push(depthAgainstBreadth(dir, preload));
+    lines.push(depthAgainstBreadth(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -107,11 +71,11 @@ const DEPTH_N = 3_000;
 const DEPTH_REPEATS = 3;
 const DEPTH_TARGET = 2;
 
-function depthAgainstBreadth(dir: string, preload: string): string {
+function depthAgainstBreadth(dir: string): string {
   const median = (shape: LineageShape): number => {
     const path = join(dir, `${shape}-${DEPTH_N}.db`);
     writeLineageShape(path, shape, DEPTH_N);
-    const times = Array.from({ length: DEPTH_REPEATS }, () => command(dir, preload, ['analyze', path]))
+    const times = Array.from({ length: DEPTH_REPEATS }, () => cliRun(dir, ['analyze', path], KILL_MS))
       .filter((r) => r.ok)
       .map((r) => r.ms)
       .sort((a, b) => a - b);

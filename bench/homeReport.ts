@@ -3,35 +3,17 @@
 // Debian's Chromium the time from loading the page to its overview's first row (<= 2 s) and from
 // opening a lineage to its first turn (<= 1 s), median of three loads.
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { launchChromium } from '../test/support/chromium';
+import { cliRun } from './cliRun';
 import { mb, median, verdict } from './figures';
 
-const ROOT = join(__dirname, '..');
 const LOADS = 3;
-
-/** `prompt-inspector report` of `input` into `out`: its time and its peak RSS (VmHWM, read at its exit). */
-function report(input: string, out: string, dir: string): { ms: number; peakKb: number } | { error: string } {
-  const preload = join(dir, 'peak.js');
-  const peakFile = join(dir, 'peak.txt');
-  writeFileSync(
-    preload,
-    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(peakFile)}, /VmHWM:\\s*(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]));`,
-  );
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['--require', preload, join(ROOT, 'dist/cli.js'), 'report', input, '-o', out], {
-    encoding: 'utf8',
-    cwd: ROOT,
-    maxBuffer: 64 << 20,
-  });
-  const ms = performance.now() - t0;
-  if (r.status !== 0 || !existsSync(out)) return { error: `the CLI exited ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` };
-  return { ms, peakKb: Number(readFileSync(peakFile, 'utf8')) };
-}
+/** The report of a home this size took ~15 s. */
+const KILL_MS = 600_000;
 
 /** In Chromium: load to the overview's first row, then a double click on it to the lineage's first turn. */
 async function openInChromium(page: string): Promise<{ overviewMs: number; lineageMs: number; lineage: string }> {
@@ -55,8 +37,8 @@ async function openInChromium(page: string): Promise<{ overviewMs: number; linea
 
 export async function benchHomeReport(input: string, dir: string): Promise<string[]> {
   const out = join(dir, 'home-report.html');
-  const made = report(input, out, dir);
-  if ('error' in made) return [`  report of home C: ${made.error} [target <= 0.3x: MISS]`];
+  const made = cliRun(dir, ['report', input, '-o', out], KILL_MS);
+  if (!made.ok) return [`  report of home C: ${made.note} [target <= 0.3x: MISS]`];
   const inBytes = statSync(input).size;
   const size = statSync(out).size;
   const ratio = size / inBytes;
@@ -65,7 +47,7 @@ export async function benchHomeReport(input: string, dir: string): Promise<strin
   const overview = median(loads.map((l) => l.overviewMs));
   const lineage = median(loads.map((l) => l.lineageMs));
   return [
-    `  standalone report of home C (\`prompt-inspector report FILE -o out.html\`, ${(made.ms / 1000).toFixed(1)} s, peak RSS ${mb(made.peakKb * 1024)}): `
+    `  standalone report of home C (\`prompt-inspector report FILE -o out.html\`, ${(made.ms / 1000).toFixed(1)} s, peak RSS ${made.peak === null ? 'not read' : mb(made.peak)}): `
       + `${mb(size)} for a ${mb(inBytes)} input = ${ratio.toFixed(2)}x [target <= 0.3x: ${verdict(ratio <= 0.3)}]`,
     `    in Chromium (median of ${LOADS} loads): the overview's first row ${overview.toFixed(0)} ms after loading [target <= 2000 ms: ${verdict(overview <= 2000)}]; `
       + `lineage ${loads[0].lineage} (the first row) decompressed and its first turn shown ${lineage.toFixed(0)} ms after the double click [target <= 1000 ms: ${verdict(lineage <= 1000)}]`,
