@@ -9,7 +9,7 @@ import { compressInspection } from '../../src/protocol/compressedInspection';
 import { reportData } from '../../src/protocol/reportData';
 import { embeddedTransport, decompressInspection } from '../../src/shared/embedded';
 import { RpcClient } from '../../src/shared/rpc';
-import type { EmbeddedReport, RequestMap } from '../../src/shared/messages';
+import type { EmbeddedInspection, EmbeddedReport, RequestMap } from '../../src/shared/messages';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDirsRemovedAfter } from '../cli/support';
 import { OPTIONS } from '../support/embeddedLineages';
@@ -47,6 +47,19 @@ describe('compressed lineages', () => {
     assert.ok(json.includes('日本語 🧪'), 'the wide text is in the inspection');
     assert.ok(data.lineages.a.length < json.length / 2, `${data.lineages.a.length} compressed against ${json.length}`);
     assert.match(data.lineages.a, /^[A-Za-z0-9+/]+=*$/, 'base64: nothing the page must escape');
+  });
+
+  it('a lineage nested deeper than JSON.stringify recurses is written in pieces and comes back whole', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    assert.throws(() => JSON.stringify(deep), RangeError, 'deep enough to need the pieces');
+    const data = await home();
+    assert.ok(data.overview);
+    const inspection = { ...(await decompressInspection(data.lineages.a)), deep } as unknown as EmbeddedInspection;
+    let back: unknown = ((await decompressInspection(compressInspection(inspection))) as unknown as { deep: unknown }).deep;
+    let depth = 0;
+    for (; Array.isArray(back); depth++) back = back[0];
+    assert.deepEqual([depth, back], [20_000, 'bottom']);
   });
 
   it('the lineage opened last is shown, whichever decompresses first; one opened before comes back from memory', async () => {
