@@ -52,7 +52,7 @@ const contexts = await Promise.all([
   }),
   esbuild.context({
     ...common,
-    entryPoints: ['src/cli/main.ts'],
+    entryPoints: ['src/cli/bin.ts'],
     outfile: 'dist/cli.js',
     platform: 'node',
     format: 'cjs',
