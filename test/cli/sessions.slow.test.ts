@@ -12,6 +12,7 @@ import { OVERVIEW_COLUMNS, sortLineages } from '../../src/shared/overviewColumns
 import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { buildStore, type Truth } from '../support/upstreamStores';
 import { analyzeJson, assertNoStack, cli, example, ROOT, tempDir } from './support';
+import { PYTHON } from '../support/python';
 
 const ROTATION = example('rotation/state.db');
 
@@ -22,7 +23,7 @@ function overviewJson(...args: string[]): SessionOverview {
 }
 
 function python(script: string, ...args: string[]): string {
-  const r = spawnSync('python3', ['-c', script, ...args], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, ['-c', script, ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
   return r.stdout;
 }

@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
+import { PYTHON } from '../support/python';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
 import { everyLineage, filterLineages, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
 import type { OverviewColumn } from '../../src/shared/overviewColumns';
@@ -60,7 +61,7 @@ let bigHomes: Promise<string[]> | undefined;
 function writeBigHome(dir: string, seed: number): Promise<string> {
   const args = [join(ROOT, 'test/support/hermes_home.py'), dir, '--sessions', '2000', '--seed', String(seed), '--target-mb', '120'];
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(PYTHON, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(join(dir, 'state.db')) : reject(new Error(`hermes_home.py exited ${code}`))));
   });
@@ -280,7 +281,7 @@ const HOME = 'home/state.db';
 /** Builds the home into the workspace (real SQLite through python3); once. */
 function buildHome(): string {
   const dir = join(workspace, 'home');
-  if (!existsSync(join(dir, 'state.db'))) execFileSync('python3', [HERMES_STORE_PY, 'home', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!existsSync(join(dir, 'state.db'))) execFileSync(PYTHON, [HERMES_STORE_PY, 'home', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
   return join(dir, 'state.db');
 }
 
@@ -401,7 +402,7 @@ c.execute("UPDATE sessions SET message_count = message_count + 2, api_call_count
 c.commit()
 c.close()
 `;
-  execFileSync('python3', ['-c', script, db, sessionId, user]);
+  execFileSync(PYTHON, ['-c', script, db, sessionId, user]);
 }
 
 describe('Prompt Inspector in a real VS Code (code-server)', () => {

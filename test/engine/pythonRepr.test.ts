@@ -12,6 +12,7 @@ import { pythonBytesLength, writeRepr } from '../../src/engine/pythonRepr';
 import { pythonReprMeasured } from '../support/pythonReprText';
 import type { Row } from '../../src/shared/model/rows';
 import { createRng } from '../support/synthesize';
+import { PYTHON } from '../support/python';
 
 /**
  * repr() of bytes written out, which the product never does (it measures them: pythonBytesLength):
@@ -37,7 +38,7 @@ function pythonRepr(value: unknown): string {
   return out.join('');
 }
 
-const hasPython = spawnSync('python3', ['--version']).status === 0;
+const hasPython = spawnSync(PYTHON, ['--version']).status === 0;
 const BYTES_REPR_PY = join(__dirname, '..', 'support', 'bytes_repr.py');
 
 /** The synthesizer's seeded PRNG (mulberry32), so failures reproduce. */
@@ -79,7 +80,7 @@ describe('Python repr of bytes', () => {
   it('equals python3 repr() and len(repr()) on a random sample', { skip: !hasPython && 'python3 not found' }, () => {
     const bytes = sample();
     const input = JSON.stringify(bytes.map((b) => Buffer.from(b).toString('hex')));
-    const run = spawnSync('python3', [BYTES_REPR_PY], { input, encoding: 'utf8' });
+    const run = spawnSync(PYTHON, [BYTES_REPR_PY], { input, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     const expected = run.stdout
       .trim()

@@ -26,6 +26,7 @@ import { assertNoStack, CLI, cli, runMain, tempDir } from '../cli/support';
 import { assertNoDuplicateDiagnostics, assertReportInvariants, assertSchemaValid, hasPosition, snapshot } from './invariants';
 import { countedBadInputs } from './tally';
 import { PROFILE_NAMES } from '../../src/shared/settingNames';
+import { PYTHON } from '../support/python';
 
 /** A test of one bad input: counted, and counted as a failure when it throws. */
 const badInput = countedBadInputs('bad-input');
@@ -953,7 +954,7 @@ describe('a state.db held open by a writer in WAL mode', () => {
       const dir = tempDir();
       const db = join(dir, 'state.db');
       copyFileSync(join(BAD_FIXTURES_DIR, 'state_wal_writer.db'), db);
-      const writer = spawn('python3', [WAL_WRITER_PY, db], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const writer = spawn(PYTHON, [WAL_WRITER_PY, db], { stdio: ['pipe', 'pipe', 'pipe'] });
       let stderr = '';
       writer.stderr.on('data', (d) => {
         stderr += d;

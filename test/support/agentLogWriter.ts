@@ -2,6 +2,7 @@
 // (test/support/agent_log.py), with the records they should read as.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { PYTHON } from './python';
 
 const AGENT_LOG_PY = join(__dirname, 'agent_log.py');
 
@@ -10,7 +11,7 @@ export type LoggedTruth = Record<string, unknown> & { kind: string; asctime: str
 
 /** Writes PART (`small`, `first`, `second`) into HOME/logs/ and returns its truth. */
 export function writeAgentLog(home: string, part: 'small' | 'first' | 'second', maxMb = 5): LoggedTruth[] {
-  const r = spawnSync('python3', [AGENT_LOG_PY, home, part, '--max-mb', String(maxMb)], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(PYTHON, [AGENT_LOG_PY, home, part, '--max-mb', String(maxMb)], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`agent_log.py ${part} failed (${r.error?.message ?? `exit ${r.status}`}): ${r.stderr}`);
   return JSON.parse(r.stdout) as LoggedTruth[];
 }

@@ -2,6 +2,7 @@
 // with the agent's table and column names (hermes-reference.md §3.2), for the state.db reader's tests.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { PYTHON } from './python';
 
 export interface SessionSpec {
   id: string;
@@ -20,12 +21,12 @@ export const HERMES_DB_PY = join(__dirname, 'hermes_db.py');
 
 /** Writes a state.db at `path` with these sessions and messages (and adds a column midway, as a migration would). */
 export function writeHermesDb(path: string, sessions: SessionSpec[], messages: MessageSpec[]): void {
-  execFileSync('python3', [HERMES_DB_PY, path], { input: JSON.stringify({ sessions, messages }) });
+  execFileSync(PYTHON, [HERMES_DB_PY, path], { input: JSON.stringify({ sessions, messages }) });
 }
 
 /** `sessions` filler sessions of `messages` rows of `bytes` each, with a small rotated lineage (p -> t) spread through them. */
 export function writeLargeHermesDb(path: string, sessions: number, messages: number, bytes: number): void {
-  execFileSync('python3', [HERMES_DB_PY, '--large', path, String(sessions), String(messages), String(bytes)]);
+  execFileSync(PYTHON, [HERMES_DB_PY, '--large', path, String(sessions), String(messages), String(bytes)]);
 }
 
 // a -> b -> c by rotation (each parent ended with 'compression'); d -> e a branch; f alone. Rows interleave.

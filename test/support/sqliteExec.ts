@@ -1,6 +1,7 @@
 // SQL run on a database by real SQLite (test/support/sqlite_exec.py through python3's sqlite3).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { PYTHON } from './python';
 
 export const SQLITE_EXEC_PY = join(__dirname, 'sqlite_exec.py');
 
@@ -16,6 +17,6 @@ export interface SqliteExecOptions {
 /** Runs each script through executescript() in autocommit mode (a script holds its own BEGIN/COMMIT). */
 export function sqliteExec(db: string, scripts: string[], opts: SqliteExecOptions = {}): void {
   const flags = [...(opts.wal ? ['--wal'] : []), ...(opts.copy ? ['--copy', opts.copy] : []), ...(opts.exitOpen ? ['--exit-open'] : [])];
-  const r = spawnSync('python3', [SQLITE_EXEC_PY, ...flags, '--', db, ...scripts], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(PYTHON, [SQLITE_EXEC_PY, ...flags, '--', db, ...scripts], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`sqlite_exec.py ${db} failed (${r.error?.message ?? `exit ${r.status}`}): ${r.stderr}`);
 }

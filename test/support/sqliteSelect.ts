@@ -1,6 +1,7 @@
 // Rows of SQL queries read by real SQLite (test/support/sqlite_select.py through python3's sqlite3).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { PYTHON } from './python';
 
 const SQLITE_SELECT_PY = join(__dirname, 'sqlite_select.py');
 
@@ -9,7 +10,7 @@ const SQLITE_SELECT_PY = join(__dirname, 'sqlite_select.py');
  * opened read-only. T is the shape the caller's queries give (JSON values; not checked here).
  */
 export function sqliteSelect<T extends Record<string, unknown[]>>(db: string, queries: { [K in keyof T]: string }): T {
-  const r = spawnSync('python3', [SQLITE_SELECT_PY, db], { input: JSON.stringify(queries), encoding: 'utf8' });
+  const r = spawnSync(PYTHON, [SQLITE_SELECT_PY, db], { input: JSON.stringify(queries), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sqlite_select.py ${db} failed (${r.error?.message ?? `exit ${r.status}`}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }

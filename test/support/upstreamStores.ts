@@ -7,6 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { RecordedUsage } from '../../src/shared/model/transcript';
+import { PYTHON } from './python';
 
 export const HERMES_STORE_PY = resolve(__dirname, 'hermes_store.py');
 
@@ -264,7 +265,7 @@ export interface BuiltStore {
 
 /** The scenario names hermes_store.py knows. */
 export function scenarioNames(): string[] {
-  const r = spawnSync('python3', [HERMES_STORE_PY, '--list'], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, [HERMES_STORE_PY, '--list'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`hermes_store.py --list failed: ${r.stderr}`);
   return r.stdout
     .split('\n')
@@ -279,7 +280,7 @@ export function buildStore(name: string): BuiltStore {
   const cached = built.get(name);
   if (cached) return cached;
   const dir = mkdtempSync(join(tmpdir(), `hermes-upstream-${name}-`));
-  const r = spawnSync('python3', [HERMES_STORE_PY, name, dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(PYTHON, [HERMES_STORE_PY, name, dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`hermes_store.py ${name} failed (${r.status}): ${r.stderr}`);
   const truth = JSON.parse(r.stdout) as Truth;
   const store: BuiltStore = {

@@ -16,6 +16,7 @@ import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDir } from '../cli/support';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
+import { PYTHON } from '../support/python';
 
 type Msg = Record<string, unknown>;
 
@@ -65,7 +66,7 @@ function upstreamBody(fn: string, wire: Msg[]): Msg {
     'a = json.load(sys.stdin)',
     "print(json.dumps(getattr(hs, a['fn'])('test-model', a['system'], a['wire'], hs.TOOLS), ensure_ascii=False))",
   ].join('\n');
-  const r = spawnSync('python3', ['-c', script], { input: JSON.stringify({ fn, system: SYSTEM, wire }), encoding: 'utf8' });
+  const r = spawnSync(PYTHON, ['-c', script], { input: JSON.stringify({ fn, system: SYSTEM, wire }), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as Msg;
 }

@@ -15,6 +15,7 @@ import { bytesSource, type ByteSource } from '../../src/transcripts/byteSource';
 import { SqliteFile } from '../../src/transcripts/sqliteFile';
 import { usableIndexColumn } from '../../src/transcripts/sqlite/lookup';
 import { tempDir } from '../cli/support';
+import { PYTHON } from '../support/python';
 
 const HOME_PY = resolve(__dirname, '../support/hermes_home.py');
 
@@ -45,7 +46,7 @@ describe('reading a large home through the page reader', () => {
 
   before(() => {
     dir = tempDir();
-    const r = spawnSync('python3', [HOME_PY, dir, '--sessions', '80', '--seed', '5', '--target-mb', '40'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(PYTHON, [HOME_PY, dir, '--sessions', '80', '--seed', '5', '--target-mb', '40'], { encoding: 'utf8', maxBuffer: 64 << 20 });
     assert.equal(r.status, 0, r.stderr);
     sessions = (JSON.parse(r.stdout) as { sessions: unknown[] }).sessions.length;
     db = readFileSync(join(dir, 'state.db'));

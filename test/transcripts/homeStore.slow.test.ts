@@ -18,6 +18,7 @@ import { PROFILES } from '../../src/engine/profile';
 import type { Transcript } from '../../src/shared/model/transcript';
 import { loadTranscript } from '../../src/transcripts/load';
 import { cli, tempDir } from '../cli/support';
+import { PYTHON } from '../support/python';
 
 const HOME_PY = resolve(__dirname, '../support/hermes_home.py');
 const SESSIONS = 40;
@@ -56,7 +57,7 @@ interface HomeTruth {
 
 /** Builds a home with the generator; its stdout is the truth. */
 function buildHome(dir: string, sessions: number, seed: number): HomeTruth {
-  const r = spawnSync('python3', [HOME_PY, dir, '--sessions', String(sessions), '--seed', String(seed)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(PYTHON, [HOME_PY, dir, '--sessions', String(sessions), '--seed', String(seed)], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`hermes_home.py exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout) as HomeTruth;
 }

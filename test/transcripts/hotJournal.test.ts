@@ -13,6 +13,7 @@ import { PROFILES } from '../../src/engine/profile';
 import { loadTranscript } from '../../src/transcripts/load';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
 import { countedBadInputs } from '../robustness/tally';
+import { PYTHON } from '../support/python';
 
 // Each case counts toward the robustness summary line (test/robustness/tally.ts).
 const it = countedBadInputs('hot-journal');
@@ -29,7 +30,7 @@ const HOT_JOURNAL_PY = join(__dirname, '..', 'support', 'hot_journal.py');
 
 /** Copies `db` and its journal while a transaction that adds two turns and rewrites the first ask is open. */
 function catchMidTransaction(db: string, copy: string): void {
-  const r = spawnSync('python3', [HOT_JOURNAL_PY, 'catch', db, copy], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, [HOT_JOURNAL_PY, 'catch', db, copy], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
 }
 
@@ -54,7 +55,7 @@ describe('a hot rollback journal', () => {
     const probe = join(dir, 'probe.db');
     copyFileSync(copy, probe);
     copyFileSync(`${copy}-journal`, `${probe}-journal`);
-    const r = spawnSync('python3', [HOT_JOURNAL_PY, 'count', probe], { encoding: 'utf8' });
+    const r = spawnSync(PYTHON, [HOT_JOURNAL_PY, 'count', probe], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { messages: 14, uncommitted: 0 });
   });

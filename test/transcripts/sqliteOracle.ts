@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import { bytesSource } from '../../src/transcripts/byteSource';
 import { SqliteFile, type SqlValue } from '../../src/transcripts/sqliteFile';
+import { PYTHON } from '../support/python';
 
 export const sqlJs: Promise<SqlJsStatic> = initSqlJs();
 
@@ -40,7 +41,7 @@ const SQLITE_WRITE_PY = join(__dirname, '..', 'support', 'sqlite_write.py');
 export function writeSqlite(steps: WriteStep[], opts: { autocommit?: boolean } = {}): { db: Uint8Array; wal?: Uint8Array; dump: Dump; layout: Layout } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-file-test-'));
   try {
-    const out = execFileSync('python3', [SQLITE_WRITE_PY, dir], {
+    const out = execFileSync(PYTHON, [SQLITE_WRITE_PY, dir], {
       input: JSON.stringify({ autocommit: opts.autocommit ?? false, steps }),
       maxBuffer: 1 << 30,
       encoding: 'utf8',

@@ -13,6 +13,7 @@ import { everyLineage } from '../../src/shared/overviewColumns';
 import { sqliteExec } from '../support/sqliteExec';
 import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
 import { analyzeJson, example, ROOT } from '../cli/support';
+import { PYTHON } from '../support/python';
 
 type Json = any;
 
@@ -155,7 +156,7 @@ describe('the analysis workers: one file per worker', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pi-pool-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
     const written = spawnSync(
-      'python3',
+      PYTHON,
       [join(ROOT, 'test/support/hermes_home.py'), dir, '--sessions', '300', '--seed', '7', '--target-mb', '12', '--long-lineage', '40'],
       {
         encoding: 'utf8',
