@@ -15,6 +15,7 @@ import { placeOf, reportRequest, reportTurn, type RowContext } from './reportRow
 import type { TokenCounter } from './tokenizer';
 import type { PriceOverrides } from '../shared/settingNames';
 import { sentKey } from '../transcripts/requestBody';
+import type { ProgressStep } from '../shared/shownText';
 
 export interface AnalyzeOptions {
   profile: Profile;
@@ -26,8 +27,8 @@ export interface AnalyzeOptions {
   progress?: AnalysisProgress;
 }
 
-/** `done` of `total` steps of `what`; the replay is one step. */
-export type AnalysisProgress = (what: 'replay' | 'requests' | 'lineages', done: number, total: number) => void;
+/** `done` of `total` steps of `what`; the replay is one step. Reading is the caller's, before the analysis. */
+export type AnalysisProgress = (what: Exclude<ProgressStep, 'read'>, done: number, total: number) => void;
 
 /** Requests measured between two progress calls: often enough for a line on a terminal, rare enough to cost nothing. */
 const PROGRESS_EVERY = 256;

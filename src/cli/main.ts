@@ -2,7 +2,7 @@
 
 import { PROTOCOL_VERSION, type EmbeddedPage } from '../shared/messages';
 import { reportData } from '../protocol/reportData';
-import { usd } from '../shared/shownText';
+import { progressText, usd } from '../shared/shownText';
 import { analyze, withBilling, type Analysis, type AnalysisProgress, type AnalyzeOptions } from '../analysis/report';
 import type { Diagnostic, Report, ReportCompaction } from '../shared/reportTypes';
 import { createTokenCounter } from '../analysis/tokenizer';
@@ -53,14 +53,7 @@ function analyzeOptions(o: Options, progress?: AnalysisProgress): AnalyzeOptions
 function progressOn(status: StatusLine | undefined, path: string): AnalysisProgress | undefined {
   if (!status) return undefined;
   const name = visible(basename(path));
-  return (what, done, total) =>
-    status.show(
-      what === 'replay'
-        ? `${name}: replaying`
-        : what === 'requests'
-          ? `${name}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} requests measured`
-          : `${name}: lineage ${(done + 1).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} for the report`,
-    );
+  return (what, done, total) => status.show(`${name}: ${progressText(what, done, total)}`);
 }
 
 /** The file's analysis with the bill of the agent.log files it was matched against (`log`: null without any). */

@@ -12,6 +12,7 @@ import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
 import { plural } from '../shared/shownText';
 import { EngineClient, EnginePool } from '../worker/engineProtocol';
+import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
 
@@ -140,20 +141,22 @@ export class AnalysisCache implements vscode.Disposable {
     return this.analyses.get(uri.toString(), key, () => {
       const started = Date.now();
       for (const problem of s.priceProblems) this.log.warn(`promptInspector.prices: ${problem}; not used`);
-      // The window's progress (a spinner and the file in the status bar) while the worker reads and
-      // analyses: a large home takes seconds, and nothing else says the view is waiting on it.
-      const analysed = vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Prompt Inspector: analysing ${title}` }, () =>
-        engine.call('analyze', {
-          key,
-          path: uri.fsPath,
-          title,
-          profile: s.profile,
-          tokenizer: s.tokenizer,
-          session,
-          readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
-          prices: s.prices,
-        }),
-      );
+      const analysed = engine.call('analyze', {
+        key,
+        path: uri.fsPath,
+        title,
+        profile: s.profile,
+        tokenizer: s.tokenizer,
+        session,
+        readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
+        prices: s.prices,
+      });
+      showAnalysisProgress({
+        title,
+        running: Promise.resolve(analysed),
+        onProgress: (listener) => engine.onProgress(key, listener),
+        cancel: () => this.cancel(uri.toString(), engine),
+      });
       return Promise.resolve(analysed).then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed, recorded }) => {
         const how = resumed
           ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
@@ -195,6 +198,22 @@ export class AnalysisCache implements vscode.Disposable {
   /** Drops the cached analysis (the file changed) and tells the views to pull a new one. */
   invalidate(uri: vscode.Uri): void {
     this.analyses.invalidate(uri.toString());
+  }
+
+  /**
+   * Stops the worker analysing `file`: its analysis rejects with AnalysisCancelled and is not kept,
+   * so the next view of it starts anew; the other files that worker held are analysed again.
+   */
+  private cancel(file: string, engine: EngineClient): void {
+    const others = this.engines.filesOf(engine).filter((f) => f !== file);
+    void engine.cancel();
+    this.analyses.forget(file);
+    for (const other of others) this.analyses.invalidate(other);
+  }
+
+  /** A cancelled file asked for again: whoever shows it pulls a new analysis. */
+  analyseAgain(uri: vscode.Uri): void {
+    this.changed.fire(uri);
   }
 
   invalidateAll(): void {

@@ -21,6 +21,10 @@ import type { AnalysisCache, LineageScope, RemoteInspection, RemotePages } from 
 import { pickSession } from './sessionPicker';
 import { tabTitle } from './tabTitle';
 import type { ViewRegistry } from './viewRegistry';
+import { AnalysisCancelled } from '../worker/engineProtocol';
+
+/** The button of the message a cancelled analysis leaves. */
+const ANALYSE_AGAIN = 'Analyse again';
 
 export const PANEL_VIEW_TYPE = 'promptInspector.panel';
 export const EDITOR_VIEW_TYPE = 'promptInspector.inspector';
@@ -136,25 +140,11 @@ export class InspectorView implements vscode.Disposable {
 
   private async receive(m: FromWebview): Promise<void> {
     switch (m.type) {
-      case 'ready': {
+      case 'ready':
         // Answer even a view of another protocol version: it shows a reload message on init.
         this.ready = true;
-        const inspection = await this.load();
-        if (!inspection) return;
-        if (inspection.recorded) {
-          this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
-          return;
-        }
-        // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
-        const lineage = this.state?.lineage ?? null;
-        const index = lineage === null ? null : await this.reopen(inspection, lineage);
-        const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
-        this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? inspection.index, overview: inspection.overview, state });
-        this.initialised = true;
-        if (this.pendingReveal) this.post(this.pendingReveal);
-        this.pendingReveal = null;
+        await this.init();
         return;
-      }
       case 'request':
         this.post(await this.answer(m));
         return;
@@ -232,13 +222,40 @@ export class InspectorView implements vscode.Disposable {
       this.views.changed(this);
       return inspection;
     } catch (e) {
-      void vscode.window.showErrorMessage(`Prompt Inspector could not read ${vscode.workspace.asRelativePath(this.uri)}: ${(e as Error).message}`);
+      const title = vscode.workspace.asRelativePath(this.uri);
+      if (e instanceof AnalysisCancelled) {
+        void vscode.window.showInformationMessage(`Prompt Inspector: the analysis of ${title} was cancelled.`, ANALYSE_AGAIN).then((chosen) => {
+          if (chosen === ANALYSE_AGAIN) this.cache.analyseAgain(this.uri);
+        });
+      } else void vscode.window.showErrorMessage(`Prompt Inspector could not read ${title}: ${(e as Error).message}`);
       return undefined;
     }
   }
 
-  /** The file changed: the open lineage is analysed again from the new analysis, and the overview's rows posted. */
+  /** The view's first content: the analysis, with the lineage it showed before opened again. */
+  private async init(): Promise<void> {
+    const inspection = await this.load();
+    if (!inspection) return;
+    if (inspection.recorded) {
+      this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
+      return;
+    }
+    // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
+    const lineage = this.state?.lineage ?? null;
+    const index = lineage === null ? null : await this.reopen(inspection, lineage);
+    const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
+    this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? inspection.index, overview: inspection.overview, state });
+    this.initialised = true;
+    if (this.pendingReveal) this.post(this.pendingReveal);
+    this.pendingReveal = null;
+  }
+
+  /**
+   * The file changed: the open lineage is analysed again from the new analysis, and the overview's
+   * rows posted. A view whose first analysis failed or was cancelled is still waiting: it gets its init.
+   */
   private async refresh(): Promise<void> {
+    if (this.ready && !this.initialised) return this.init();
     const inspection = await this.load();
     if (!inspection) return;
     if (inspection.recorded) {

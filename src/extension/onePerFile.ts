@@ -80,6 +80,14 @@ export class OnePerFile<T> {
     };
   }
 
+  /**
+   * Forgets `file`'s result without telling anyone (its run was cancelled and what it held is gone):
+   * the next `get` starts anew, and a change meanwhile asks for nothing.
+   */
+  forget(file: string): void {
+    this.entries.delete(file);
+  }
+
   files(): string[] {
     return [...this.entries.keys()];
   }

@@ -12,6 +12,23 @@ import { RpcClient, type RpcResponse } from '../shared/rpc';
 import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
 import type { PriceOverrides, ProfileName, TokenizerName } from '../shared/settingNames';
+import type { ProgressStep } from '../shared/shownText';
+
+/** How far the analysis under `key` is: the worker posts it between its steps, outside the RPC's answers. */
+export interface EngineProgress {
+  type: 'progress';
+  key: string;
+  step: ProgressStep;
+  done: number;
+  total: number;
+}
+
+/** What a call still waiting rejects with when its worker's work was cancelled (EngineClient.cancel). */
+export class AnalysisCancelled extends Error {
+  constructor() {
+    super('the analysis was cancelled');
+  }
+}
 
 /** The turns and requests added when an analysis resumed with rows appended to its transcript: all that was replayed. */
 export interface Resumed {
@@ -79,6 +96,7 @@ export interface EngineCalls {
 export class EngineClient {
   private worker: Worker | undefined;
   private readonly rpc = new RpcClient<EngineCalls>((request) => this.start().postMessage(request));
+  private readonly progress = new Map<string, (p: EngineProgress) => void>();
 
   constructor(private readonly script: string) {}
 
@@ -86,13 +104,35 @@ export class EngineClient {
     return this.rpc.call(method, params);
   }
 
+  /** Tells `listener` how far the analysis under `key` is, until the returned function is called. */
+  onProgress(key: string, listener: (p: EngineProgress) => void): () => void {
+    this.progress.set(key, listener);
+    return () => {
+      if (this.progress.get(key) === listener) this.progress.delete(key);
+    };
+  }
+
+  /**
+   * Stops the worker in the middle of whatever it runs (a replay is not interrupted otherwise): every
+   * call still waiting rejects with AnalysisCancelled, and what the worker held is gone; the next
+   * call starts a new one.
+   */
+  cancel(): Promise<void> {
+    return this.stop(new AnalysisCancelled());
+  }
+
   private start(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.script);
-    worker.on('message', (m: RpcResponse) => this.rpc.settle(m));
-    // A crashed worker fails what was asked of it; the next call starts a new one.
+    worker.on('message', (m: RpcResponse | EngineProgress) => {
+      if (m.type === 'progress') this.progress.get(m.key)?.(m);
+      else this.rpc.settle(m);
+    });
+    // A crashed worker fails what was asked of it; the next call starts a new one. One already
+    // replaced (cancelled, disposed) failed its calls then: the new worker's are not its own.
     const fail = (e: Error): void => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.worker !== worker) return;
+      this.worker = undefined;
       this.rpc.failAll(e);
     };
     worker.on('error', fail);
@@ -102,9 +142,15 @@ export class EngineClient {
   }
 
   /** Stops the worker; settles once it has exited. */
-  async dispose(): Promise<void> {
+  dispose(): Promise<void> {
+    return this.stop(new Error('the analysis worker was stopped'));
+  }
+
+  /** Fails every call still waiting with `reason`, then ends the worker. */
+  private async stop(reason: Error): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.rpc.failAll(reason);
     await worker?.terminate();
   }
 }
@@ -134,6 +180,11 @@ export class EnginePool {
       this.byFile.set(file, worker);
     }
     return worker.client;
+  }
+
+  /** The files bound to the worker `client` (all that a cancel on it loses). */
+  filesOf(client: EngineClient): string[] {
+    return [...this.byFile].filter(([, w]) => w.client === client).map(([file]) => file);
   }
 
   async dispose(): Promise<void> {

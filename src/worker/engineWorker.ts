@@ -17,7 +17,8 @@ import type { Transcript } from '../shared/model/transcript';
 import { TranscriptLineages } from '../hermes/lineage';
 import { overviewToOpenOn } from '../analysis/sessionOverview';
 import { LiveAnalysis, type BillReads, type Refreshed } from '../live/liveAnalysis';
-import type { EngineCalls } from './engineProtocol';
+import type { EngineCalls, EngineProgress } from './engineProtocol';
+import type { ProgressStep } from '../shared/shownText';
 import type { TokenizerName } from '../shared/settingNames';
 import { loadRecorded, recordedKindAt } from '../transcripts/recordedFiles';
 import type { RecordedKind } from '../transcripts/foreign';
@@ -76,13 +77,25 @@ function get(key: string): Inspection {
  */
 const counters = new Map<TokenizerName, TokenCounter>();
 
-function optionsFor({ profile, tokenizer, prices }: Analysed['params']): AnalyzeOptions {
+/** Tells the host how far the analysis under `key` is (EngineProgress). */
+function postProgress(key: string, step: ProgressStep, done: number, total: number): void {
+  const progress: EngineProgress = { type: 'progress', key, step, done, total };
+  parentPort?.postMessage(progress);
+}
+
+function optionsFor({ key, profile, tokenizer, prices }: Analysed['params']): AnalyzeOptions {
   let counter = counters.get(tokenizer);
   if (!counter) {
     counter = createTokenCounter(tokenizer);
     counters.set(tokenizer, counter);
   }
-  return { profile: PROFILES[profile], counter, messages: false, ...(prices ? { prices } : {}) };
+  return {
+    profile: PROFILES[profile],
+    counter,
+    messages: false,
+    ...(prices ? { prices } : {}),
+    progress: (what, done, total) => postProgress(key, what, done, total),
+  };
 }
 
 /** The view of a refreshed analysis: a resumed one keeps the views of the turns it kept from `earlier`. */
@@ -195,6 +208,7 @@ const answer = serve<EngineCalls>({
     // Only the logs beside it changed (the host watches both): the file is not read again.
     const rebilled = earlier?.signature === signature ? rebill(live, params.title, earlier.inspection, params.path) : null;
     if (rebilled) return answerOf(params, live, rebilled.inspection, rebilled.how, signature, earlier?.opened);
+    postProgress(params.key, 'read', 0, 1);
     let { transcript, memory } = await loadRemembering(params.path, { session: params.session, readWholeLimit: params.readWholeLimit, earlier: live.reading });
     // A state.db only listed whose sessions are one lineage has no overview to choose from: that lineage loads.
     const roots = transcript.listedOnly ? [...new TranscriptLineages(transcript).listed.chains.keys()] : [];

@@ -1234,6 +1234,45 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     8 * 60_000,
   );
 
+  scenario(
+    'a long analysis says how far it is in a notification; Cancel stops it, and Analyse again reads the file',
+    async () => {
+      const p = page as Page;
+      const [, second] = await (bigHomes as Promise<string[]>);
+      await runCommand(p, 'View: Close All Editors');
+      await runCommand(p, 'Notifications: Clear All Notifications');
+      const home = join(workspace, 'big-cancel/state.db');
+      mkdirSync(dirname(home), { recursive: true });
+      cpSync(second, home);
+      const toast = (text: string): Locator => p.locator('.notifications-toasts .notification-toast', { hasText: text });
+      await openFromPalette('big-cancel/state.db');
+      // Past a second the window's spinner becomes a notification, which says the step the worker is at.
+      const progress = toast('Prompt Inspector: analysing big-cancel/state.db');
+      await progress.filter({ hasText: /[\d,]+ of [\d,]+ requests measured/ }).waitFor({ state: 'visible', timeout: 120_000 });
+      await screenshot(p, 'analysis-progress-light');
+      await progress.getByRole('button', { name: 'Cancel' }).click();
+      const cancelled = toast('Prompt Inspector: the analysis of big-cancel/state.db was cancelled.');
+      await cancelled.waitFor({ state: 'visible', timeout: 30_000 });
+      await progress.waitFor({ state: 'hidden', timeout: 10_000 });
+      assert.ok(!extensionLog().some((l) => l.includes('big-cancel/state.db: ')), 'no analysis of it finished: the worker was stopped');
+      await cancelled.getByRole('button', { name: 'Analyse again' }).click();
+      const lineagesOf = (frame: Frame): Promise<string[]> =>
+        frame.evaluate(() => ((globalThis as any).document.querySelector('prompt-inspector-app').overview?.lineages ?? []).map((l: { id: string }) => l.id));
+      const lineages = await eventually(
+        async () => lineagesOf(await overviewFor('big-cancel/state.db', 180_000)),
+        (ids) => ids.length > 100,
+        60_000,
+      );
+      assert.ok(lineages.length > 100, `the home's lineages after Analyse again (${lineages.length})`);
+      assert.ok(
+        extensionLog().some((l) => l.includes('big-cancel/state.db: analysed whole')),
+        'analysed whole on the new worker',
+      );
+      await runCommand(p, 'View: Close All Editors');
+    },
+    8 * 60_000,
+  );
+
   scenario('the bill beside the replay: cost and hit rate per lineage, a miss classed, where the tokens go', async () => {
     const p = page as Page;
     // examples/billed: a home with its agent.log and agent.log.1 (examples/billed/README.md), for this scenario only.

@@ -104,6 +104,25 @@ describe('one analysis per file in flight', () => {
     await settle();
     assert.deepEqual(dropped, ['a'], 'the change during the failed run is taken up');
   });
+
+  it('a cancelled analysis is forgotten without a word: the next get starts anew, a change meanwhile asks for nothing', async () => {
+    const dropped: string[] = [];
+    const slots = new OnePerFile<string>(
+      (f) => dropped.push(f),
+      () => undefined,
+    );
+    const cancelled = slots.get('a', 'k', async () => {
+      await sleep(10);
+      throw new Error('cancelled');
+    });
+    slots.forget('a');
+    slots.invalidate('a');
+    await advance(10);
+    await assert.rejects(cancelled, /cancelled/);
+    await settle();
+    assert.deepEqual(dropped, [], 'nobody told to ask again');
+    assert.equal(await slots.get('a', 'k', async () => 'anew'), 'anew');
+  });
 });
 
 describe('an analysis lives as long as a view holds it', () => {

@@ -8,7 +8,7 @@ import { appendFileSync, copyFileSync, mkdtempSync, rmSync, statSync, utimesSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { EngineClient, EnginePool } from '../../src/worker/engineProtocol';
+import { AnalysisCancelled, EngineClient, EnginePool, type EngineProgress } from '../../src/worker/engineProtocol';
 import { everyLineage } from '../../src/shared/overviewColumns';
 import { sqliteExec } from '../support/sqliteExec';
 import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
@@ -180,6 +180,50 @@ describe('the analysis workers: one file per worker', () => {
     assert.ok((await home).overview);
   });
 
+  it('a long analysis tells its steps as it goes, and a cancel stops it: the call rejects and the next one is answered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-progress-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const written = spawnSync(PYTHON, [join(ROOT, 'test/support/hermes_home.py'), dir, '--sessions', '300', '--seed', '8', '--target-mb', '12'], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    assert.equal(written.status, 0, written.stderr);
+    const path = join(dir, 'state.db');
+    const client = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+    after(() => client.dispose());
+
+    const steps: EngineProgress[] = [];
+    const stop = client.onProgress('home', (p) => steps.push(p));
+    const { index } = await client.call('analyze', params('home', path));
+    stop();
+    assert.deepEqual([...new Set(steps.map((p) => p.step))], ['read', 'replay', 'requests'], 'reading, the replay, then requests measured, in that order');
+    const measured = steps.filter((p) => p.step === 'requests');
+    assert.ok(measured.length >= 2, `several steps of requests (${measured.length})`);
+    assert.ok(
+      measured.every((p, i) => p.total === index.requestCount && (i === 0 || p.done > measured[i - 1].done)),
+      'counted up towards the requests the index has',
+    );
+    assert.ok(
+      steps.every((p) => p.key === 'home'),
+      'told under the key it was asked with',
+    );
+
+    // Cancelled at its first step of requests measured: well inside the analysis.
+    let cancelled = false;
+    const stopAgain = client.onProgress('again', (p) => {
+      if (p.step === 'requests' && !cancelled) {
+        cancelled = true;
+        void client.cancel();
+      }
+    });
+    await assert.rejects(client.call('analyze', params('again', path)), AnalysisCancelled);
+    stopAgain();
+    assert.ok(cancelled);
+    await assert.rejects(client.call('page', { key: 'home', list: 'turns', start: 0, count: 1 }), /no analysis for home/, 'what the worker held is gone');
+    const small = example('trace/agent.trace.jsonl');
+    assert.ok((await client.call('analyze', params('small', small))).index.turnCount > 0, 'a new worker answers the next call');
+  });
+
   it('beyond its size a file shares the worker with the fewest files', () => {
     const two = new EnginePool(join(ROOT, 'dist', 'engine.js'), 2);
     const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((f) => two.for(f));
@@ -187,6 +231,7 @@ describe('the analysis workers: one file per worker', () => {
     assert.equal(c, a);
     assert.equal(d, b);
     assert.equal(two.for('a'), a, 'a file keeps its worker');
+    assert.deepEqual(two.filesOf(a), ['a', 'c'], 'what a cancel on that worker loses');
     return two.dispose();
   });
 });
