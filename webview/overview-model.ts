@@ -11,6 +11,7 @@ import {
   OVERVIEW_COLUMNS,
   overviewColumn,
   sortLineages,
+  type FileRead,
   type MissingValue,
   type OverviewColumn,
 } from '../src/shared/overviewColumns';
@@ -135,6 +136,7 @@ export function rowWindow(rowCount: number, scrollTop: number, viewport: number,
 export const MISSING = {
   'not recorded': 'The store does not hold this value',
   'not read': 'The rows of this lineage were not read (the file was only listed): open it to replay them',
+  'reading…': 'The whole file is being read: its figures come when the analysis is done',
 } as const;
 
 interface Cell {
@@ -146,9 +148,9 @@ interface Cell {
 /** A column marked * holds the agent's own counter (sessions columns), not the replay's figure. */
 export const isRecorded = (column: OverviewColumn): boolean => column.heading.endsWith('*');
 
-/** A cell of a lineage or session row; `fileRead` is false for a file only listed (SessionOverview.read). */
-export function cellOf(column: OverviewColumn, row: OverviewLineage | OverviewSession, fileRead: boolean): Cell {
-  const { value, missing } = overviewCell(column, row, fileRead);
+/** A cell of a lineage or session row; `file` says how much of the file was read (fileReadOf). */
+export function cellOf(column: OverviewColumn, row: OverviewLineage | OverviewSession, file: FileRead): Cell {
+  const { value, missing } = overviewCell(column, row, file);
   if (value === null) return { text: missing ?? '', missing };
   // Titles, sources, models and end reasons come from the store: bidi controls are shown, not applied.
   return { text: typeof value === 'number' ? num(value) : revealBidiControls(value), missing: null };

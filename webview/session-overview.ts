@@ -9,7 +9,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import { overviewColumn, type OverviewColumn } from '../src/shared/overviewColumns';
+import { fileReadOf, overviewColumn, type FileRead, type OverviewColumn } from '../src/shared/overviewColumns';
 import type { SessionOverview } from '../src/shared/overviewTypes';
 import type { OverviewState } from '../src/shared/messages';
 import { piEvent } from './events';
@@ -485,8 +485,8 @@ export class SessionOverviewElement extends LitElement {
     </div>`;
   }
 
-  private renderCell(c: OverviewColumn, r: OverviewRow, fileRead: boolean) {
-    const cell = cellOf(c, r.kind === 'lineage' ? r.lineage : r.session, fileRead);
+  private renderCell(c: OverviewColumn, r: OverviewRow, file: FileRead) {
+    const cell = cellOf(c, r.kind === 'lineage' ? r.lineage : r.session, file);
     const v = cell.missing ? null : c.value(r.kind === 'lineage' ? r.lineage : r.session);
     const tone = typeof v === 'number' && v > 0 ? (c.key === 'breaks' || c.key === 'errors' ? 'hot' : c.key === 'warnings' ? 'warn' : '') : '';
     return html`<div role="gridcell" class=${c.text ? 'text' : 'num'} data-column=${c.key}>${
@@ -496,14 +496,14 @@ export class SessionOverviewElement extends LitElement {
     }</div>`;
   }
 
-  private renderRow(r: OverviewRow, i: number, fileRead: boolean, columns: readonly OverviewColumn[]) {
+  private renderRow(r: OverviewRow, i: number, file: FileRead, columns: readonly OverviewColumn[]) {
     const key = keyOf(r);
     const title = revealBidiControls(r.kind === 'lineage' ? (r.lineage.title ?? r.lineage.id) : r.session.id);
     return html`<div class="row ${r.kind}" role="row" ${styleProps({ top: `${i * ROW}px` })} data-key=${key} data-lineage=${r.lineage.id}
       data-session=${r.kind === 'session' ? r.session.id : nothing} aria-rowindex=${i + 2} aria-level=${r.depth + 1}
       aria-expanded=${r.kind === 'lineage' && r.expandable ? String(r.expanded) : nothing} aria-label=${title}
       tabindex=${key === this.focusKey ? 0 : -1} @dblclick=${() => this.open(r)}>
-      ${columns.map((c) => (c.key === TITLE_COLUMN ? this.renderTitle(r) : this.renderCell(c, r, fileRead)))}
+      ${columns.map((c) => (c.key === TITLE_COLUMN ? this.renderTitle(r) : this.renderCell(c, r, file)))}
     </div>`;
   }
 
@@ -551,7 +551,7 @@ export class SessionOverviewElement extends LitElement {
               repeat(
                 visible,
                 (i) => keyOf(this.rows[i]),
-                (i) => this.renderRow(this.rows[i], i, o.read, columns),
+                (i) => this.renderRow(this.rows[i], i, fileReadOf(o), columns),
               )
             }
           </div>

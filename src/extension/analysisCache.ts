@@ -2,6 +2,7 @@
 // Problems panel, recomputed when the file changes. The analyses live in a worker thread; the host
 // keeps each one's index and asks the worker for pages.
 
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Diagnostic } from '../shared/reportTypes';
@@ -11,7 +12,7 @@ import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, 
 import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
 import { plural } from '../shared/shownText';
-import { EngineClient, EnginePool } from '../worker/engineProtocol';
+import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls } from '../worker/engineProtocol';
 import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
 import { readSettings } from './settings';
@@ -94,6 +95,19 @@ export class RemoteInspection extends RemotePages {
  */
 const WORKERS = 4;
 
+/** A state.db at least this large is listed before it is read whole: its read takes seconds. */
+const LISTED_FIRST_FROM = 8 * 1024 * 1024;
+
+/** Whether the file is worth listing first: large, but not above the read-whole limit (then it is only listed anyway). */
+function listsFirst(path: string, readWholeLimit: number): boolean {
+  try {
+    const { size } = statSync(path);
+    return size >= LISTED_FIRST_FROM && size <= readWholeLimit;
+  } catch {
+    return false;
+  }
+}
+
 /** The worker that lists the agents' folders and reads their sessions for the overview: one, as they are read one at a time. */
 const AGENT_FOLDERS = 'agent-folders';
 
@@ -109,6 +123,11 @@ export class AnalysisCache implements vscode.Disposable {
     (file) => this.changed.fire(vscode.Uri.parse(file)),
     (key, file) => void this.engines.for(file).call('drop', { key }),
   );
+
+  /** A large state.db's listing, shown until its whole analysis (under `key`) is in; `served` once a view was given it. */
+  private readonly listing = new Map<string, { key: string; shown: Promise<RemoteInspection | null>; served: boolean }>();
+  /** Files whose analysis the user cancelled: not analysed again until asked to (analyseAgain). */
+  private readonly cancelled = new Set<string>();
 
   /** Each file's session count as its last analysis found it (the palette shows it beside the path). */
   private readonly sessionCounts = new Map<string, number>();
@@ -135,13 +154,17 @@ export class AnalysisCache implements vscode.Disposable {
   get(uri: vscode.Uri): Promise<RemoteInspection> {
     const s = readSettings();
     const session = this.session(uri);
-    const key = `${uri.toString()}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}|${JSON.stringify(s.prices)}`;
+    const file = uri.toString();
+    const key = `${file}|${s.profile}|${s.tokenizer}|${s.readWholeLimitMB}|${session ?? ''}|${JSON.stringify(s.prices)}`;
     const title = vscode.workspace.asRelativePath(uri);
-    const engine = this.engines.for(uri.toString());
-    return this.analyses.get(uri.toString(), key, () => {
+    const engine = this.engines.for(file);
+    // Cancelled by the user: no view, tree or Problems read starts it again, until Analyse again.
+    if (this.cancelled.has(file)) return Promise.reject(new AnalysisCancelled());
+    const firstOfFile = !this.analyses.files().includes(file);
+    const whole = this.analyses.get(file, key, () => {
       const started = Date.now();
       for (const problem of s.priceProblems) this.log.warn(`promptInspector.prices: ${problem}; not used`);
-      const analysed = engine.call('analyze', {
+      const params = {
         key,
         path: uri.fsPath,
         title,
@@ -150,24 +173,67 @@ export class AnalysisCache implements vscode.Disposable {
         session,
         readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         prices: s.prices,
-      });
+      };
+      // The listing first (the worker answers in order), then the whole read.
+      const listing = firstOfFile && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit) ? this.listFirst(file, engine, params) : null;
+      const analysed = Promise.resolve(listing).then(() => engine.call('analyze', params));
       showAnalysisProgress({
         title,
-        running: Promise.resolve(analysed),
+        running: analysed,
         onProgress: (listener) => engine.onProgress(key, listener),
-        cancel: () => this.cancel(uri.toString(), engine),
+        cancel: () => this.cancel(file, engine),
       });
-      return Promise.resolve(analysed).then(({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed, recorded }) => {
-        const how = resumed
-          ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
-          : recomputed
-            ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
-            : 'analysed whole';
-        this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
-        this.sessionCounts.set(uri.toString(), (catalog ?? index.sessions).length);
-        return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, recorded, engine, key);
-      });
+      const done = (cancelled: boolean): void => this.listingDone(file, uri, engine, cancelled);
+      return analysed.then(
+        ({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed, recorded }) => {
+          const how = resumed
+            ? `resumed with the rows appended: ${plural(resumed.turns, 'turn')} and ${plural(resumed.requests, 'request')} replayed, ${plural(resumed.reported, 'earlier turn')} reported again`
+            : recomputed
+              ? `rewritten: ${plural(recomputed.sessions, 'session')} of ${recomputed.of} replayed, the rest kept`
+              : 'analysed whole';
+          this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
+          this.sessionCounts.set(file, (catalog ?? index.sessions).length);
+          done(false);
+          return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, recorded, engine, key);
+        },
+        (e: unknown) => {
+          done(e instanceof AnalysisCancelled);
+          throw e;
+        },
+      );
     });
+    const listing = this.listing.get(file);
+    if (!listing || listing.key !== key) return whole;
+    return listing.shown.then((shown) => {
+      if (!shown || !this.listing.has(file)) return whole;
+      listing.served = true;
+      return shown;
+    });
+  }
+
+  /**
+   * A large state.db's sessions, listed by the worker from its session table before it reads the
+   * whole file (issue 23 item 1): the view shows its overview at once, each row "reading…" until
+   * the analysis comes; null where the worker has none to show first.
+   */
+  private listFirst(file: string, engine: EngineClient, params: EngineCalls['analyze']['params']): Promise<unknown> {
+    const listed = Promise.resolve(engine.call('list', { ...params, key: `${params.key}|listed` })).catch(() => null);
+    const shown = listed.then((l) =>
+      l?.overview ? new RemoteInspection(l.index, { ...l.overview, reading: true }, [], l.catalog, false, null, engine, `${params.key}|listed`) : null,
+    );
+    this.listing.set(file, { key: params.key, shown, served: false });
+    return listed;
+  }
+
+  /** The whole analysis is in (or failed): the listing goes, and the views it was shown in ask again. */
+  private listingDone(file: string, uri: vscode.Uri, engine: EngineClient, cancelled: boolean): void {
+    const listing = this.listing.get(file);
+    if (!listing) return;
+    this.listing.delete(file);
+    // A cancelled worker is gone with what it held; a call now would start another.
+    if (!cancelled) void engine.call('drop', { key: `${listing.key}|listed` });
+    // The views shown the listing ask again: for the analysis, or to learn it was cancelled.
+    if (listing.served) this.changed.fire(uri);
   }
 
   /** The other agents' session folders set in the settings, listed by the worker; [] when none is set. */
@@ -202,9 +268,10 @@ export class AnalysisCache implements vscode.Disposable {
 
   /**
    * Stops the worker analysing `file`: its analysis rejects with AnalysisCancelled and is not kept,
-   * so the next view of it starts anew; the other files that worker held are analysed again.
+   * and asking for it rejects so until Analyse again; the other files that worker held are analysed again.
    */
   private cancel(file: string, engine: EngineClient): void {
+    this.cancelled.add(file);
     const others = this.engines.filesOf(engine).filter((f) => f !== file);
     void engine.cancel();
     this.analyses.forget(file);
@@ -213,6 +280,7 @@ export class AnalysisCache implements vscode.Disposable {
 
   /** A cancelled file asked for again: whoever shows it pulls a new analysis. */
   analyseAgain(uri: vscode.Uri): void {
+    this.cancelled.delete(uri.toString());
     this.changed.fire(uri);
   }
 

@@ -47,6 +47,8 @@ export class InspectorView implements vscode.Disposable {
   private ready = false;
   /** Init was posted: the page can take a reveal. */
   private initialised = false;
+  /** The user was told this file's analysis was cancelled (and offered Analyse again). */
+  private toldCancelled = false;
   /** A reveal asked for before init: posted right after it. */
   private pendingReveal: ToWebview | null = null;
   private state: ViewState | null;
@@ -218,12 +220,16 @@ export class InspectorView implements vscode.Disposable {
   private async load(): Promise<RemoteInspection | undefined> {
     try {
       const inspection = await this.cache.get(this.uri);
+      this.toldCancelled = false;
       this.inspection = inspection;
       this.views.changed(this);
       return inspection;
     } catch (e) {
       const title = vscode.workspace.asRelativePath(this.uri);
       if (e instanceof AnalysisCancelled) {
+        // Once: the file changing meanwhile asks again, and gets the same answer.
+        if (this.toldCancelled) return undefined;
+        this.toldCancelled = true;
         void vscode.window.showInformationMessage(`Prompt Inspector: the analysis of ${title} was cancelled.`, ANALYSE_AGAIN).then((chosen) => {
           if (chosen === ANALYSE_AGAIN) this.cache.analyseAgain(this.uri);
         });

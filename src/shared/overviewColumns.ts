@@ -2,7 +2,7 @@
 // table, the webview's and the report's), so one column sorts the same way everywhere. Pure, no imports
 // but types.
 
-import type { OverviewLineage, OverviewSession } from './overviewTypes';
+import type { OverviewLineage, OverviewSession, SessionOverview } from './overviewTypes';
 
 /** Distinct values in first-seen order, without nulls. */
 export function distinct(values: readonly (string | null)[]): string[] {
@@ -164,7 +164,14 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
 // ---- Cells: what every view prints in a column, the same words for a missing value everywhere.
 
 /** Why a cell holds no value: the lineage's rows were not read (listed only), or the store keeps none. */
-export type MissingValue = 'not read' | 'not recorded';
+export type MissingValue = 'not read' | 'not recorded' | 'reading…';
+
+/** How much of a file an overview read: all, only its session list, or its list while the rest is read. */
+export type FileRead = 'read' | 'listed' | 'reading';
+
+export function fileReadOf(overview: Pick<SessionOverview, 'read' | 'reading'>): FileRead {
+  return overview.read ? 'read' : overview.reading ? 'reading' : 'listed';
+}
 
 /** Columns the replay fills (a duration needs the rows too): null there means the rows were not read. */
 const NEEDS_ROWS = new Set(['turns', 'requests', 'compactions', 'breaks', 'input', 'reused', 'reused-pct', 'errors', 'warnings', 'duration']);
@@ -192,12 +199,12 @@ export function durationText(seconds: number): string {
 
 /**
  * A cell of a lineage or session row: times as text, counts as numbers (each view formats those),
- * or why there is none. `fileRead` is false for a file only listed (SessionOverview.read).
+ * or why there is none. `file` says how much of the file was read (fileReadOf).
  */
 export function overviewCell(
   column: OverviewColumn,
   row: OverviewLineage | OverviewSession,
-  fileRead = true,
+  file: FileRead = 'read',
 ): { value: string | number; missing: null } | { value: null; missing: MissingValue | null } {
   const v = column.value(row);
   if (v === null) {
@@ -205,8 +212,8 @@ export function overviewCell(
     // nothing has no share of it reused: nothing is missing.
     if (column.key === 'sessions' || (column.key === 'reused-pct' && row.inputTokens === 0) || (column.key === 'hit-pct' && row.billedInputTokens === 0))
       return { value: null, missing: null };
-    const read = fileRead && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
-    return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? 'not read' : 'not recorded' };
+    const read = file === 'read' && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
+    return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? (file === 'reading' ? 'reading…' : 'not read') : 'not recorded' };
   }
   if (column.key === 'start') return { value: utcText(v as number), missing: null };
   if (column.key === 'duration') return { value: durationText(v as number), missing: null };

@@ -125,6 +125,8 @@ export interface SessionOverview {
   tokenizer: string;
   /** False when the file was only listed (too large to read whole): no session's rows were read. */
   read: boolean;
+  /** Listed while the whole file is being read: its figures come with that analysis (the extension's first answer for a large home). */
+  reading?: boolean;
   /** Top-level lineages in start order, forks nested in `children`. */
   lineages: OverviewLineage[];
   /** Findings placed in no session (a whole-file problem). */

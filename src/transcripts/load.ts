@@ -324,18 +324,47 @@ function readSessionJson(path: string, source: ByteSource, memo: Memo): Remember
   return { transcript: read.transcript, memory: read.memory ? { format: 'hermes-session-json', snapshot: read.memory } : null };
 }
 
-/** A large state.db, its pages read as the page reader asks for them. */
-function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {
-  const size = source.size;
+/**
+ * A state.db's sessions listed from its session table, no message row read (as one above the
+ * read-whole limit is, without that finding): what the extension shows while the whole file is
+ * read. Null for a file that is no SQLite database or has no session table to list, or cannot be
+ * read: the whole read then says why.
+ */
+export function listStateDb(path: string): Transcript | null {
+  const file = openRegular(path);
+  if (!('fd' in file)) return null;
+  try {
+    const source = fileSource(file.fd, file.size);
+    if (!isSqliteFile(source.read(0, 16))) return null;
+    const beside: InputFinding[] = [];
+    const transcript = readListed(path, source, undefined, beside);
+    transcript.findings.push(...beside);
+    return transcript.listedOnly ? transcript : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+/** A state.db's pages read as the page reader asks for them: without `session`, only its sessions listed. */
+function readListed(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
   const transcript = readHermesStateDb(path, source, {
     wal: readBeside(`${companionBase(path)}-wal`, beside),
     journal: readBeside(`${companionBase(path)}-journal`, beside),
     session,
     listOnly: session === undefined,
   });
-  if (session === undefined && transcript.catalog) {
-    transcript.listedOnly = true;
-    const n = transcript.catalog.length;
+  if (session === undefined && transcript.catalog) transcript.listedOnly = true;
+  return transcript;
+}
+
+/** A large state.db, its pages read as the page reader asks for them. */
+function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {
+  const size = source.size;
+  const transcript = readListed(path, source, session, beside);
+  if (transcript.listedOnly) {
+    const n = (transcript.catalog ?? []).length;
     transcript.findings.unshift({
       severity: 'info',
       code: 'session-list-only',

@@ -76,6 +76,12 @@ export interface EngineCalls {
     };
   };
   /**
+   * A state.db's overview from its session table alone, none of its rows read (`overview.read` false),
+   * kept under `key` for lineages to open from it: what the view shows while `analyze` reads the
+   * whole file. Null where there is none to show first (no SQLite file, one lineage, a session chosen).
+   */
+  list: { params: EngineCalls['analyze']['params']; result: EngineCalls['analyze']['result'] | null };
+  /**
    * Analyses one lineage (an overview row's id) of the file analysed under `key`, kept under `scope`
    * for the page calls below until dropped; rejects for an id that names no lineage.
    */

@@ -9,7 +9,7 @@ import { Inspection } from '../protocol/inspection';
 import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
-import { loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
+import { listStateDb, loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
 import { cacheTtlBeside } from '../transcripts/hermesConfig';
 import { serve, type RpcRequest } from '../shared/rpc';
@@ -218,6 +218,17 @@ const answer = serve<EngineCalls>({
     }
     const { inspection, how } = refresh(live, transcript, params.title, earlier?.inspection, memory, params.path);
     return answerOf(params, live, inspection, how, signature, earlier?.opened);
+  },
+  list: (params) => {
+    const transcript = params.session === undefined ? listStateDb(params.path) : null;
+    if (!transcript) return null;
+    const live = new LiveAnalysis(optionsFor(params));
+    const { inspection, how } = refresh(live, transcript, params.title, undefined);
+    const listed = answerOf(params, live, inspection, how, fileSignature(params.path), undefined);
+    if (listed.overview) return listed;
+    inspections.delete(params.key);
+    files.delete(params.key);
+    return null;
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);

@@ -1235,7 +1235,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
   );
 
   scenario(
-    'a long analysis says how far it is in a notification; Cancel stops it, and Analyse again reads the file',
+    'a large home lists its lineages at once and fills them in; the notification says how far, Cancel stops it, Analyse again reads it',
     async () => {
       const p = page as Page;
       const [, second] = await (bigHomes as Promise<string[]>);
@@ -1245,7 +1245,16 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       mkdirSync(dirname(home), { recursive: true });
       cpSync(second, home);
       const toast = (text: string): Locator => p.locator('.notifications-toasts .notification-toast', { hasText: text });
+      const lineagesOf = (frame: Frame): Promise<string[]> =>
+        frame.evaluate(() => ((globalThis as any).document.querySelector('prompt-inspector-app').overview?.lineages ?? []).map((l: { id: string }) => l.id));
+      const opened = Date.now();
       await openFromPalette('big-cancel/state.db');
+      // The session table first: every lineage a row, the replay's figures "reading…" until the analysis is in.
+      const listing = await overviewFor('big-cancel/state.db', 60_000);
+      const listed = await lineagesOf(listing);
+      process.stderr.write(`[e2e] the home's ${listed.length} lineages listed ${Date.now() - opened} ms after the open\n`);
+      assert.ok(listed.length > 100, `lineages listed (${listed.length})`);
+      assert.equal(await overviewCell(listing, listed[0], 'turns'), 'reading…');
       // Past a second the window's spinner becomes a notification, which says the step the worker is at.
       const progress = toast('Prompt Inspector: analysing big-cancel/state.db');
       await progress.filter({ hasText: /[\d,]+ of [\d,]+ requests measured/ }).waitFor({ state: 'visible', timeout: 120_000 });
@@ -1256,18 +1265,14 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       await progress.waitFor({ state: 'hidden', timeout: 10_000 });
       assert.ok(!extensionLog().some((l) => l.includes('big-cancel/state.db: ')), 'no analysis of it finished: the worker was stopped');
       await cancelled.getByRole('button', { name: 'Analyse again' }).click();
-      const lineagesOf = (frame: Frame): Promise<string[]> =>
-        frame.evaluate(() => ((globalThis as any).document.querySelector('prompt-inspector-app').overview?.lineages ?? []).map((l: { id: string }) => l.id));
-      const lineages = await eventually(
-        async () => lineagesOf(await overviewFor('big-cancel/state.db', 180_000)),
-        (ids) => ids.length > 100,
-        60_000,
+      await eventually(async () => extensionLog().some((l) => l.includes('big-cancel/state.db: analysed whole')), Boolean, 180_000);
+      const filled = await eventually(
+        async () => overviewCell(await overviewFor('big-cancel/state.db', 60_000), listed[0], 'turns'),
+        (text) => /^[\d,]+$/.test(text),
+        30_000,
       );
-      assert.ok(lineages.length > 100, `the home's lineages after Analyse again (${lineages.length})`);
-      assert.ok(
-        extensionLog().some((l) => l.includes('big-cancel/state.db: analysed whole')),
-        'analysed whole on the new worker',
-      );
+      assert.match(filled, /^[\d,]+$/, 'the first row filled in by the analysis');
+      assert.deepEqual(await lineagesOf(await overviewFor('big-cancel/state.db')), listed, 'the same rows, now read');
       await runCommand(p, 'View: Close All Editors');
     },
     8 * 60_000,

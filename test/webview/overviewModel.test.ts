@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OVERVIEW_COLUMNS, overviewColumn } from '../../src/shared/overviewColumns';
+import { fileReadOf, OVERVIEW_COLUMNS, overviewColumn } from '../../src/shared/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/shared/overviewTypes';
 import {
   cellOf,
@@ -165,31 +165,35 @@ describe('overview window and cells', () => {
     const duration = overviewColumn('duration');
     const sessions = overviewColumn('sessions');
     assert.ok(apiCalls && turns && start && duration && sessions);
-    assert.deepEqual(cellOf(apiCalls, b, true), { text: 'not recorded', missing: 'not recorded' });
-    assert.deepEqual(cellOf(turns, c, true), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(apiCalls, b, 'read'), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(turns, c, 'read'), { text: 'not recorded', missing: 'not recorded' });
     const unread = lineage('u', { turns: null, durationSeconds: null, sessions: [session('u', { read: false, turns: null })] });
-    assert.deepEqual(cellOf(turns, unread, true), { text: 'not read', missing: 'not read' });
-    assert.deepEqual(cellOf(duration, unread, true), { text: 'not read', missing: 'not read' });
-    assert.deepEqual(cellOf(turns, session('s', { read: false, turns: null }), true), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(turns, unread, 'read'), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(duration, unread, 'read'), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(turns, session('s', { read: false, turns: null }), 'read'), { text: 'not read', missing: 'not read' });
     // A file only listed: every replay figure is not read, the recorded counters still not recorded.
-    assert.deepEqual(cellOf(turns, c, false), { text: 'not read', missing: 'not read' });
-    assert.deepEqual(cellOf(apiCalls, c, false), { text: 'not recorded', missing: 'not recorded' });
-    assert.deepEqual(cellOf(start, lineage('t', { startedAt: 1789725600 }), true), { text: '2026-09-18 10:00', missing: null });
-    assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 2930 }), true), { text: '48m50s', missing: null });
-    assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 79740 }), true), { text: '22h09m', missing: null });
-    assert.deepEqual(cellOf(turns, lineage('t', { turns: 12345 }), true), { text: '12,345', missing: null });
+    assert.deepEqual(cellOf(turns, c, 'listed'), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(apiCalls, c, 'listed'), { text: 'not recorded', missing: 'not recorded' });
+    // Listed while the whole file is read: the replay figures are on their way.
+    assert.deepEqual(cellOf(turns, c, 'reading'), { text: 'reading…', missing: 'reading…' });
+    assert.deepEqual(cellOf(apiCalls, c, 'reading'), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual([fileReadOf({ read: true }), fileReadOf({ read: false }), fileReadOf({ read: false, reading: true })], ['read', 'listed', 'reading']);
+    assert.deepEqual(cellOf(start, lineage('t', { startedAt: 1789725600 }), 'read'), { text: '2026-09-18 10:00', missing: null });
+    assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 2930 }), 'read'), { text: '48m50s', missing: null });
+    assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 79740 }), 'read'), { text: '22h09m', missing: null });
+    assert.deepEqual(cellOf(turns, lineage('t', { turns: 12345 }), 'read'), { text: '12,345', missing: null });
     // A session row leaves the chain's session count to its lineage row.
-    assert.deepEqual(cellOf(sessions, session('a2'), true), { text: '', missing: null });
-    assert.deepEqual(cellOf(sessions, chain, true), { text: '2', missing: null });
+    assert.deepEqual(cellOf(sessions, session('a2'), 'read'), { text: '', missing: null });
+    assert.deepEqual(cellOf(sessions, chain, 'read'), { text: '2', missing: null });
   });
 
   it('gives the reused share of the tokens sent to one decimal, nothing for a row that sent none', () => {
     const pct = overviewColumn('reused-pct');
     assert.ok(pct);
-    assert.deepEqual(cellOf(pct, lineage('t', { inputTokens: 3, reusedTokens: 2 }), true), { text: '66.7', missing: null });
-    assert.deepEqual(cellOf(pct, lineage('t', { inputTokens: 200, reusedTokens: 192 }), true), { text: '96.0', missing: null });
-    assert.deepEqual(cellOf(pct, session('s', { inputTokens: 0, reusedTokens: 0, requests: 0 }), true), { text: '', missing: null });
-    assert.deepEqual(cellOf(pct, session('s', { read: false, inputTokens: null, reusedTokens: null }), true), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(pct, lineage('t', { inputTokens: 3, reusedTokens: 2 }), 'read'), { text: '66.7', missing: null });
+    assert.deepEqual(cellOf(pct, lineage('t', { inputTokens: 200, reusedTokens: 192 }), 'read'), { text: '96.0', missing: null });
+    assert.deepEqual(cellOf(pct, session('s', { inputTokens: 0, reusedTokens: 0, requests: 0 }), 'read'), { text: '', missing: null });
+    assert.deepEqual(cellOf(pct, session('s', { read: false, inputTokens: null, reusedTokens: null }), 'read'), { text: 'not read', missing: 'not read' });
     // Sorted by the share, not by its text.
     const shares = [
       lineage('x', { inputTokens: 1000, reusedTokens: 95 }),
@@ -285,7 +289,7 @@ describe('bidi controls in the overview', () => {
     const text = (key: string): string => {
       const column = overviewColumn(key);
       assert.ok(column, key);
-      return cellOf(column, l, true).text;
+      return cellOf(column, l, 'read').text;
     };
     assert.equal(text('title'), 'photo \u21c6gnp.exe');
     assert.equal(text('source'), 'cli\u21c6');

@@ -180,15 +180,46 @@ describe('the analysis workers: one file per worker', () => {
     assert.ok((await home).overview);
   });
 
-  it('a long analysis tells its steps as it goes, and a cancel stops it: the call rejects and the next one is answered', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pi-progress-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+  /** A home of 300 sessions written by upstream's write paths (12 MB), once for the tests below. */
+  let written300: string | undefined;
+  const dir300 = mkdtempSync(join(tmpdir(), 'pi-progress-'));
+  after(() => rmSync(dir300, { recursive: true, force: true }));
+  const home300 = (): string => {
+    if (written300) return written300;
+    const dir = dir300;
     const written = spawnSync(PYTHON, [join(ROOT, 'test/support/hermes_home.py'), dir, '--sessions', '300', '--seed', '8', '--target-mb', '12'], {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
     });
     assert.equal(written.status, 0, written.stderr);
-    const path = join(dir, 'state.db');
+    written300 = join(dir, 'state.db');
+    return written300;
+  };
+
+  it('a state.db listed before it is read: the lineages of the whole analysis, none read; nothing to list first elsewhere', async () => {
+    const path = home300();
+    const client = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+    after(() => client.dispose());
+    const listed = await client.call('list', params('listed', path));
+    assert.ok(listed?.overview, 'an overview from the session table');
+    assert.equal(listed.overview.read, false);
+    const whole = await client.call('analyze', params('whole', path));
+    assert.ok(whole.overview);
+    const ids = (o: NonNullable<typeof whole.overview>): string[] => everyLineage(o.lineages).map((l) => l.id);
+    assert.deepEqual(ids(listed.overview), ids(whole.overview), 'the rows the whole analysis fills in');
+    assert.ok(
+      everyLineage(listed.overview.lineages).every((l) => l.turns === null),
+      'no figure of the replay yet',
+    );
+    // A lineage opens from the listing as from a file only listed: loaded alone.
+    const first = ids(listed.overview)[0];
+    assert.ok((await client.call('openLineage', { key: 'listed', lineage: first, scope: 'scope' })).turnCount > 0);
+    assert.equal(await client.call('list', params('trace', example('trace/agent.trace.jsonl'))), null, 'a turn trace has nothing to list apart from its rows');
+    assert.equal(await client.call('list', { ...params('one', path), session: first }), null, 'nor a file read for one session');
+  });
+
+  it('a long analysis tells its steps as it goes, and a cancel stops it: the call rejects and the next one is answered', async () => {
+    const path = home300();
     const client = new EngineClient(join(ROOT, 'dist', 'engine.js'));
     after(() => client.dispose());
 
