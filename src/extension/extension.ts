@@ -10,7 +10,7 @@ import { InspectorPanels } from './inspectorPanels';
 import type { InspectorView } from './inspectorView';
 import { ProblemsPublisher } from './problems';
 import { ProjectOverviews } from './projectOverview';
-import { statusOf, statusOfRecorded } from './statusText';
+import { READING_STATUS, statusOf, statusOfRecorded } from './statusText';
 import { RemoteInspection } from './analysisCache';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
 import { AgentFolderWatcher } from './agentFolderWatcher';
@@ -74,7 +74,8 @@ function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefi
     return;
   }
   const recorded = current instanceof RemoteInspection ? current.recorded : null;
-  ({ text: status.text, tooltip: status.tooltip } = recorded ? statusOfRecorded(recorded) : statusOf(current.index));
+  const reading = current instanceof RemoteInspection && current.overview?.reading === true;
+  ({ text: status.text, tooltip: status.tooltip } = recorded ? statusOfRecorded(recorded) : reading ? READING_STATUS : statusOf(current.index));
   status.show();
 }
 

@@ -7,6 +7,12 @@ import { plural } from '../shared/shownText';
 import type { InspectorIndex } from '../shared/messages';
 import type { RecordedReport } from '../shared/recordedReportTypes';
 
+/** While a large state.db is only listed and its whole analysis runs, there is nothing to count yet. */
+export const READING_STATUS = {
+  text: '$(loading~spin) reading…',
+  tooltip: 'Prompt Inspector: the lineages are listed; the whole file is being read, and its figures come when that is done.',
+} as const;
+
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;
   const breaks = (Object.entries(byCause) as [BreakCause, number][]).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);

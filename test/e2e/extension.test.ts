@@ -1255,6 +1255,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       process.stderr.write(`[e2e] the home's ${listed.length} lineages listed ${Date.now() - opened} ms after the open\n`);
       assert.ok(listed.length > 100, `lineages listed (${listed.length})`);
       assert.equal(await overviewCell(listing, listed[0], 'turns'), 'reading…');
+      await p.locator('.statusbar-item', { hasText: 'reading…' }).waitFor({ state: 'visible', timeout: 10_000 });
       // Past a second the window's spinner becomes a notification, which says the step the worker is at.
       const progress = toast('Prompt Inspector: analysing big-cancel/state.db');
       await progress.filter({ hasText: /[\d,]+ of [\d,]+ requests measured/ }).waitFor({ state: 'visible', timeout: 120_000 });
