@@ -5,6 +5,8 @@
 //
 //   overview PATH      loadTranscript with the default read-whole limit (256 MB: a larger state.db is
 //                      only listed), analyze, the Inspection the worker keeps, then the session overview
+//   listed PATH        as overview, from listStateDb (the session table alone): what the extension
+//                      shows of a large home under the limit while it reads the whole file
 //   lineage PATH ID    loadTranscript(PATH, { lineage: ID }) as the worker opens an overview row, then analyze
 //   session PATH ID    loadTranscript(PATH, { session: ID }) (the CLI's --session), then analyze
 //   warm-lineage PATH ID   as lineage, in a process whose tokenizer already loaded its vocabulary
@@ -18,7 +20,7 @@ import { sessionOverview } from '../src/analysis/sessionOverview';
 import { createTokenCounter } from '../src/analysis/tokenizer';
 import { PROFILES } from '../src/engine/profile';
 import { Inspection } from '../src/protocol/inspection';
-import { loadTranscript } from '../src/transcripts/load';
+import { listStateDb, loadTranscript } from '../src/transcripts/load';
 
 /** Peak RSS in KB of this process image (VmHWM; see bench/memoryChild.ts for why not maxRSS). */
 function peakRssKb(): number {
@@ -37,11 +39,17 @@ async function main(mode: string, path: string, id: string | undefined): Promise
   }
   const baseKb = peakRssKb();
   const t0 = performance.now();
-  const transcript = mode === 'overview' ? await loadTranscript(path) : await loadTranscript(path, mode === 'lineage' ? { lineage: id } : { session: id });
+  const transcript =
+    mode === 'listed'
+      ? listStateDb(path)
+      : mode === 'overview'
+        ? await loadTranscript(path)
+        : await loadTranscript(path, mode === 'lineage' ? { lineage: id } : { session: id });
+  if (!transcript) throw new Error(`${path}: nothing listed`);
   const loadedMs = performance.now() - t0;
   const analysis = analyze(transcript, { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false });
   let lineages = 0;
-  if (mode === 'overview') {
+  if (mode === 'overview' || mode === 'listed') {
     new Inspection(analysis, basename(path));
     lineages = countLineages(sessionOverview(transcript, analysis.report).lineages);
   }
