@@ -95,6 +95,9 @@ export class RemoteInspection extends RemotePages {
  */
 const WORKERS = 4;
 
+/** What a listing's key and its worker's file name end with. */
+const LISTING = '#listing';
+
 /** A state.db at least this large is listed before it is read whole: its read takes seconds. */
 const LISTED_FIRST_FROM = 8 * 1024 * 1024;
 
@@ -125,7 +128,7 @@ export class AnalysisCache implements vscode.Disposable {
   );
 
   /** A large state.db's listing, shown until its whole analysis (under `key`) is in; `served` once a view was given it. */
-  private readonly listing = new Map<string, { key: string; shown: Promise<RemoteInspection | null>; served: boolean }>();
+  private readonly listing = new Map<string, { key: string; shown: Promise<RemoteInspection | null>; served: boolean; drop: () => void }>();
   /** Files whose analysis the user cancelled: not analysed again until asked to (analyseAgain). */
   private readonly cancelled = new Set<string>();
 
@@ -174,16 +177,15 @@ export class AnalysisCache implements vscode.Disposable {
         readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         prices: s.prices,
       };
-      // The listing first (the worker answers in order), then the whole read.
-      const listing = firstOfFile && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit) ? this.listFirst(file, engine, params) : null;
-      const analysed = Promise.resolve(listing).then(() => engine.call('analyze', params));
+      if (firstOfFile && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit)) this.listFirst(file, params);
+      const analysed = Promise.resolve(engine.call('analyze', params));
       showAnalysisProgress({
         title,
         running: analysed,
         onProgress: (listener) => engine.onProgress(key, listener),
         cancel: () => this.cancel(file, engine),
       });
-      const done = (cancelled: boolean): void => this.listingDone(file, uri, engine, cancelled);
+      const done = (): void => this.listingDone(file, uri);
       return analysed.then(
         ({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed, recorded }) => {
           const how = resumed
@@ -193,11 +195,11 @@ export class AnalysisCache implements vscode.Disposable {
               : 'analysed whole';
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
           this.sessionCounts.set(file, (catalog ?? index.sessions).length);
-          done(false);
+          done();
           return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, recorded, engine, key);
         },
         (e: unknown) => {
-          done(e instanceof AnalysisCancelled);
+          done();
           throw e;
         },
       );
@@ -212,27 +214,26 @@ export class AnalysisCache implements vscode.Disposable {
   }
 
   /**
-   * A large state.db's sessions, listed by the worker from its session table before it reads the
-   * whole file (issue 23 item 1): the view shows its overview at once, each row "reading…" until
-   * the analysis comes; null where the worker has none to show first.
+   * A large state.db's sessions, listed from its session table while the file's worker reads it
+   * whole (issue 23 item 1): the view shows its overview at once, each row "reading…" until the
+   * analysis comes. The listing lives in a worker of its own, so a lineage opened from it is
+   * analysed at once, on the other core, not after the whole file.
    */
-  private listFirst(file: string, engine: EngineClient, params: EngineCalls['analyze']['params']): Promise<unknown> {
-    const listed = Promise.resolve(engine.call('list', { ...params, key: `${params.key}|listed` })).catch(() => null);
-    const shown = listed.then((l) =>
-      l?.overview ? new RemoteInspection(l.index, { ...l.overview, reading: true }, [], l.catalog, false, null, engine, `${params.key}|listed`) : null,
-    );
-    this.listing.set(file, { key: params.key, shown, served: false });
-    return listed;
+  private listFirst(file: string, params: EngineCalls['analyze']['params']): void {
+    const lister = this.engines.for(`${file}${LISTING}`);
+    const key = `${params.key}${LISTING}`;
+    const shown = Promise.resolve(lister.call('list', { ...params, key }))
+      .catch(() => null)
+      .then((l) => (l?.overview ? new RemoteInspection(l.index, { ...l.overview, reading: true }, [], l.catalog, false, null, lister, key) : null));
+    this.listing.set(file, { key: params.key, shown, served: false, drop: () => void lister.call('drop', { key }) });
   }
 
-  /** The whole analysis is in (or failed): the listing goes, and the views it was shown in ask again. */
-  private listingDone(file: string, uri: vscode.Uri, engine: EngineClient, cancelled: boolean): void {
+  /** The whole analysis is in (or failed, or was cancelled): the listing goes, and the views it was shown in ask again. */
+  private listingDone(file: string, uri: vscode.Uri): void {
     const listing = this.listing.get(file);
     if (!listing) return;
     this.listing.delete(file);
-    // A cancelled worker is gone with what it held; a call now would start another.
-    if (!cancelled) void engine.call('drop', { key: `${listing.key}|listed` });
-    // The views shown the listing ask again: for the analysis, or to learn it was cancelled.
+    listing.drop();
     if (listing.served) this.changed.fire(uri);
   }
 

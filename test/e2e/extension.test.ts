@@ -1265,15 +1265,37 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       await cancelled.waitFor({ state: 'visible', timeout: 30_000 });
       await progress.waitFor({ state: 'hidden', timeout: 10_000 });
       assert.ok(!extensionLog().some((l) => l.includes('big-cancel/state.db: ')), 'no analysis of it finished: the worker was stopped');
+      const logged = extensionLog().length;
+      const readWhole = (): boolean =>
+        extensionLog()
+          .slice(logged)
+          .some((l) => l.includes('big-cancel/state.db: analysed whole'));
       await cancelled.getByRole('button', { name: 'Analyse again' }).click();
-      await eventually(async () => extensionLog().some((l) => l.includes('big-cancel/state.db: analysed whole')), Boolean, 180_000);
-      const filled = await eventually(
-        async () => overviewCell(await overviewFor('big-cancel/state.db', 60_000), listed[0], 'turns'),
-        (text) => /^[\d,]+$/.test(text),
+      // Listed again; a row opened meanwhile is analysed at once, by the listing's own worker.
+      const relisted = await overviewFor('big-cancel/state.db', 60_000);
+      assert.equal(await overviewCell(relisted, listed[2], 'turns'), 'reading…');
+      await openRow(relisted, listed[2]);
+      const lineageTurns = (): Promise<number> =>
+        relisted.evaluate(() => {
+          const app = (globalThis as any).document.querySelector('prompt-inspector-app');
+          return app.onOverview ? 0 : (app.model?.turnCount ?? 0);
+        });
+      const turns = await eventually(lineageTurns, (n) => n > 0, 60_000);
+      assert.ok(turns > 0, 'the opened lineage shows its turns');
+      assert.equal(readWhole(), false, 'shown before the whole file was read');
+      await eventually(async () => readWhole(), Boolean, 180_000);
+      // The whole analysis in: the same rows, read, and the open lineage opened again from it.
+      const read = await eventually(
+        () =>
+          relisted.evaluate(() => {
+            const overview = (globalThis as any).document.querySelector('prompt-inspector-app').overview;
+            return { reading: overview?.reading === true, ids: (overview?.lineages ?? []).map((l: { id: string }) => l.id) as string[] };
+          }),
+        (o) => !o.reading,
         30_000,
       );
-      assert.match(filled, /^[\d,]+$/, 'the first row filled in by the analysis');
-      assert.deepEqual(await lineagesOf(await overviewFor('big-cancel/state.db')), listed, 'the same rows, now read');
+      assert.deepEqual(read, { reading: false, ids: listed }, 'the same rows, now read');
+      assert.equal(await eventually(lineageTurns, (n) => n === turns, 30_000), turns, 'the open lineage, as the whole analysis has it');
       await runCommand(p, 'View: Close All Editors');
     },
     8 * 60_000,
