@@ -122,6 +122,7 @@ const README_PICTURES: Readonly<Record<string, string>> = {
   'recorded-codex-light': 'recorded-codex.png',
   'recorded-har-light': 'recorded-har.png',
   'agent-project-light': 'agent-project.png',
+  'analysis-progress-light': 'analysis-progress.png',
 };
 
 /** A HAR of two Anthropic calls, the second with the first question edited: a break at message 0, byte 26. */
@@ -1259,7 +1260,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       // Past a second the window's spinner becomes a notification, which says the step the worker is at.
       const progress = toast('Prompt Inspector: analysing big-cancel/state.db');
       await progress.filter({ hasText: /[\d,]+ of [\d,]+ requests measured/ }).waitFor({ state: 'visible', timeout: 120_000 });
-      await screenshot(p, 'analysis-progress-light');
+      await shot(p, 'analysis-progress-light');
       await progress.getByRole('button', { name: 'Cancel' }).click();
       const cancelled = toast('Prompt Inspector: the analysis of big-cancel/state.db was cancelled.');
       await cancelled.waitFor({ state: 'visible', timeout: 30_000 });
