@@ -16,7 +16,7 @@ import { reportData } from '../../src/protocol/reportData';
 import { decompressInspection } from '../../src/shared/embedded';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDirsRemovedAfter } from '../cli/support';
-import { byItself, checkLineages, OPTIONS } from '../support/embeddedLineages';
+import { byItself, checkLineages, OPTIONS, writeInterleavedPair } from '../support/embeddedLineages';
 import { writeHermesDb } from '../support/hermesDb';
 import { shapeId, writeLineageShape } from '../support/lineageShapes';
 import { sqliteExec } from '../support/sqliteExec';
@@ -26,20 +26,7 @@ const newDir = tempDirsRemovedAfter();
 describe('each lineage a report embeds, sliced from the whole analysis or analysed alone, is the lineage analysed by itself', () => {
   it('on lineages whose turns interleave in time, numbered otherwise in the whole file', async () => {
     const path = join(newDir(), 'state.db');
-    writeHermesDb(
-      path,
-      [
-        { id: 'a', startedAt: 900 },
-        { id: 'b', startedAt: 901 },
-      ],
-      // Rows are stamped in this order: a's turns and b's take turns.
-      [0, 1, 2].flatMap((k) => [
-        ['a', 'user', `a asks ${k}`],
-        ['a', 'assistant', `a answered ${k}`],
-        ['b', 'user', `b asks ${k}`],
-        ['b', 'assistant', `b answered ${k}`],
-      ]),
-    );
+    writeInterleavedPair(path);
     const transcript = await loadTranscript(path);
     assert.deepEqual(
       analyze(transcript, OPTIONS).report.turns.map((t) => t.sessionId),

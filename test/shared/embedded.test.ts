@@ -12,27 +12,14 @@ import { RpcClient } from '../../src/shared/rpc';
 import type { EmbeddedInspection, EmbeddedReport, RequestMap } from '../../src/shared/messages';
 import { loadTranscript } from '../../src/transcripts/load';
 import { tempDirsRemovedAfter } from '../cli/support';
-import { OPTIONS } from '../support/embeddedLineages';
-import { writeHermesDb } from '../support/hermesDb';
+import { OPTIONS, writeInterleavedPair } from '../support/embeddedLineages';
 
 const newDir = tempDirsRemovedAfter();
 
 /** Two lineages, a and b, whose text goes past ASCII: wide characters, an emoji. */
 async function home(): Promise<EmbeddedReport> {
   const path = join(newDir(), 'state.db');
-  writeHermesDb(
-    path,
-    [
-      { id: 'a', startedAt: 900 },
-      { id: 'b', startedAt: 901 },
-    ],
-    [0, 1, 2].flatMap((k) => [
-      ['a', 'user', `a asks ${k}: 日本語 🧪 ${'the same words again '.repeat(40)}`],
-      ['a', 'assistant', `a answered ${k}`],
-      ['b', 'user', `b asks ${k}`],
-      ['b', 'assistant', `b answered ${k}`],
-    ]),
-  );
+  writeInterleavedPair(path, (who, k) => (who === 'a' ? `a asks ${k}: 日本語 🧪 ${'the same words again '.repeat(40)}` : `b asks ${k}`));
   return reportData(analyze(await loadTranscript(path), OPTIONS), 'T', OPTIONS);
 }
 

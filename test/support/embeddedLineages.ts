@@ -12,6 +12,27 @@ import { Inspection } from '../../src/protocol/inspection';
 import { reportData } from '../../src/protocol/reportData';
 import { decompressInspection } from '../../src/shared/embedded';
 import { loadTranscript } from '../../src/transcripts/load';
+import { writeHermesDb } from './hermesDb';
+
+/**
+ * A state.db of two lineages, a and b, whose three turns take turns in time (rows are stamped in the
+ * order written): numbered otherwise in the whole file than in each lineage. `ask` words each ask.
+ */
+export function writeInterleavedPair(path: string, ask: (who: 'a' | 'b', k: number) => string = (who, k) => `${who} asks ${k}`): void {
+  writeHermesDb(
+    path,
+    [
+      { id: 'a', startedAt: 900 },
+      { id: 'b', startedAt: 901 },
+    ],
+    [0, 1, 2].flatMap((k) => [
+      ['a', 'user', ask('a', k)],
+      ['a', 'assistant', `a answered ${k}`],
+      ['b', 'user', ask('b', k)],
+      ['b', 'assistant', `b answered ${k}`],
+    ]),
+  );
+}
 
 export const OPTIONS: AnalyzeOptions = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
 
