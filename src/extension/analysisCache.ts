@@ -163,7 +163,7 @@ export class AnalysisCache implements vscode.Disposable {
     const engine = this.engines.for(file);
     // Cancelled by the user: no view, tree or Problems read starts it again, until Analyse again.
     if (this.cancelled.has(file)) return Promise.reject(new AnalysisCancelled());
-    const firstOfFile = !this.analyses.files().includes(file);
+    const earlierKey = this.analyses.keyOf(file);
     const whole = this.analyses.get(file, key, () => {
       const started = Date.now();
       for (const problem of s.priceProblems) this.log.warn(`promptInspector.prices: ${problem}; not used`);
@@ -177,13 +177,15 @@ export class AnalysisCache implements vscode.Disposable {
         readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         prices: s.prices,
       };
-      if (firstOfFile && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit)) this.listFirst(file, params);
+      if (earlierKey === undefined && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit)) this.listFirst(file, params);
       const analysed = Promise.resolve(engine.call('analyze', params));
       showAnalysisProgress({
         title,
         running: analysed,
         onProgress: (listener) => engine.onProgress(key, listener),
         cancel: () => this.cancel(file, engine),
+        // A notification for a file's first analysis under these settings, not for each live refresh.
+        notify: earlierKey !== key,
       });
       const done = (): void => this.listingDone(file, uri);
       return analysed.then(

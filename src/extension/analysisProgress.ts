@@ -18,15 +18,21 @@ export interface ShownAnalysis {
   onProgress: (listener: (p: EngineProgress) => void) => () => void;
   /** The user pressed Cancel. */
   cancel: () => void;
+  /**
+   * False for a file's analysis made again as it changes (the views show the last one meanwhile):
+   * the spinner only, so a live writer does not raise a notification with every write.
+   */
+  notify: boolean;
 }
 
-export function showAnalysisProgress({ title, running, onProgress, cancel }: ShownAnalysis): void {
+export function showAnalysisProgress({ title, running, onProgress, cancel, notify }: ShownAnalysis): void {
   const done = running.then(
     () => undefined,
     () => undefined,
   );
   const name = `Prompt Inspector: analysing ${title}`;
   void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: name }, () => done);
+  if (!notify) return;
   // The latest step, kept from the start: the notification opens on it rather than on nothing.
   let latest: EngineProgress | undefined;
   let shown: ((p: EngineProgress) => void) | undefined;

@@ -88,6 +88,11 @@ export class OnePerFile<T> {
     this.entries.delete(file);
   }
 
+  /** The key `file`'s result (kept, or running) was asked for under; undefined for a file without one. */
+  keyOf(file: string): string | undefined {
+    return this.entries.get(file)?.key;
+  }
+
   files(): string[] {
     return [...this.entries.keys()];
   }

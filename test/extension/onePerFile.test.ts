@@ -115,7 +115,9 @@ describe('one analysis per file in flight', () => {
       await sleep(10);
       throw new Error('cancelled');
     });
+    assert.equal(slots.keyOf('a'), 'k', 'a run in flight has its key');
     slots.forget('a');
+    assert.equal(slots.keyOf('a'), undefined);
     slots.invalidate('a');
     await advance(10);
     await assert.rejects(cancelled, /cancelled/);
