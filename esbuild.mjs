@@ -2,6 +2,7 @@
 // for Node, the webview and the report page's host as browser IIFEs.
 import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { packedVocabularies } from './scripts/packedVocabularies.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -29,7 +30,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'silent',
-  plugins: [problemMatcher],
+  plugins: [problemMatcher, packedVocabularies],
 };
 
 const contexts = await Promise.all([

@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
+import { packedVocabularies } from './packedVocabularies.mjs';
 
 const [group, ...flags] = process.argv.slice(2);
 
@@ -76,7 +77,7 @@ async function bundled(files) {
     sourcemap: 'inline',
     sourcesContent: false,
     logLevel: 'warning',
-    plugins: [sourcePaths],
+    plugins: [sourcePaths, packedVocabularies],
   });
   return files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')));
 }

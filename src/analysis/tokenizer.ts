@@ -6,6 +6,7 @@
 // Pure: no fs, no vscode.
 
 import type { TokenizerName } from '../shared/settingNames';
+import { ranksOf, type PackedRankModule, type RankListModule } from './vocabularyRanks';
 
 export interface TokenCounter {
   readonly name: TokenizerName;
@@ -77,11 +78,8 @@ interface Vocabulary {
   readonly power: Int32Array;
 }
 
-/** The gpt-tokenizer modules we read (typed locally: its subpath exports are not visible to
+/** gpt-tokenizer's pre-tokenizer patterns (typed locally: its subpath exports are not visible to
  * TypeScript's `node` module resolution). */
-interface RankModule {
-  default: (string | number[])[];
-}
 interface PatternModule {
   O200K_TOKEN_SPLIT_REGEX: RegExp;
   CL100K_TOKEN_SPLIT_REGEX: RegExp;
@@ -101,29 +99,21 @@ function loadVocabulary(name: TokenizerName): Vocabulary {
   // Literal require paths so bundlers can see them; loaded on first count so importing this
   // module costs nothing.
   const patterns = require('gpt-tokenizer/encodingParams/constants') as PatternModule;
-  const [list, split] =
+  const [ranks, split] =
     name === 'o200k_base'
-      ? [(require('gpt-tokenizer/bpeRanks/o200k_base') as RankModule).default, patterns.O200K_TOKEN_SPLIT_REGEX]
-      : [(require('gpt-tokenizer/bpeRanks/cl100k_base') as RankModule).default, patterns.CL100K_TOKEN_SPLIT_REGEX];
-  const count = list.length;
+      ? [require('gpt-tokenizer/bpeRanks/o200k_base') as RankListModule | PackedRankModule, patterns.O200K_TOKEN_SPLIT_REGEX]
+      : [require('gpt-tokenizer/bpeRanks/cl100k_base') as RankListModule | PackedRankModule, patterns.CL100K_TOKEN_SPLIT_REGEX];
+  const { bytes: tokenBytes, lengths } = ranksOf(ranks);
+  const count = lengths.length;
   const start = new Int32Array(count);
   const table = new Int32Array(2 << TABLE_BITS).fill(-1);
   const byteRank = new Int32Array(256).fill(-1);
   const bytePair = new Int32Array(1 << 16).fill(-1);
-  const encoder = new TextEncoder();
-  let tokenBytes = new Uint8Array(8 * count);
   let used = 0;
   let longest = 0;
-  // forEach skips the holes of unused ranks.
-  list.forEach((token, rank) => {
-    if (used + 4 * token.length > tokenBytes.length) {
-      const grown = new Uint8Array(2 * tokenBytes.length);
-      grown.set(tokenBytes);
-      tokenBytes = grown;
-    }
-    let n = 0;
-    if (typeof token === 'string') n = encoder.encodeInto(token, tokenBytes.subarray(used)).written;
-    else for (const byte of token) tokenBytes[used + n++] = byte;
+  for (let rank = 0; rank < count; rank++) {
+    const n = lengths[rank];
+    if (n === 0) continue; // an unused rank
     let h = 0;
     for (let i = used; i < used + n; i++) h = (Math.imul(h, BASE) + tokenBytes[i]) | 0;
     start[rank] = used;
@@ -135,12 +125,12 @@ function loadVocabulary(name: TokenizerName): Vocabulary {
     if (n === 2) bytePair[(tokenBytes[used] << 8) | tokenBytes[used + 1]] = rank;
     used += n;
     longest = Math.max(longest, n);
-  });
-  if (byteRank.includes(-1) || count > 2 ** 18) throw new Error(`${name}: not a byte-level vocabulary of < 2^18 tokens`);
+  }
+  if (byteRank.includes(-1) || count > 2 ** 18 || used !== tokenBytes.length) throw new Error(`${name}: not a byte-level vocabulary of < 2^18 tokens`);
   const power = new Int32Array(longest + 1);
   power[0] = 1;
   for (let k = 1; k <= longest; k++) power[k] = Math.imul(power[k - 1], BASE);
-  vocabulary = { split: new RegExp(split.source, 'uy'), tokenBytes: tokenBytes.slice(0, used), start, table, byteRank, bytePair, longest, power };
+  vocabulary = { split: new RegExp(split.source, 'uy'), tokenBytes, start, table, byteRank, bytePair, longest, power };
   vocabularies.set(name, vocabulary);
   return vocabulary;
 }

@@ -91,7 +91,7 @@ export class RemoteInspection extends RemotePages {
 
 /**
  * Workers at most: one file's analysis then holds up no other of the first four a window shows
- * (a worker holds the tokenizer's rank tables, some tens of megabytes, so not one per file).
+ * (a worker holds its own heap and the tokenizer's tables, ~7 MB a vocabulary, so not one per file).
  */
 const WORKERS = 4;
 

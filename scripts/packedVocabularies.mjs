@@ -1,0 +1,39 @@
+// An esbuild plugin for every bundle that counts tokens (the CLI, the engine worker, the test
+// bundles): gpt-tokenizer's rank modules, a JavaScript array of 200,000 strings each, are replaced by
+// their packed form as base64 text (src/analysis/vocabularyRanks.ts owns the format). A process then
+// builds its vocabulary in ~30 ms instead of ~0.45 s, and the bundle is 3 MB smaller.
+import * as esbuild from 'esbuild';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { runInThisContext } from 'node:vm';
+
+const RANK_MODULE = /^gpt-tokenizer\/bpeRanks\/(o200k_base|cl100k_base)$/;
+const require = createRequire(import.meta.url);
+const FORMAT = fileURLToPath(new URL('../src/analysis/vocabularyRanks.ts', import.meta.url));
+
+/** vocabularyRanks.ts, compiled and evaluated here: the one definition of the packed format. */
+async function formatModule() {
+  const { outputFiles } = await esbuild.build({ entryPoints: [FORMAT], bundle: true, write: false, format: 'cjs', platform: 'neutral', logLevel: 'silent' });
+  const module = { exports: {} };
+  runInThisContext(`(function (module, exports) {${outputFiles[0].text}\n})`)(module, module.exports);
+  return module.exports;
+}
+
+/** Module text by vocabulary name, made once per process (the builds of one run share it). */
+const sources = new Map();
+function packedSource(name) {
+  if (!sources.has(name))
+    sources.set(
+      name,
+      formatModule().then(({ packedRanksSource }) => packedRanksSource(require(`gpt-tokenizer/bpeRanks/${name}`).default)),
+    );
+  return sources.get(name);
+}
+
+export const packedVocabularies = {
+  name: 'packed-vocabularies',
+  setup(build) {
+    build.onResolve({ filter: RANK_MODULE }, ({ path }) => ({ path: RANK_MODULE.exec(path)[1], namespace: 'packed-vocabulary' }));
+    build.onLoad({ filter: /.*/, namespace: 'packed-vocabulary' }, async ({ path }) => ({ contents: await packedSource(path), loader: 'js' }));
+  },
+};
