@@ -9,7 +9,7 @@
  * Run alone: node --require tsx/cjs --test test/e2e/extension.test.ts
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,8 +53,11 @@ const FOREIGN = join(ROOT, '..', 'shared', 'fixtures', 'foreign');
 const SPOTTER = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const ROLLOUT = 'rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl';
 /**
- * Two 2,000-session homes (~120 MB each, hermes_home.py; other seeds, other rows), written beside
- * the workspace while the first scenarios run: one opened, then the other put in its place.
+ * Two 2,000-session homes (~120 MB each) beside the workspace, made while the first scenarios run:
+ * one opened, then the other put in its place. The first is written by hermes_home.py (40 s of a
+ * core); the second is the first with a quarter of its lone sessions deleted by SQLite (a second):
+ * other lineages in a file of the same size, which the worker reads whole again (its log says
+ * "rewritten": the sessions left are kept, not replayed, and the read alone takes seconds).
  */
 let bigHomes: Promise<string[]> | undefined;
 
@@ -64,6 +67,31 @@ function writeBigHome(dir: string, seed: number): Promise<string> {
     const child = spawn(PYTHON, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(join(dir, 'state.db')) : reject(new Error(`hermes_home.py exited ${code}`))));
+  });
+}
+
+/** A copy of `home` in `dir` with every fourth session that has no parent and no child deleted, in every table that names it. */
+function otherHome(home: string, dir: string): Promise<string> {
+  const db = join(dir, 'state.db');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(home, db);
+  const script = `
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN")
+c.execute("""CREATE TEMP TABLE gone AS SELECT id FROM sessions s WHERE parent_session_id IS NULL AND rowid % 4 = 0
+  AND NOT EXISTS (SELECT 1 FROM sessions k WHERE k.parent_session_id = s.id)""")
+tables = [t for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+          if any(col[1] == 'session_id' for col in c.execute(f'PRAGMA table_info("{t}")'))]
+for t in tables:
+    c.execute(f'DELETE FROM "{t}" WHERE session_id IN (SELECT id FROM gone)')
+c.execute("DELETE FROM sessions WHERE id IN (SELECT id FROM gone)")
+c.execute("COMMIT")
+`;
+  return new Promise((resolve, reject) => {
+    execFile(PYTHON, ['-c', script, db], (err, _stdout, stderr) =>
+      err ? reject(new Error(`deleting sessions from ${db}: ${stderr || err.message}`)) : resolve(db),
+    );
   });
 }
 
@@ -87,7 +115,8 @@ before(
     const day = join(agentHome, 'codex-sessions', '2026', '05', '11');
     mkdirSync(day, { recursive: true });
     cpSync(join(FOREIGN, 'codex', 'codemie-code', ROLLOUT), join(day, ROLLOUT));
-    bigHomes = Promise.all([20, 21].map((seed) => writeBigHome(join(dirname(workspace), `big-home-${seed}`), seed)));
+    const first = writeBigHome(join(dirname(workspace), 'big-home-20'), 20);
+    bigHomes = first.then(async (home) => [home, await otherHome(home, join(dirname(workspace), 'big-home-21'))]);
     bigHomes.catch(() => undefined); // awaited, and reported, by its scenario
   },
   { timeout: 20 * 60_000 },
