@@ -250,33 +250,6 @@ const appIndex = (frame: Frame): Promise<{ profile: string; turnCount: number; c
   });
 const selectedTurn = (frame: Frame): Promise<string | null> => frame.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id');
 
-/** The ViewState (src/shared/messages.ts) an overview page reports, as the JSON text it stores. */
-const SHOWN_VIEW_STATE = `(() => {
-  const app = document.querySelector('prompt-inspector-app');
-  return JSON.stringify({ lineage: app.lineage, ui: null, overview: app.overviewState });
-})()`;
-
-/**
- * Whether the workbench's storage (IndexedDB: VS Code's vscode-web-state-db-* databases, table
- * ItemTable) holds `text`, read without the backslashes of the JSON it is nested in. A string:
- * tsx would name a function's inner helpers with a `__name` the page lacks.
- */
-const STORED_IN_WORKBENCH = `async (text) => {
-  const request = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
-  for (const { name } of await indexedDB.databases()) {
-    if (!name || !name.startsWith('vscode-web-state-db-')) continue;
-    const db = await request(indexedDB.open(name));
-    try {
-      if (!db.objectStoreNames.contains('ItemTable')) continue;
-      const values = await request(db.transaction('ItemTable').objectStore('ItemTable').getAll());
-      if (values.some((v) => typeof v === 'string' && v.replaceAll('\\\\', '').includes(text))) return true;
-    } finally {
-      db.close();
-    }
-  }
-  return false;
-}`;
-
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -1076,15 +1049,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     'restore after a reload (dark theme), and the activation time',
     async () => {
       const p = page as Page;
-      // The workbench keeps webview and workspace state in IndexedDB, flushed every few seconds when
-      // the page is idle, and a reload does not reliably flush it: the home's last change (back to its
-      // overview, unfiltered) was lost in about half the runs that reloaded at once. Wait until the
-      // storage holds the state the page shows, as a user's window would have had it stored.
-      const shown = await (await overviewFor(HOME)).evaluate<string>(SHOWN_VIEW_STATE);
-      const stored = (): Promise<boolean> => p.evaluate<boolean>(`(${STORED_IN_WORKBENCH})(${JSON.stringify(shown)})`);
-      const waited = Date.now();
-      assert.equal(await eventually(stored, Boolean, 90_000), true, `the workbench stored ${shown}`);
-      process.stderr.write(`[e2e] the overview's state stored ${Date.now() - waited} ms after it was shown\n`);
+      // The workbench keeps webview and workspace state in storage it flushes once a minute (and,
+      // in a browser, not reliably on a reload): the home's last change (back to its overview) was
+      // lost in about half the runs. Wait for a flush, as a user's window would have had one.
+      await p.waitForTimeout(65_000);
       (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
       await reloadWorkbench(p);
       await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
