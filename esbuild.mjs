@@ -2,7 +2,7 @@
 // for Node, the webview and the report page's host as browser IIFEs.
 import * as esbuild from 'esbuild';
 import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
-import { packedVocabularies } from './scripts/packedVocabularies.mjs';
+import { packedVocabularies } from './scripts/packedVocabularies.cjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');

@@ -1,15 +1,17 @@
 // A bench child (a script run in its own process to read its peak memory) bundled like the shipped
-// engine; sql.js stays external (its wasm sits beside it).
+// engine (the tokenizer's packed vocabularies too); sql.js stays external (its wasm sits beside it).
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+
+const { packedVocabularies } = require('../scripts/packedVocabularies.cjs') as { packedVocabularies: Plugin };
 
 /** bench/NAME.ts bundled into DIR once; its path. */
-export function childBundle(dir: string, name: 'memoryChild' | 'homeChild'): string {
+export async function childBundle(dir: string, name: 'memoryChild' | 'homeChild'): Promise<string> {
   const outfile = join(dir, `${name}.js`);
   if (!existsSync(outfile)) {
-    buildSync({
+    await build({
       entryPoints: [join(__dirname, `${name}.ts`)],
       outfile,
       bundle: true,
@@ -18,6 +20,7 @@ export function childBundle(dir: string, name: 'memoryChild' | 'homeChild'): str
       target: 'node20',
       external: ['sql.js'],
       logLevel: 'silent',
+      plugins: [packedVocabularies],
     });
   }
   return outfile;

@@ -190,9 +190,10 @@ function naive(m: Measured, analysis: Analysis): string[] {
 /** Peak RSS of a fresh process that only loads, analyses and inspects the file as the engine worker
  * does (this process holds too much else).
  * The peak depends on when the collector runs, so the child runs three times and the worst counts. */
-function memory(input: Input, dir: string): string {
+async function memory(input: Input, dir: string): Promise<string> {
+  const bundle = await childBundle(dir, 'memoryChild');
   const runs = [0, 1, 2].map(() => {
-    const out = execFileSync(process.execPath, [childBundle(dir, 'memoryChild'), input.path], {
+    const out = execFileSync(process.execPath, [bundle, input.path], {
       encoding: 'utf8',
       env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
     });
@@ -261,7 +262,7 @@ export async function benchPerformance(): Promise<string[]> {
 
     const largest = measured.filter((m) => m.input.turns === SIZES[SIZES.length - 1]);
     lines.push(' memory:');
-    for (const m of largest) lines.push(memory(m.input, dir));
+    for (const m of largest) lines.push(await memory(m.input, dir));
 
     lines.push(' stalls (fresh counter):');
     lines.push(...stalls());

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { packedVocabularies } from './packedVocabularies.mjs';
+import { packedVocabularies } from './packedVocabularies.cjs';
 
 const [group, ...flags] = process.argv.slice(2);
 

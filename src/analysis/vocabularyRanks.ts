@@ -2,7 +2,7 @@
 // back to back, and each rank's byte length. gpt-tokenizer ships the list as a JavaScript array of
 // 200,000 strings; evaluating that literal and encoding each string took ~0.45 s of every process
 // that counts a token (the CLI, the engine worker, each test file). The bundles carry this packed
-// form instead, as base64 text (scripts/packedVocabularies.mjs writes it with packedRanksSource):
+// form instead, as base64 text (scripts/packedVocabularies.cjs writes it with packedRanksSource):
 // decoding it takes milliseconds. Run from source, the list is packed on first use.
 // Pure: no fs, no vscode.
 
