@@ -1,7 +1,7 @@
 // How much of a large Hermes home the page reader reads (src/transcripts/sqlite/pager.ts). In a real
 // home the sessions, system_prompts and session_model_usage rows are written between the messages of
 // the same moment, so their pages lie scattered through the whole file: listing the sessions of a
-// 300 MB home read 180 MB when every page miss read a 1 MiB block. A jump now reads one 64 KiB
+// 300 MB home read 180 MB when every page miss read a 1 MiB block. A jump now reads one 8 KiB
 // chunk and only a scan going forward reads blocks ahead. One lineage's messages are found through
 // the index on session_id (SqliteFile.rowsWhere), not by a scan of the table. The home is written
 // by hermes_home.py.
