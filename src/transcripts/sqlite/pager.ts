@@ -157,10 +157,10 @@ export class Pager {
 
   /**
    * The cached read holding chunk `index`, else a new one. A miss at or just past the end of the
-   * previous read (a scan going forward, over the few overflow pages it may skip) reads a whole
-   * block from that end, the skipped pages too (a table's next leaf page often lies among them), so
-   * a sequential scan makes one read per block, not per page; any other miss (a jump) reads one
-   * chunk. Reads are kept whole (no copies) up to cacheBlocks blocks in all.
+   * previous read (a scan going forward, over the few overflow pages it may skip) reads on from that
+   * end, the skipped pages too (a table's next leaf page often lies among them), further each time up
+   * to a whole block, so a sequential scan makes one read per block, not per page; any other miss (a
+   * jump) reads one chunk. Reads are kept whole (no copies) up to cacheBlocks blocks in all.
    */
   private read(index: number): CachedRead {
     const hit = this.cache.get(index);
@@ -176,7 +176,10 @@ export class Pager {
       first = this.readEnd;
       for (let i = first; i < index; i++) if (this.cache.has(i)) first = i + 1;
     }
-    let chunks = forward ? perBlock : 1;
+    // Ahead four times as far as the last read, up to a block: a scan soon reads whole blocks, while
+    // two jumps that happen to land near each other (the scattered pages of a small table) read 32 KiB,
+    // not a megabyte (listing a 600 MB home of 10,000 sessions read 71 MB in such blocks).
+    let chunks = !forward ? 1 : this.readStart < 0 ? perBlock : Math.min(perBlock, 4 * (this.readEnd - this.readStart));
     // Never over chunks already cached: each chunk has one read.
     for (let i = 1; i < chunks; i++) {
       if (this.cache.has(first + i)) {
