@@ -2,7 +2,8 @@
 // write paths and full schema on real SQLite): the overview of a 2,000-session ~300 MB home, one
 // 500-turn lineage of it, and the standalone report of a 2,000-session ~124 MB home (issue 23):
 // its size against its input, its peak memory, and in Chromium how soon its overview shows and a
-// lineage opens.
+// lineage opens; then a year of Hermes (issue 23): a 10,000-session ~600 MB home's first rows, and
+// the CLI's sessions --json and report on it, with their peak memory.
 // Run alone with `npx tsx bench/home.ts` (after `npm run build`); also part of `npm run bench`.
 //
 // A home takes minutes to write, so each is kept under os.tmpdir() by its parameters and a hash of
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childBundle } from './childBundle';
 import { benchHomeReport } from './homeReport';
+import { cliRun } from './cliRun';
 import { mb, median, verdict } from './figures';
 
 const ROOT = join(__dirname, '..');
@@ -24,6 +26,8 @@ const HOME_PY = join(ROOT, 'test/support/hermes_home.py');
 const STORE_PY = join(ROOT, 'test/support/hermes_store.py');
 
 const ms = (t: number): string => `${t.toFixed(0)} ms`;
+/** Home D's CLI runs are killed past this: the issue's 10,000-session report did not finish in 60 s. */
+const YEAR_KILL_MS = 15 * 60_000;
 
 interface HomeTruth {
   bytes: number;
@@ -102,7 +106,7 @@ export async function benchHome(): Promise<string[]> {
   const lines: string[] = ['Hermes homes (issue 10), written by test/support/hermes_home.py on real SQLite, upstream full schema:'];
   const dir = mkdtempSync(join(tmpdir(), 'bench-home-'));
   try {
-    const bundle = childBundle(dir, 'homeChild');
+    const bundle = await childBundle(dir, 'homeChild');
 
     // (a) + (b): a 2,000-session ~300 MB home with one 500-turn compression chain
     const big = home(2000, 1, 300, 500);
@@ -140,6 +144,25 @@ export async function benchHome(): Promise<string[]> {
       `  overview first rows of home C (read whole by the extension, listed first: ${listed.last.lineages.toLocaleString('en')} lineages with forks, none read): `
         + `${ms(listed.time)} (median of 3 fresh processes) [target <= 1000 ms: ${verdict(listed.time <= 1000)}]; peak RSS ${mb(listed.peak)}`,
       ...(await benchHomeReport(c.path, dir)),
+    );
+
+    // (d): a year of Hermes on one machine (issue 23): 10,000 sessions, ~600 MB, over the read-whole limit
+    const year = home(10000, 3, 600, 0);
+    lines.push(describe(year, 'home D'));
+    const d = measure(bundle, 'overview', year.path);
+    lines.push(
+      `  overview first rows of home D (${d.last.listedOnly ? 'listed only: over the read-whole limit' : 'read whole'}, ${d.last.lineages.toLocaleString('en')} lineages with forks): `
+        + `${ms(d.time)} (median of 3 fresh processes) [target <= 1000 ms: ${verdict(d.time <= 1000)}]; peak RSS ${mb(d.peak)} [target <= 600 MB: ${verdict(d.peak <= 600e6)}]`,
+    );
+    const sessions = cliRun(dir, ['sessions', year.path, '--json'], YEAR_KILL_MS);
+    lines.push(
+      `  \`prompt-inspector sessions FILE --json\` on home D: ${sessions.ok ? `${(sessions.ms / 1000).toFixed(1)} s` : sessions.note}, `
+        + `peak RSS ${sessions.peak === null ? 'not read' : mb(sessions.peak)} [target <= 600 MB: ${verdict(sessions.ok && sessions.peak !== null && sessions.peak <= 600e6)}]`,
+    );
+    const report = cliRun(dir, ['report', year.path, '-o', join(dir, 'home-d.html')], YEAR_KILL_MS);
+    lines.push(
+      `  \`prompt-inspector report FILE -o out.html\` on home D: ${report.ok ? `finished in ${(report.ms / 1000).toFixed(1)} s, ${mb(statSync(join(dir, 'home-d.html')).size)}` : report.note}, `
+        + `peak RSS ${report.peak === null ? 'not read' : mb(report.peak)} [target: finishes: ${verdict(report.ok)}]`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
