@@ -10,8 +10,14 @@ const { runInThisContext } = require('node:vm');
 const RANK_MODULE = /^gpt-tokenizer\/bpeRanks\/(o200k_base|cl100k_base)$/;
 const FORMAT = join(__dirname, '..', 'src', 'analysis', 'vocabularyRanks.ts');
 
-/** vocabularyRanks.ts, compiled and evaluated here: the one definition of the packed format. */
-async function formatModule() {
+/** vocabularyRanks.ts, compiled and evaluated here once: the one definition of the packed format. */
+let format;
+function formatModule() {
+  format ??= compiledFormat();
+  return format;
+}
+
+async function compiledFormat() {
   const { outputFiles } = await esbuild.build({ entryPoints: [FORMAT], bundle: true, write: false, format: 'cjs', platform: 'neutral', logLevel: 'silent' });
   const module = { exports: {} };
   runInThisContext(`(function (module, exports) {${outputFiles[0].text}\n})`)(module, module.exports);

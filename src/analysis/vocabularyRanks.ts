@@ -6,6 +6,8 @@
 // decoding it takes milliseconds. Run from source, the list is packed on first use.
 // Pure: no fs, no vscode.
 
+import { base64ToBytes, bytesToBase64 } from '../shared/base64';
+
 /** gpt-tokenizer's rank module: token text (or bytes, for tokens that are not UTF-8) by rank; holes where a rank is unused. */
 export interface RankListModule {
   default: (string | number[])[];
@@ -45,27 +47,14 @@ export function packRanks(list: RankListModule['default']): PackedRanks {
   return { bytes: bytes.slice(0, used), lengths };
 }
 
-const base64 = (bytes: Uint8Array): string => {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-};
-
-const fromBase64 = (text: string): Uint8Array => {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-};
-
 /** The CommonJS module text a bundle holds in place of gpt-tokenizer's rank module. */
 export function packedRanksSource(list: RankListModule['default']): string {
   const { bytes, lengths } = packRanks(list);
-  return `module.exports = { packed: { bytes: "${base64(bytes)}", lengths: "${base64(lengths)}" } };\n`;
+  return `module.exports = { packed: { bytes: "${bytesToBase64(bytes)}", lengths: "${bytesToBase64(lengths)}" } };\n`;
 }
 
 /** The packed ranks of either module: decoded from a bundle's, packed from gpt-tokenizer's own. */
 export function ranksOf(module: RankListModule | PackedRankModule): PackedRanks {
-  if ('packed' in module) return { bytes: fromBase64(module.packed.bytes), lengths: fromBase64(module.packed.lengths) };
+  if ('packed' in module) return { bytes: base64ToBytes(module.packed.bytes), lengths: base64ToBytes(module.packed.lengths) };
   return packRanks(module.default);
 }

@@ -17,6 +17,7 @@ import {
   type Transport,
 } from './messages';
 import { serve } from './rpc';
+import { base64ToBytes } from './base64';
 
 /** The body id at wire position i of a request: its own adds, or (before `keep`) its base's. */
 export function bodyIdAt(data: EmbeddedInspection, request: number, i: number): number | undefined {
@@ -30,10 +31,7 @@ const DECOMPRESSED_KEPT = 4;
 
 /** A lineage compressed by src/protocol/compressedInspection.ts, as it was. */
 export async function decompressInspection(compressed: CompressedInspection): Promise<EmbeddedInspection> {
-  const binary = atob(compressed);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  const text = await new Response(new Blob([base64ToBytes(compressed)]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
   return JSON.parse(text) as EmbeddedInspection;
 }
 

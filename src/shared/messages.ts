@@ -8,6 +8,7 @@ import type { SessionOverview } from './overviewTypes';
 import type { BilledUsage, BreakCause, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
 import type { InjectionKind } from './model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
+import { bytesToBase64 } from './base64';
 
 export const PROTOCOL_VERSION = 3;
 
@@ -188,9 +189,7 @@ export function packInts(values: ArrayLike<number>): PackedInts {
     }
     bytes[n++] = z;
   }
-  let binary = '';
-  for (let i = 0; i < n; i += 8192) binary += String.fromCharCode(...bytes.subarray(i, Math.min(n, i + 8192)));
-  return btoa(binary);
+  return bytesToBase64(bytes.subarray(0, n));
 }
 
 export function unpackInts(packed: PackedInts, count: number): Float64Array {
