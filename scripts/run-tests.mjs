@@ -2,8 +2,9 @@
 // The groups are places, not lists (CONTRIBUTING.md, "Where a test goes"): a file's name or folder says where it runs.
 //   unit     *.test.ts outside test/e2e, but *.slow.test.ts and *.browser.test.ts
 //   slow     *.slow.test.ts            browser  *.browser.test.ts
-//   all      every test outside test/e2e (what `npm test` runs before the VS Code scenarios)
+//   all      every test outside test/e2e (what `npm test` runs beside the VS Code scenarios)
 //   e2e      test/e2e/*.test.ts, one at a time (one code-server)
+//   `npm test` runs the checks, `all` and `e2e` side by side: scripts/run-full.mjs.
 // The Python that writes the tests' SQLite files is named once here (test/support/python.ts).
 //
 // Each test file but the e2e ones is first bundled with esbuild, then run as JavaScript: tsx compiled
@@ -33,8 +34,9 @@ const GROUPS = {
   slow: { pick: (f) => slow(f), concurrency: 1, bundled: true },
   browser: { pick: (f) => browser(f), concurrency: 1, bundled: true },
   all: { pick: (f) => !e2e(f), concurrency: 2, bundled: true },
-  // The VS Code scenarios spend their time in code-server, not in loading: run from source.
-  e2e: { pick: (f) => e2e(f), concurrency: 1, bundled: false },
+  // The VS Code scenarios spend their time in code-server, not in loading: run from source. The
+  // scenarios' file last: its last scenario waits for the tests beside it (scripts/run-full.mjs).
+  e2e: { pick: (f) => e2e(f), concurrency: 1, bundled: false, last: join('test', 'e2e', 'extension.test.ts') },
 };
 const chosen = GROUPS[group];
 if (!chosen) {
@@ -82,7 +84,9 @@ async function bundled(files) {
   return files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')));
 }
 
-const files = testFiles('test').filter(chosen.pick).sort();
+const files = testFiles('test')
+  .filter(chosen.pick)
+  .sort((a, b) => (a === chosen.last) - (b === chosen.last) || a.localeCompare(b));
 const loaded = chosen.bundled ? ['--enable-source-maps', ...(await bundled(files))] : ['--require', 'tsx/cjs', ...files];
 const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${chosen.concurrency}`, ...flags, ...loaded], {
   stdio: 'inherit',
