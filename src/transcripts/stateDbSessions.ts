@@ -10,7 +10,7 @@ import { parseJsonColumn } from './stateDbRow';
 export interface SessionChoice {
   /** Read only this session's lineage: its parent chain and its descendants (rotation children). */
   session?: string;
-  /** Read the session list only: every session without rows, and the catalogue. */
+  /** Read the session list only: every session without rows or system prompt, and the catalogue. */
   listOnly?: boolean;
 }
 
@@ -163,7 +163,8 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
   const keep = options.session !== undefined && byId.has(options.session) ? new Lineages(sessions).around(options.session) : null;
   const kept = keep ? sessions.filter((s) => keep.has(s.id)) : sessions;
   const prompts = new Map<string, string>();
-  const needed = new Set(kept.map((s) => hashes.get(s)).filter((h): h is string => h !== null));
+  // A listing replays nothing: its sessions' prompts (a table, or a large column of each row) stay unread.
+  const needed = new Set(options.listOnly ? [] : kept.map((s) => hashes.get(s)).filter((h): h is string => h !== null));
   if (tables.has('system_prompts') && needed.size) {
     const pCols = new Names(db.columns(tables.of('system_prompts')));
     for (const r of db.rows(tables.of('system_prompts'))) {
@@ -180,7 +181,7 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
     const session = byOrdinal.get(at++);
     if (!session) continue;
     const hash = hashes.get(session) ?? null;
-    session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? str(col(r, 'system_prompt'));
+    if (!options.listOnly) session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? str(col(r, 'system_prompt'));
     const recorded: RecordedCounters = {};
     for (const [key, column] of Object.entries(COUNTERS) as [Exclude<keyof RecordedCounters, 'usage'>, string][]) {
       const v = col(r, column);

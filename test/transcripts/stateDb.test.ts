@@ -191,8 +191,18 @@ describe('a state.db above the read-whole limit', () => {
       ['a', 'b', 'c', 'd', 'e', 'f'],
     );
     assert.ok(t.sessions.every((s) => s.generations.every((g) => g.rows.length === 0)));
-    assert.equal(t.sessions[0].systemPrompt, 'You are Hermes, by hash.');
-    assert.equal(t.sessions[3].systemPrompt, 'You are Hermes (d).');
+    // Nothing is replayed from a listing: its prompts (by hash and inline) are left for the lineage read.
+    assert.deepEqual(
+      t.sessions.map((s) => s.systemPrompt),
+      [null, null, null, null, null, null],
+    );
+    for (const [id, prompt] of [
+      ['a', 'You are Hermes, by hash.'],
+      ['d', 'You are Hermes (d).'],
+    ]) {
+      const lineage = await loadTranscript(db, { readWholeLimit: 1024, session: id });
+      assert.equal(lineage.sessions.find((s) => s.id === id)?.systemPrompt, prompt);
+    }
     // (source, model, ended_at and the fork marker: test/transcripts/sessionColumns.slow.test.ts)
     assert.deepEqual(
       t.catalog?.map(({ id, parentId, startedAt, endReason, messageCount, title }) => ({ id, parentId, startedAt, endReason, messageCount, title })),

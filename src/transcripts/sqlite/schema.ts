@@ -12,7 +12,12 @@ export type Affinity = 'integer' | 'text' | 'blob' | 'real' | 'numeric';
  * stay ('É' and 'é' are two names; the Kelvin sign is not a k).
  */
 export function foldName(name: string): string {
-  return name.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  // Most names are lower case already: no copy for them (a listing folds a few names per row).
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 65 && c <= 90) return name.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  }
+  return name;
 }
 
 const upper = (text: string): string => text.replace(/[a-z]+/g, (m) => m.toUpperCase());
