@@ -71,7 +71,7 @@ export function pythonStr(s: string): string {
 // repr() of bytes (Objects/bytesobject.c): b'…', or b"…" when there is a ' and no "; backslash,
 // the quote, tab, newline and carriage return escaped with a backslash; other bytes outside
 // 0x20-0x7e as \xNN; the rest as is. The product only measures it: each byte's width here, the
-// quote counted apart (test/engine/pythonRepr.test.ts writes it out, checked against python3).
+// quote counted apart (test/engine/pythonRepr.slow.test.ts writes it out, checked against python3).
 const BYTE_WIDTH = Uint8Array.from({ length: 256 }, (_, c) => (c === 0x5c || c === 0x09 || c === 0x0a || c === 0x0d ? 2 : c < 0x20 || c >= 0x7f ? 4 : 1));
 
 /** len(repr(b)) without writing it: one pass, no allocation. */

@@ -21,7 +21,7 @@ const FILES = {
   fuzz: 'robustness/fuzz.slow.test.ts',
   'hostile-cli': 'cli/hostile.slow.test.ts',
   'store-damage': 'transcripts/localDamage.test.ts',
-  'hot-journal': 'transcripts/hotJournal.test.ts',
+  'hot-journal': 'transcripts/hotJournal.slow.test.ts',
   'session-ids': 'transcripts/sessionIds.test.ts',
   'deep-lineages': 'hermes/deepLineages.slow.test.ts',
 } as const;
