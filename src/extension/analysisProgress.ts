@@ -5,9 +5,16 @@
 import * as vscode from 'vscode';
 import type { EngineProgress } from '../worker/engineProtocol';
 import { progressText } from '../shared/shownText';
+import { KeyedThrottle } from './liveRefresh';
 
 /** How long an analysis runs before its notification shows. */
 const NOTIFY_AFTER_MS = 1_000;
+/**
+ * How often the notification changes. VS Code draws a notification's buttons again with each report,
+ * and a large home reports twenty times a second: Cancel was replaced under the pointer faster than
+ * a click (pressed on one button, released on the next) could land on it.
+ */
+const REPORT_EVERY_MS = 1_000;
 
 export interface ShownAnalysis {
   /** The file, as the workspace names it. */
@@ -35,27 +42,31 @@ export function showAnalysisProgress({ title, running, onProgress, cancel, notif
   if (!notify) return;
   // The latest step, kept from the start: the notification opens on it rather than on nothing.
   let latest: EngineProgress | undefined;
-  let shown: ((p: EngineProgress) => void) | undefined;
+  let show: (() => void) | undefined;
+  const throttle = new KeyedThrottle(REPORT_EVERY_MS, () => show?.());
   const stop = onProgress((p) => {
     latest = p;
-    shown?.(p);
+    throttle.touch(name);
   });
   const timer = setTimeout(() => {
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: name, cancellable: true }, (progress, token) => {
       token.onCancellationRequested(cancel);
       let percent = 0;
-      shown = (p) => {
+      show = () => {
+        if (!latest) return;
+        const p = latest;
         // The bar moves with the requests measured, most of an analysis; the other steps only say their name.
         const now = p.step === 'requests' && p.total > 0 ? Math.floor((100 * p.done) / p.total) : percent;
         progress.report({ message: progressText(p.step, p.done, p.total), increment: now - percent });
         percent = now;
       };
-      if (latest) shown(latest);
+      show();
       return done;
     });
   }, NOTIFY_AFTER_MS);
   void done.then(() => {
     clearTimeout(timer);
+    throttle.dispose();
     stop();
   });
 }
