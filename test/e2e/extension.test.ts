@@ -250,6 +250,16 @@ const appIndex = (frame: Frame): Promise<{ profile: string; turnCount: number; c
   });
 const selectedTurn = (frame: Frame): Promise<string | null> => frame.locator('turn-stepper [role=option][aria-selected=true]').getAttribute('id');
 
+/**
+ * The workbench reloaded with these user settings (code-server reads them only on a load) and the
+ * theme they name drawn: each scenario that changes settings starts from this.
+ */
+async function reloadWithSettings(p: Page, theme: keyof typeof THEMES, more: Record<string, unknown> = {}): Promise<void> {
+  (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES[theme], ...more });
+  await reloadWorkbench(p);
+  await p.waitForSelector(theme === 'dark' ? '.monaco-workbench.vs-dark' : '.monaco-workbench.vs', { timeout: 30_000 });
+}
+
 /** How long the key-latency scenario waits for the tests beside it to end (scripts/run-full.mjs). */
 const QUIET_WAIT_MS = 15 * 60_000;
 
@@ -1062,9 +1072,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       // in a browser, not reliably on a reload): the home's last change (back to its overview) was
       // lost in about half the runs. Wait for a flush, as a user's window would have had one.
       await p.waitForTimeout(65_000);
-      (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark });
-      await reloadWorkbench(p);
-      await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
+      await reloadWithSettings(p, 'dark');
       // Panels opened from the palette come back through the serializer, at the selection they had
       // (a background tab's webview is created when the tab is shown).
       await p.locator('.tabs-container .tab', { hasText: 'sidecars/session_20260918_101500_a1b2c3.json' }).first().click();
@@ -1125,9 +1133,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const p = page as Page;
     // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on small stores.
     await runCommand(p, 'View: Close All Editors');
-    (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.dark, 'promptInspector.readWholeLimitMB': 0 });
-    await reloadWorkbench(p);
-    await p.waitForSelector('.monaco-workbench.vs-dark', { timeout: 30_000 });
+    await reloadWithSettings(p, 'dark', { 'promptInspector.readWholeLimitMB': 0 });
     const db = buildHome();
     const overview = cliJson('sessions', db, '--json') as SessionOverview;
     await openFromPalette(HOME);
@@ -1178,9 +1184,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       const [, second] = await (bigHomes as Promise<string[]>);
       await runCommand(p, 'View: Close All Editors');
       // The default read-whole limit again (an earlier scenario set 0 MB): the home is read whole.
-      (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.light });
-      await reloadWorkbench(p);
-      await p.waitForSelector('.monaco-workbench.vs', { timeout: 30_000 });
+      await reloadWithSettings(p, 'light');
       await runCommand(p, 'Notifications: Clear All Notifications');
       const home = join(workspace, 'big-cancel/state.db');
       mkdirSync(dirname(home), { recursive: true });
@@ -1377,9 +1381,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       }
       await runCommand(p, 'View: Close All Editors');
       // The default read-whole limit again (an earlier scenario set 0 MB): the home is read whole.
-      (server as CodeServer).writeSettings({ 'workbench.colorTheme': THEMES.light });
-      await reloadWorkbench(p);
-      await p.waitForSelector('.monaco-workbench.vs', { timeout: 30_000 });
+      await reloadWithSettings(p, 'light');
       const home = join(workspace, 'big/state.db');
       mkdirSync(dirname(home));
       cpSync(first, home);
