@@ -34,9 +34,8 @@ const GROUPS = {
   slow: { pick: (f) => slow(f), concurrency: 1, bundled: true },
   browser: { pick: (f) => browser(f), concurrency: 1, bundled: true },
   all: { pick: (f) => !e2e(f), concurrency: 2, bundled: true },
-  // The VS Code scenarios spend their time in code-server, not in loading: run from source. The
-  // scenarios' file last: its last scenario waits for the tests beside it (scripts/run-full.mjs).
-  e2e: { pick: (f) => e2e(f), concurrency: 1, bundled: false, last: join('test', 'e2e', 'extension.test.ts') },
+  // The VS Code scenarios spend their time in code-server, not in loading: run from source.
+  e2e: { pick: (f) => e2e(f), concurrency: 1, bundled: false },
 };
 const chosen = GROUPS[group];
 if (!chosen) {
@@ -84,9 +83,7 @@ async function bundled(files) {
   return files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')));
 }
 
-const files = testFiles('test')
-  .filter(chosen.pick)
-  .sort((a, b) => (a === chosen.last) - (b === chosen.last) || a.localeCompare(b));
+const files = testFiles('test').filter(chosen.pick).sort();
 const loaded = chosen.bundled ? ['--enable-source-maps', ...(await bundled(files))] : ['--require', 'tsx/cjs', ...files];
 const run = spawnSync(process.execPath, ['--test', `--test-concurrency=${chosen.concurrency}`, ...flags, ...loaded], {
   stdio: 'inherit',
