@@ -30,7 +30,7 @@ const common = {
   sourcemap: !production,
   sourcesContent: false,
   logLevel: 'silent',
-  plugins: [problemMatcher, packedVocabularies],
+  plugins: [problemMatcher, packedVocabularies()],
 };
 
 const contexts = await Promise.all([

@@ -1,11 +1,14 @@
 // An esbuild plugin for every bundle that counts tokens (the CLI, the engine worker, the test
-// bundles): gpt-tokenizer's rank modules, a JavaScript array of 200,000 strings each, are replaced by
-// their packed form as base64 text (src/analysis/vocabularyRanks.ts owns the format). A process then
-// builds its vocabulary in ~30 ms instead of ~0.45 s, and the bundle is 3 MB smaller.
+// bundles, the bench's children): gpt-tokenizer's rank modules, a JavaScript array of 200,000 strings
+// each, are replaced by a module that reads their packed form from a binary file
+// (src/analysis/vocabularyRanks.ts owns the format). A process then builds its vocabulary in ~30 ms
+// instead of ~0.45 s. The file sits beside the bundle (`dist/o200k_base.ranks`), read through the
+// bundle's __dirname; held in the bundle as base64 text it cost every process that loads the bundle
+// ~90 ms to read, compile and decode, whether it counted tokens or not.
 // CommonJS, so that the bench's TypeScript (bench/childBundle.ts) can require it as the build scripts import it.
 const esbuild = require('esbuild');
 const { mkdir, writeFile } = require('node:fs/promises');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 const { runInThisContext } = require('node:vm');
 
 const RANK_MODULE = /^gpt-tokenizer\/bpeRanks\/(o200k_base|cl100k_base)$/;
@@ -25,50 +28,43 @@ async function compiledFormat() {
   return module.exports;
 }
 
-/** Module text by vocabulary name, made once per process (the builds of one run share it). */
-const sources = new Map();
-function packedSource(name) {
-  if (!sources.has(name))
-    sources.set(
+/** A vocabulary's packed bytes, made once per process (the builds of one run share them). */
+const packed = new Map();
+function packedFile(name) {
+  if (!packed.has(name))
+    packed.set(
       name,
-      formatModule().then(({ packedRanksSource }) => packedRanksSource(require(`gpt-tokenizer/bpeRanks/${name}`).default)),
+      formatModule().then(({ packedRanksFile }) => packedRanksFile(require(`gpt-tokenizer/bpeRanks/${name}`).default)),
     );
-  return sources.get(name);
+  return packed.get(name);
 }
 
-exports.packedVocabularies = {
+/**
+ * The plugin. Without `dir`, each vocabulary's file is written into the bundle's own folder and read
+ * from the bundle's __dirname (what ships: the bundle and its files move together). With `dir` (the
+ * test bundles, one folder for dozens of bundles at different depths), it is written there once and
+ * read by its absolute path.
+ */
+exports.packedVocabularies = (dir) => ({
   name: 'packed-vocabularies',
   setup(build) {
+    const { outdir, outfile } = build.initialOptions;
+    const into = dir ?? outdir ?? dirname(outfile);
+    const written = new Map();
     build.onResolve({ filter: RANK_MODULE }, ({ path }) => ({ path: RANK_MODULE.exec(path)[1], namespace: 'packed-vocabulary' }));
-    build.onLoad({ filter: /.*/, namespace: 'packed-vocabulary' }, async ({ path }) => ({ contents: await packedSource(path), loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'packed-vocabulary' }, async ({ path: name }) => {
+      const file = `${name}.ranks`;
+      if (!written.has(file))
+        written.set(
+          file,
+          packedFile(name).then(async (bytes) => {
+            await mkdir(into, { recursive: true });
+            await writeFile(join(into, file), bytes);
+          }),
+        );
+      await written.get(file);
+      const where = dir ? JSON.stringify(join(dir, file)) : `require("path").join(__dirname, ${JSON.stringify(file)})`;
+      return { contents: `module.exports = { packed: require("fs").readFileSync(${where}) };\n`, loader: 'js' };
+    });
   },
-};
-
-/**
- * The same packed modules for bundles that run from one folder (the test bundles): each vocabulary is
- * written once into `dir` and required from there, so that the test files that count tokens do not
- * each carry and parse its 3 MB again (about a tenth of a second a test process).
- */
-exports.packedVocabularyFiles = (dir) => {
-  const files = new Map();
-  const written = (name) => {
-    if (!files.has(name)) {
-      const file = join(dir, `${name}.js`);
-      files.set(
-        name,
-        packedSource(name).then(async (source) => {
-          await mkdir(dir, { recursive: true });
-          await writeFile(file, source);
-          return file;
-        }),
-      );
-    }
-    return files.get(name);
-  };
-  return {
-    name: 'packed-vocabulary-files',
-    setup(build) {
-      build.onResolve({ filter: RANK_MODULE }, async ({ path }) => ({ path: await written(RANK_MODULE.exec(path)[1]), external: true }));
-    },
-  };
-};
+});

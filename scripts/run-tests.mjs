@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { packedVocabularyFiles } from './packedVocabularies.cjs';
+import { packedVocabularies } from './packedVocabularies.cjs';
 
 const [group, ...flags] = process.argv.slice(2);
 
@@ -78,7 +78,7 @@ async function bundled(files) {
     sourcemap: 'inline',
     sourcesContent: false,
     logLevel: 'warning',
-    plugins: [sourcePaths, packedVocabularyFiles(join(outdir, 'vocabularies'))],
+    plugins: [sourcePaths, packedVocabularies(join(outdir, 'vocabularies'))],
   });
   return files.map((f) => join(outdir, f.replace(/\.ts$/, '.js')));
 }

@@ -1,16 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
-import { runInThisContext } from 'node:vm';
-import { packedRanksSource, packRanks, ranksOf, type PackedRankModule, type RankListModule } from '../../src/analysis/vocabularyRanks';
+import { packedRanksFile, packRanks, ranksOf, type PackedRankModule, type RankListModule } from '../../src/analysis/vocabularyRanks';
 import { TOKENIZER_NAMES } from '../../src/shared/settingNames';
-
-/** A module's text evaluated as CommonJS, as a bundle would. */
-function evaluated(source: string): PackedRankModule {
-  const module = { exports: {} as PackedRankModule };
-  (runInThisContext(`(function (module, exports) {${source}\n})`) as (m: typeof module, e: PackedRankModule) => void)(module, module.exports);
-  return module.exports;
-}
 
 describe('packed vocabulary ranks', () => {
   // A hole at rank 3 (cl100k_base has unused ranks), a token that is not UTF-8 (bytes), multi-byte characters.
@@ -24,9 +16,17 @@ describe('packed vocabulary ranks', () => {
     assert.deepEqual([...bytes], [...Buffer.from('a the'), 0xc3, 0xa9, 0xe2, 0x80, 0xf0, 0x9f, 0x98, 0x80]);
   });
 
-  it('the module text a bundle carries decodes to the same ranks', () => {
-    assert.deepEqual(ranksOf(evaluated(packedRanksSource(list))), packRanks(list));
+  it('the file a bundle reads decodes to the same ranks, read as a Buffer at any offset', () => {
+    const file = packedRanksFile(list);
+    assert.deepEqual([...file.subarray(0, 4)], [6, 0, 0, 0]);
+    assert.deepEqual(ranksOf({ packed: file }), packRanks(list));
+    // readFileSync's Buffer may sit at an offset in a larger ArrayBuffer.
+    assert.deepEqual(ranksOf({ packed: Buffer.concat([Buffer.from('xyz'), file]).subarray(3) }), packRanks(list));
     assert.deepEqual(ranksOf({ default: list }), packRanks(list));
+  });
+
+  it('a file too short for the rank count it states is refused', () => {
+    assert.throws(() => ranksOf({ packed: packedRanksFile(list).subarray(0, 8) }), /a packed vocabulary of 8 bytes cannot hold 6 ranks/);
   });
 
   it('a token that is empty or longer than a length byte holds is refused', () => {
