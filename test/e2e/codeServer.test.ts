@@ -3,7 +3,7 @@
  * packaged, installed into a real code-server, its command run from the palette, and its webview's
  * DOM (light DOM and a shadowRoot) read from inside the webview iframe, in both themes.
  *
- * Run alone: node --require tsx/cjs --test test/e2e/probe.test.ts
+ * Run alone: node --require tsx/cjs --test test/e2e/codeServer.test.ts
  * First run on a machine installs code-server (scripts/e2e-setup.sh, ~2 min).
  */
 import assert from 'node:assert/strict';
