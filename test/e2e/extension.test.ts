@@ -864,7 +864,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await folders.click();
   });
 
-  scenario('live refresh: a turn appended to an open trace shows within a second', async () => {
+  scenario('live refresh: a turn appended to an open trace shows within a second (two beside the other tests)', async () => {
     await openFromPalette('agent.trace.jsonl');
     const frame = await inspectorFor('agent.trace.jsonl');
     const before = (await appIndex(frame)).turnCount;
@@ -886,7 +886,11 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const elapsed = Date.now() - written;
     process.stderr.write(`[e2e] live refresh: ${elapsed} ms from append to updated view\n`);
     assert.equal(after, before + 1);
-    assert.ok(elapsed < 1000, `view updated ${elapsed} ms after the append`);
+    // Within a second on a machine doing nothing else (450-460 ms here). Under `npm test` the other
+    // tests run beside (PROMPT_INSPECTOR_E2E_QUIET is set): 450-1,089 ms over five runs on two cores,
+    // so 2 s there, still far below the full read that a refresh held up would wait for.
+    const bound = process.env.PROMPT_INSPECTOR_E2E_QUIET ? 2000 : 1000;
+    assert.ok(elapsed < bound, `view updated ${elapsed} ms after the append (bound ${bound} ms)`);
   });
 
   scenario('a writer appending every 50 ms for 10 s: the view follows, no error for the line being written', async () => {
