@@ -40,6 +40,23 @@ function packedFile(name) {
 }
 
 /**
+ * `name`'s packed file written at `path`, once per process: the CLI's and the engine's builds share
+ * dist/ and would otherwise write the same file twice, at the same time.
+ */
+const written = new Map();
+function writtenOnce(path, name) {
+  if (!written.has(path))
+    written.set(
+      path,
+      packedFile(name).then(async (bytes) => {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, bytes);
+      }),
+    );
+  return written.get(path);
+}
+
+/**
  * The plugin. Without `dir`, each vocabulary's file is written into the bundle's own folder and read
  * from the bundle's __dirname (what ships: the bundle and its files move together). With `dir` (the
  * test bundles, one folder for dozens of bundles at different depths), it is written there once and
@@ -50,19 +67,10 @@ exports.packedVocabularies = (dir) => ({
   setup(build) {
     const { outdir, outfile } = build.initialOptions;
     const into = dir ?? outdir ?? dirname(outfile);
-    const written = new Map();
     build.onResolve({ filter: RANK_MODULE }, ({ path }) => ({ path: RANK_MODULE.exec(path)[1], namespace: 'packed-vocabulary' }));
     build.onLoad({ filter: /.*/, namespace: 'packed-vocabulary' }, async ({ path: name }) => {
       const file = `${name}.ranks`;
-      if (!written.has(file))
-        written.set(
-          file,
-          packedFile(name).then(async (bytes) => {
-            await mkdir(into, { recursive: true });
-            await writeFile(join(into, file), bytes);
-          }),
-        );
-      await written.get(file);
+      await writtenOnce(join(into, file), name);
       const where = dir ? JSON.stringify(join(dir, file)) : `require("path").join(__dirname, ${JSON.stringify(file)})`;
       return { contents: `module.exports = { packed: require("fs").readFileSync(${where}) };\n`, loader: 'js' };
     });
