@@ -323,6 +323,26 @@ async function openFromPalette(filter: string): Promise<void> {
 /** Where the home's state.db is put: written by the upstream write paths' reconstruction (hermes_store.py). */
 const HOME = 'home/state.db';
 
+/**
+ * The example trace with `extra` turns more, each the last turn asked again (two requests each), at
+ * `path`: enough requests that every key of a latency measurement lands on one not shown before.
+ */
+function writeLongTrace(path: string, extra: number): void {
+  const lines = readFileSync(join(ROOT, 'examples/trace/agent.trace.jsonl'), 'utf8').trim().split('\n');
+  const last = JSON.parse(lines[lines.length - 1]);
+  for (let i = 1; i <= extra; i++) {
+    const next = structuredClone(last);
+    delete next.historyLength;
+    next.userMessage = `follow-up ${i}: tag the release`;
+    next.messages[0] = { role: 'user', content: next.userMessage, timestamp: last.messages[0].timestamp + 600 * i };
+    delete next.gatewayNotes;
+    delete next.pluginContext;
+    lines.push(JSON.stringify(next));
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
 /** Builds the home into the workspace (real SQLite through python3); once. */
 function buildHome(): string {
   const dir = join(workspace, 'home');
@@ -1371,7 +1391,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
   });
 
   scenario(
-    'a 2,000-session home being read holds up no other file: keys in a small one answer as with the home idle',
+    'a 2,000-session home being read holds up no other file: keys in a small one answer while it is read, within 4× their idle time',
     async () => {
       const p = page as Page;
       const [first, second] = await (bigHomes as Promise<string[]>);
@@ -1386,8 +1406,13 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
           .slice(logged)
           .some((l) => l.includes('big/state.db: '));
       let logged = extensionLog().length;
-      await openFromPalette('trace/agent.trace.jsonl');
-      await inspectorFor('trace/agent.trace.jsonl');
+      // Every key measured below lands on a request this view has not shown: a request shown before is
+      // drawn from the page's own cache and would say nothing about the worker (five idle keys and up
+      // to three times twelve keys while the home is read: the trace has 16 requests and 40 more here).
+      const smallName = 'keys/agent.trace.jsonl';
+      writeLongTrace(join(workspace, smallName), 20);
+      await openFromPalette(smallName);
+      await inspectorFor(smallName);
       await openFromPalette('big/state.db');
       // The home in a group of its own, so both webviews stay alive (the move gives the small
       // file's panel a new frame); its first read done before the measured one starts.
@@ -1413,7 +1438,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         await eventually(async () => existsSync(quiet), Boolean, QUIET_WAIT_MS);
         process.stderr.write(`[e2e] waited ${Date.now() - since} ms for the other tests to end\n`);
       }
-      const small = await inspectorFor('trace/agent.trace.jsonl');
+      const small = await inspectorFor(smallName);
       // The same keys with the home idle: what this machine, as loaded as it is now, takes anyway.
       await small.locator('turn-stepper #turn-0').click();
       const idle: number[] = [];
@@ -1423,7 +1448,6 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         idle.every((ms) => ms >= 0),
         `every key answered with the home idle: ${idle.join(', ')}`,
       );
-      await small.locator('turn-stepper #turn-0').click();
 
       // Another home put in its place (a rename, as an editor saves): the worker reads it whole again
       // while the keys are pressed in the small file, which never left the screen or the focus. A
@@ -1434,7 +1458,6 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       for (let attempt = 0; attempt < 3 && during.length < 2; attempt++) {
         if (attempt > 0) {
           await eventually(async () => homeRead(), Boolean, 180_000);
-          await small.locator('turn-stepper #turn-0').click();
         }
         const since = extensionLog().length;
         logged = since;
@@ -1451,12 +1474,14 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         process.stderr.write(`[e2e] keys answered while the home was read: ${during.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
       }
       assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything, three times`);
-      // Held up, a key would wait for the home's read (tens of seconds): every key within 2 s, and
-      // the median within twice the idle one plus 100 ms (the read shares this machine's two cores
-      // with the page: a CI run saw 106-363 ms, an idle 2× slower day 120-368 ms). The bench
-      // measures the host's own latency.
+      // Held up, a key would wait for the rest of the home's read (7-8 s here) and not be counted
+      // above: every key within 2 s, and the median within four times the idle one plus 100 ms. The
+      // read takes one of this machine's two cores from the page, the workbench and the small file's
+      // worker (the extension host's own thread was idle 95% of the time, profiled): the median of
+      // keys on requests not shown before measured 2.7-3.7 times the idle one (seven runs, five read back from CI logs). The
+      // bench measures the host's own latency.
       const median = (ms: number[]): number => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
-      const bound = 2 * median(idle) + 100;
+      const bound = 4 * median(idle) + 100;
       assert.ok(
         during.every((ms) => ms >= 0 && ms <= 2_000) && median(during) <= bound,
         `every key answered within 2 s, the median within ${bound.toFixed(0)} ms (idle: ${idle.join(', ')}): ${during.join(', ')}`,
