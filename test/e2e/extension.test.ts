@@ -1391,7 +1391,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
   });
 
   scenario(
-    'a 2,000-session home being read holds up no other file: keys in a small one answer while it is read, within 4× their idle time',
+    'a 2,000-session home being read holds up no other file: keys in a small one answer while it is read, within 5× their idle time',
     async () => {
       const p = page as Page;
       const [first, second] = await (bigHomes as Promise<string[]>);
@@ -1407,10 +1407,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
           .some((l) => l.includes('big/state.db: '));
       let logged = extensionLog().length;
       // Every key measured below lands on a request this view has not shown: a request shown before is
-      // drawn from the page's own cache and would say nothing about the worker (five idle keys and up
-      // to three times twelve keys while the home is read: the trace has 16 requests and 40 more here).
+      // drawn from the page's own cache and would say nothing about the worker (nine idle keys and up
+      // to three times twenty keys while the home is read: the trace has 16 requests and 80 more here).
       const smallName = 'keys/agent.trace.jsonl';
-      writeLongTrace(join(workspace, smallName), 20);
+      writeLongTrace(join(workspace, smallName), 40);
       await openFromPalette(smallName);
       await inspectorFor(smallName);
       await openFromPalette('big/state.db');
@@ -1442,7 +1442,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       // The same keys with the home idle: what this machine, as loaded as it is now, takes anyway.
       await small.locator('turn-stepper #turn-0').click();
       const idle: number[] = [];
-      for (let i = 0; i < 5; i++) idle.push(await keyAnswered(small, 'n'));
+      for (let i = 0; i < 9; i++) idle.push(await keyAnswered(small, 'n'));
       process.stderr.write(`[e2e] keys answered with the home idle: ${idle.map((ms) => ms.toFixed(0)).join(', ')} ms\n`);
       assert.ok(
         idle.every((ms) => ms >= 0),
@@ -1467,7 +1467,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         homeRead = () => homeReadSince(since);
         // Forward one request at a time: each lands on a request whose messages come from the engine.
         during = [];
-        for (let i = 0; i < 12 && !homeRead(); i++) {
+        for (let i = 0; i < 20 && !homeRead(); i++) {
           const ms = await keyAnswered(small, 'n');
           if (!homeRead()) during.push(ms);
         }
@@ -1475,13 +1475,14 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       }
       assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything, three times`);
       // Held up, a key would wait for the rest of the home's read (7-8 s here) and not be counted
-      // above: every key within 2 s, and the median within four times the idle one plus 100 ms. The
+      // above: every key within 2 s, and the median within five times the idle one plus 100 ms. The
       // read takes one of this machine's two cores from the page, the workbench and the small file's
       // worker (the extension host's own thread was idle 95% of the time, profiled): the median of
-      // keys on requests not shown before measured 2.7-3.7 times the idle one (seven runs, five read back from CI logs). The
-      // bench measures the host's own latency.
+      // keys on requests not shown before measured 2.7-4.1 times the idle one (eight runs, six read
+      // back from CI logs; nine idle keys and up to twenty now, for steadier medians than five and
+      // twelve gave). The bench measures the host's own latency.
       const median = (ms: number[]): number => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
-      const bound = 4 * median(idle) + 100;
+      const bound = 5 * median(idle) + 100;
       assert.ok(
         during.every((ms) => ms >= 0 && ms <= 2_000) && median(during) <= bound,
         `every key answered within 2 s, the median within ${bound.toFixed(0)} ms (idle: ${idle.join(', ')}): ${during.join(', ')}`,
