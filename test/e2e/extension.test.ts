@@ -11,7 +11,22 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -1463,6 +1478,11 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         logged = since;
         placed = attempt % 2 === 0 ? second : first;
         cpSync(placed, `${home}.new`);
+        // On disk before the rename, as SQLite and an editor's safe save leave a file: otherwise the
+        // kernel writes the copy's 124 MB back while the keys are timed.
+        const copy = openSync(`${home}.new`, 'r+');
+        fsyncSync(copy);
+        closeSync(copy);
         renameSync(`${home}.new`, home);
         homeRead = () => homeReadSince(since);
         // Forward one request at a time: each lands on a request whose messages come from the engine.
@@ -1475,7 +1495,8 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       }
       assert.ok(during.length >= 2, `at least two keys while the home was read (${during.length}): the home was read too fast to show anything, three times`);
       // Held up, a key would wait for the rest of the home's read (7-8 s here) and not be counted
-      // above: every key within 2 s, and the median within five times the idle one plus 100 ms. The
+      // above: every key within 3 s (one took 1,992 ms in a CI run), and the median within five
+      // times the idle one plus 100 ms. The
       // read takes one of this machine's two cores from the page, the workbench and the small file's
       // worker (the extension host's own thread was idle 95% of the time, profiled): the median of
       // keys on requests not shown before measured 2.7-4.1 times the idle one (eight runs, six read
@@ -1484,8 +1505,8 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       const median = (ms: number[]): number => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
       const bound = 5 * median(idle) + 100;
       assert.ok(
-        during.every((ms) => ms >= 0 && ms <= 2_000) && median(during) <= bound,
-        `every key answered within 2 s, the median within ${bound.toFixed(0)} ms (idle: ${idle.join(', ')}): ${during.join(', ')}`,
+        during.every((ms) => ms >= 0 && ms <= 3_000) && median(during) <= bound,
+        `every key answered within 3 s, the median within ${bound.toFixed(0)} ms (idle: ${idle.join(', ')}): ${during.join(', ')}`,
       );
 
       // The other home was read meanwhile, and shows.
