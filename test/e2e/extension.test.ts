@@ -333,10 +333,19 @@ async function openFromPalette(filter: string): Promise<void> {
   await p.keyboard.press('Enter');
 }
 
-// ---- the session overview of a home of several sessions ----
-
-/** Where the home's state.db is put: written by the upstream write paths' reconstruction (hermes_store.py). */
-const HOME = 'home/state.db';
+/**
+ * A turn-trace line asking `user` `minutes` after the turn `line` records, with that turn's replies:
+ * a new turn of the same session (no history count, notes or plugin context of its own).
+ */
+function turnAskedAgain(line: string, user: string, minutes: number): string {
+  const next = JSON.parse(line);
+  delete next.historyLength;
+  delete next.gatewayNotes;
+  delete next.pluginContext;
+  next.userMessage = user;
+  next.messages[0] = { role: 'user', content: user, timestamp: next.messages[0].timestamp + 60 * minutes };
+  return JSON.stringify(next);
+}
 
 /**
  * The example trace with `extra` turns more, each the last turn asked again (two requests each), at
@@ -344,19 +353,16 @@ const HOME = 'home/state.db';
  */
 function writeLongTrace(path: string, extra: number): void {
   const lines = readFileSync(join(ROOT, 'examples/trace/agent.trace.jsonl'), 'utf8').trim().split('\n');
-  const last = JSON.parse(lines[lines.length - 1]);
-  for (let i = 1; i <= extra; i++) {
-    const next = structuredClone(last);
-    delete next.historyLength;
-    next.userMessage = `follow-up ${i}: tag the release`;
-    next.messages[0] = { role: 'user', content: next.userMessage, timestamp: last.messages[0].timestamp + 600 * i };
-    delete next.gatewayNotes;
-    delete next.pluginContext;
-    lines.push(JSON.stringify(next));
-  }
+  const last = lines[lines.length - 1];
+  for (let i = 1; i <= extra; i++) lines.push(turnAskedAgain(last, `follow-up ${i}: tag the release`, 10 * i));
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
+
+// ---- the session overview of a home of several sessions ----
+
+/** Where the home's state.db is put: written by the upstream write paths' reconstruction (hermes_store.py). */
+const HOME = 'home/state.db';
 
 /** Builds the home into the workspace (real SQLite through python3); once. */
 function buildHome(): string {
@@ -905,14 +911,9 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     const before = (await appIndex(frame)).turnCount;
     const file = join(workspace, 'trace/agent.trace.jsonl');
     const lines = readFileSync(file, 'utf8').trim().split('\n');
-    const next = JSON.parse(lines[lines.length - 1]);
-    delete next.historyLength;
-    next.userMessage = 'one more thing: tag the release';
-    next.messages[0] = { role: 'user', content: next.userMessage, timestamp: next.messages[0].timestamp + 600 };
-    delete next.gatewayNotes;
-    delete next.pluginContext;
+    const next = turnAskedAgain(lines[lines.length - 1], 'one more thing: tag the release', 10);
     const written = Date.now();
-    appendFileSync(file, `${JSON.stringify(next)}\n`);
+    appendFileSync(file, `${next}\n`);
     const after = await eventually(
       async () => (await appIndex(frame)).turnCount,
       (n) => n === before + 1,
