@@ -35,6 +35,7 @@ import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivati
 import { inspect } from '../support/webviewHarness';
 import { PYTHON } from '../support/python';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
+import { FOREIGN } from '../support/foreignFixtures';
 import { everyLineage, filterLineages, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
 import type { OverviewColumn } from '../../src/shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
@@ -64,7 +65,6 @@ let page: Page | undefined;
 let workspace = '';
 /** Claude Code's projects folder and Codex's sessions folder as the agents lay them out, outside the workspace (settings point at them). */
 let agentHome = '';
-const FOREIGN = join(ROOT, '..', 'shared', 'fixtures', 'foreign');
 const SPOTTER = 'ae4a77f8-aedd-4bc1-888f-c94edc91af04';
 const ROLLOUT = 'rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl';
 /**
@@ -112,6 +112,9 @@ c.execute("COMMIT")
 
 before(
   () => {
+    // Said first, not as an ENOENT from a copy after the package is built: a clone outside /work has
+    // no ../shared, and the scenarios are not to be skipped.
+    assert.ok(existsSync(FOREIGN), `the VS Code scenarios open real files other agents wrote, kept in ${FOREIGN}: clone the repository beside ../shared`);
     ensureE2eTools();
     // The real package, as a user installs it (vsce runs the production build first).
     execFileSync('npm', ['run', 'package', '--silent'], { cwd: ROOT, stdio: 'inherit' });
