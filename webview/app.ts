@@ -232,6 +232,10 @@ export class InspectorApp extends LitElement {
         else if (plan === 'refresh') this.refresh(m.index);
         return;
       }
+      case 'overview':
+        // Only its figures changed: the overview shown (or gone back to) has them, the rest stays as it is.
+        this.overview = m.overview;
+        return;
       case 'navigate':
         this.go(m.to);
         return;

@@ -3,26 +3,10 @@
 // under their parent), the columns shown, the slice of rows on screen, and each cell's text. Pure,
 // so it runs in Node too (test/webview/overviewModel.test.ts).
 
-import {
-  distinct,
-  everyLineage,
-  filterLineages,
-  overviewCell,
-  OVERVIEW_COLUMNS,
-  overviewColumn,
-  sortLineages,
-  type FileRead,
-  type MissingValue,
-  type OverviewColumn,
-} from '../src/shared/overviewColumns';
+import { distinct, everyLineage, overviewCell, OVERVIEW_COLUMNS, type FileRead, type MissingValue, type OverviewColumn } from '../src/shared/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../src/shared/overviewTypes';
 import type { OverviewState } from '../src/shared/messages';
 import { num, revealBidiControls } from './format';
-
-/** One row of the table: a lineage (depth: how many forks deep), or one session of an expanded chain. */
-export type OverviewRow =
-  | { kind: 'lineage'; lineage: OverviewLineage; depth: number; expandable: boolean; expanded: boolean }
-  | { kind: 'session'; lineage: OverviewLineage; session: OverviewSession; depth: number };
 
 export const EMPTY_OVERVIEW_STATE: OverviewState = {
   sort: null,
@@ -91,30 +75,6 @@ export function overviewSources(overview: SessionOverview): string[] {
   return distinct(everyLineage(overview.lineages).flatMap((l) => l.sessions.map((s) => s.source)));
 }
 
-/** The lineages the state's filters let through, in its order (start order when it names no column). */
-export function shownLineages(overview: SessionOverview, state: OverviewState): OverviewLineage[] {
-  const filtered = filterLineages(overview.lineages, { text: state.filter || undefined, source: state.source ?? undefined, has: state.has });
-  const column = state.sort ? overviewColumn(state.sort.column) : undefined;
-  return column && state.sort ? sortLineages(filtered, column, state.sort.descending) : filtered;
-}
-
-/** The shown lineages as table rows: each lineage, its sessions when expanded, then its forks one level deeper. */
-export function overviewRows(lineages: readonly OverviewLineage[], expanded: ReadonlySet<string>): OverviewRow[] {
-  const out: OverviewRow[] = [];
-  // Depth first without recursion: forks can nest 10,000 deep.
-  const stack: { l: OverviewLineage; depth: number }[] = [];
-  for (let i = lineages.length - 1; i >= 0; i--) stack.push({ l: lineages[i], depth: 0 });
-  for (let f = stack.pop(); f; f = stack.pop()) {
-    const { l, depth } = f;
-    const expandable = l.sessions.length > 1;
-    const open = expandable && expanded.has(l.id);
-    out.push({ kind: 'lineage', lineage: l, depth, expandable, expanded: open });
-    if (open) for (const session of l.sessions) out.push({ kind: 'session', lineage: l, session, depth: depth + 1 });
-    for (let i = l.children.length - 1; i >= 0; i--) stack.push({ l: l.children[i], depth: depth + 1 });
-  }
-  return out;
-}
-
 /** The count line's figures: lineages and sessions in the file, and lineages the filters let through. */
 export function overviewCounts(overview: SessionOverview, shown: readonly OverviewLineage[]): { lineages: number; sessions: number; shown: number } {
   const every = everyLineage(overview.lineages);
@@ -136,7 +96,7 @@ export function rowWindow(rowCount: number, scrollTop: number, viewport: number,
 export const MISSING = {
   'not recorded': 'The store does not hold this value',
   'not read': 'The rows of this lineage were not read (the file was only listed): open it to replay them',
-  'reading…': 'The whole file is being read: its figures come when the analysis is done',
+  'reading…': 'The whole file is being read: its figures come in a few rows at a time, those on screen first',
 } as const;
 
 interface Cell {

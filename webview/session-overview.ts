@@ -9,7 +9,7 @@ import { css, html, LitElement, nothing, type PropertyValues } from 'lit';
 import { property, state } from 'lit/decorators.js';
 import { repeat } from 'lit/directives/repeat.js';
 import '@vscode-elements/elements/dist/vscode-icon/index.js';
-import { fileReadOf, overviewColumn, type FileRead, type OverviewColumn } from '../src/shared/overviewColumns';
+import { fileReadOf, overviewColumn, overviewRows, shownLineages, type FileRead, type OverviewColumn, type OverviewRow } from '../src/shared/overviewColumns';
 import type { SessionOverview } from '../src/shared/overviewTypes';
 import type { OverviewState } from '../src/shared/messages';
 import { piEvent } from './events';
@@ -20,16 +20,13 @@ import {
   isRecorded,
   MISSING,
   overviewCounts,
-  overviewRows,
   overviewSources,
   rowWindow,
   overviewBilled,
   shownColumns,
-  shownLineages,
   TABLE_COLUMNS,
   TITLE_COLUMN,
   withColumn,
-  type OverviewRow,
 } from './overview-model';
 import { roveTo } from './roving';
 import { styleProps } from './style-props';

@@ -8,13 +8,14 @@ import * as vscode from 'vscode';
 import type { Diagnostic } from '../shared/reportTypes';
 import type { RecordedReport } from '../shared/recordedReportTypes';
 import type { AgentFolderListing, AgentSessionFile, AgentSessionRow } from '../shared/agentFolderTypes';
-import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
+import type { BreakContext, InspectorIndex, MessageView, OverviewState, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import type { SessionSummary } from '../shared/model/transcript';
 import type { SessionOverview } from '../shared/overviewTypes';
 import { plural } from '../shared/shownText';
 import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls } from '../worker/engineProtocol';
 import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
+import { batchSize, nextToFill, withFilled } from './overviewFill';
 import { readSettings } from './settings';
 
 /** An analysis held by the worker, a file's or one lineage's: its index here, its pages on request. */
@@ -68,8 +69,8 @@ let scopes = 0;
 export class RemoteInspection extends RemotePages {
   constructor(
     index: InspectorIndex,
-    /** Its lineages, when there are several (forks counted); null otherwise. */
-    readonly overview: SessionOverview | null,
+    /** Its lineages, when there are several (forks counted); null otherwise. A listing's are filled in as the worker gets to them (fill). */
+    private shownOverview: SessionOverview | null,
     readonly diagnostics: Diagnostic[],
     /** A state.db's sessions, loaded or not, and whether it was too large to load any yet. */
     readonly catalog: SessionSummary[] | null,
@@ -80,6 +81,16 @@ export class RemoteInspection extends RemotePages {
     key: string,
   ) {
     super(index, engine, key);
+  }
+
+  get overview(): SessionOverview | null {
+    return this.shownOverview;
+  }
+
+  /** The rows of these families filled in (EngineCalls.fill), each in place of its listed row. */
+  async fill(lineages: string[]): Promise<void> {
+    const rows = await this.engine.call('fill', { key: this.key, lineages });
+    if (this.shownOverview) this.shownOverview = withFilled(this.shownOverview, rows);
   }
 
   /** The lineage of the overview row `lineage` analysed alone; rejects for an id that names none. */
@@ -119,6 +130,9 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
+  private readonly filled = new vscode.EventEmitter<vscode.Uri>();
+  /** Fires when rows of a listing's overview were filled in (the analysis a view holds is still that listing). */
+  readonly onDidFill = this.filled.event;
   // The worker keeps an outdated analysis until the new one replaces it, so pages asked for in
   // between still get answers; one replaced under other settings, or held by no view and not among
   // the last used, is freed.
@@ -140,6 +154,8 @@ export class AnalysisCache implements vscode.Disposable {
     private readonly memory: vscode.Memento,
     /** Where each analysis says how it went: what a live refresh replayed, how long it took. */
     private readonly log: vscode.LogOutputChannel,
+    /** How the view on a file shows its overview (sort, filters, scroll), if one does: a listing fills its rows in that order. */
+    private readonly shownAs: (uri: vscode.Uri) => OverviewState | null = () => null,
   ) {
     this.engines = new EnginePool(join(extensionUri.fsPath, 'dist', 'engine.js'), WORKERS);
   }
@@ -217,9 +233,10 @@ export class AnalysisCache implements vscode.Disposable {
 
   /**
    * A large state.db's sessions, listed from its session table while the file's worker reads it
-   * whole (issue 23 item 1): the view shows its overview at once, each row "reading…" until the
-   * analysis comes. The listing lives in a worker of its own, so a lineage opened from it is
-   * analysed at once, on the other core, not after the whole file.
+   * whole (issue 23 item 1): the view shows its overview at once, each row "reading…" until its
+   * figures come. The listing lives in a worker of its own, on the other core: it fills the rows in,
+   * a few families at a time (fillListing), and a lineage opened from it is analysed there at once,
+   * between two of those calls, not after the whole file.
    */
   private listFirst(file: string, params: EngineCalls['analyze']['params']): void {
     const lister = this.engines.for(`${file}${LISTING}`);
@@ -227,7 +244,31 @@ export class AnalysisCache implements vscode.Disposable {
     const shown = Promise.resolve(lister.call('list', { ...params, key }))
       .catch(() => null)
       .then((l) => (l?.overview ? new RemoteInspection(l.index, { ...l.overview, reading: true }, [], l.catalog, false, null, lister, key) : null));
-    this.listing.set(file, { key: params.key, shown, served: false, drop: () => void lister.call('drop', { key }) });
+    const listing = { key: params.key, shown, served: false, drop: () => void lister.call('drop', { key }) };
+    this.listing.set(file, listing);
+    void shown.then((inspection) => inspection && this.fillListing(file, listing, inspection));
+  }
+
+  /**
+   * Fills the listing's rows in, newest first, until every row is filled or the whole analysis is
+   * in (the listing is then gone, and with it what was filled: the whole analysis has the same figures).
+   */
+  private async fillListing(file: string, listing: unknown, inspection: RemoteInspection): Promise<void> {
+    const uri = vscode.Uri.parse(file);
+    const filled = new Set<string>();
+    // The view may be scrolled or sorted between two calls: each asks for the rows it shows next.
+    for (let size = batchSize(0); inspection.overview; size = batchSize(size)) {
+      const lineages = nextToFill(inspection.overview, filled, this.shownAs(uri), size);
+      if (!lineages.length) return;
+      // A listing dropped meanwhile rejects: the whole analysis is in.
+      const answered = await inspection.fill(lineages).then(
+        () => true,
+        () => false,
+      );
+      if (!answered || this.listing.get(file) !== listing) return;
+      for (const id of lineages) filled.add(id);
+      this.filled.fire(uri);
+    }
   }
 
   /** The whole analysis is in (or failed, or was cancelled): the listing goes, and the views it was shown in ask again. */
@@ -293,6 +334,7 @@ export class AnalysisCache implements vscode.Disposable {
 
   dispose(): void {
     this.changed.dispose();
+    this.filled.dispose();
     void this.engines.dispose();
   }
 }

@@ -21,7 +21,8 @@ const TRANSCRIPTS_SHOWN = 'promptInspector.transcriptsShown';
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Prompt Inspector', { log: true });
-  const cache = new AnalysisCache(context.extensionUri, context.workspaceState, log);
+  // A listing fills its rows in the order the view on it shows them.
+  const cache = new AnalysisCache(context.extensionUri, context.workspaceState, log, (uri) => panels.views.on(uri)?.overviewState ?? null);
   const watcher = new TranscriptWatcher((uri) => cache.invalidate(uri));
   const tree = new TranscriptTree(cache, () => watcher.start());
   const treeView = vscode.window.createTreeView('promptInspector.transcripts', { treeDataProvider: tree });

@@ -11,6 +11,7 @@ import {
   type PagedList,
   type RequestMap,
   type ToWebview,
+  type OverviewState,
   type ViewState,
 } from '../shared/messages';
 import { everyLineage } from '../shared/overviewColumns';
@@ -76,6 +77,10 @@ export class InspectorView implements vscode.Disposable {
       cache.onDidChange((changed) => {
         if (changed.toString() === uri.toString()) void this.refresh();
       }),
+      cache.onDidFill((filled) => {
+        const overview = this.inspection?.overview;
+        if (filled.toString() === uri.toString() && this.initialised && overview) this.post({ type: 'overview', overview });
+      }),
       panel.onDidDispose(() => this.dispose()),
     );
     this.trackActive();
@@ -118,6 +123,11 @@ export class InspectorView implements vscode.Disposable {
     const inspection = this.inspection ?? (await this.load());
     if (inspection?.catalog) await pickSession(this.uri, inspection, this.cache);
     else void vscode.window.showInformationMessage('Prompt Inspector: only a state.db has sessions to choose from.');
+  }
+
+  /** How the page shows the overview (sort, filters, scroll), as it last said; null before it said. */
+  get overviewState(): OverviewState | null {
+    return this.state?.overview ?? null;
   }
 
   get selectedRequest(): number | null {

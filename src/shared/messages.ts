@@ -344,6 +344,8 @@ export type ToWebview =
   | { type: 'init'; version: number; index: InspectorIndex; overview: SessionOverview | null; state: ViewState | null }
   /** The file changed: the current scope's index again, and the overview's rows. */
   | { type: 'update'; index: InspectorIndex; overview: SessionOverview | null }
+  /** Rows of a listed overview filled in while the file is read whole: the overview again, nothing else changed. */
+  | { type: 'overview'; overview: SessionOverview }
   | RpcResponse
   | { type: 'navigate'; to: Navigation }
   /**

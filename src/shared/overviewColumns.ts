@@ -1,7 +1,8 @@
-// Columns, sorting and filtering of the session overview: shared by every view of it (the CLI's
-// table, the webview's and the report's), so one column sorts the same way everywhere. Pure, no imports
-// but types.
+// Columns, sorting, filtering and rows of the session overview: shared by every view of it (the CLI's
+// table, the webview's and the report's) and by the host, which fills a listing in the order the view
+// shows it, so one column sorts the same way everywhere. Pure, no imports but types.
 
+import type { OverviewState } from './messages';
 import type { OverviewLineage, OverviewSession, SessionOverview } from './overviewTypes';
 
 /** Distinct values in first-seen order, without nulls. */
@@ -161,6 +162,35 @@ export function filterLineages(lineages: readonly OverviewLineage[], filter: Ove
   return out;
 }
 
+/** One row of the table: a lineage (depth: how many forks deep), or one session of an expanded chain. */
+export type OverviewRow =
+  | { kind: 'lineage'; lineage: OverviewLineage; depth: number; expandable: boolean; expanded: boolean }
+  | { kind: 'session'; lineage: OverviewLineage; session: OverviewSession; depth: number };
+
+/** The lineages a view's filters let through, in its order (start order when it names no column). */
+export function shownLineages(overview: SessionOverview, state: OverviewState): OverviewLineage[] {
+  const filtered = filterLineages(overview.lineages, { text: state.filter || undefined, source: state.source ?? undefined, has: state.has });
+  const column = state.sort ? overviewColumn(state.sort.column) : undefined;
+  return column && state.sort ? sortLineages(filtered, column, state.sort.descending) : filtered;
+}
+
+/** The shown lineages as table rows: each lineage, its sessions when expanded, then its forks one level deeper. */
+export function overviewRows(lineages: readonly OverviewLineage[], expanded: ReadonlySet<string>): OverviewRow[] {
+  const out: OverviewRow[] = [];
+  // Depth first without recursion: forks can nest 10,000 deep.
+  const stack: { l: OverviewLineage; depth: number }[] = [];
+  for (let i = lineages.length - 1; i >= 0; i--) stack.push({ l: lineages[i], depth: 0 });
+  for (let f = stack.pop(); f; f = stack.pop()) {
+    const { l, depth } = f;
+    const expandable = l.sessions.length > 1;
+    const open = expandable && expanded.has(l.id);
+    out.push({ kind: 'lineage', lineage: l, depth, expandable, expanded: open });
+    if (open) for (const session of l.sessions) out.push({ kind: 'session', lineage: l, session, depth: depth + 1 });
+    for (let i = l.children.length - 1; i >= 0; i--) stack.push({ l: l.children[i], depth: depth + 1 });
+  }
+  return out;
+}
+
 // ---- Cells: what every view prints in a column, the same words for a missing value everywhere.
 
 /** Why a cell holds no value: the lineage's rows were not read (listed only), or the store keeps none. */
@@ -212,7 +242,8 @@ export function overviewCell(
     // nothing has no share of it reused: nothing is missing.
     if (column.key === 'sessions' || (column.key === 'reused-pct' && row.inputTokens === 0) || (column.key === 'hit-pct' && row.billedInputTokens === 0))
       return { value: null, missing: null };
-    const read = file === 'read' && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
+    // While the file is read whole, a row already filled in has its figures (fill): its missing ones are not recorded.
+    const read = file !== 'listed' && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
     return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? (file === 'reading' ? 'reading…' : 'not read') : 'not recorded' };
   }
   if (column.key === 'start') return { value: utcText(v as number), missing: null };

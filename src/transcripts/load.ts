@@ -125,16 +125,19 @@ async function loadFile(path: string, options: LoadOptions, memo: Memo = { remem
   const { transcript } = result;
   transcript.findings.push(...beside);
   if (options.session !== undefined) narrowToSession(transcript, options.session);
-  if (transcript.format === 'hermes-state-db' || transcript.format === 'hermes-session-json') {
-    const ids = new Set(transcript.sessions.map((s) => s.id));
-    const dumps = findDumps(path, transcript.format).filter((f) => [...ids].some((id) => basename(f).startsWith(`request_dump_${id}_`)));
-    const files = dumps.flatMap((p) => {
-      const bytes = readBeside(p, transcript.findings);
-      return bytes ? [{ path: p, bytes }] : [];
-    });
-    transcript.captured = readCapturedRequests(files, transcript.findings);
-  }
+  if (transcript.format === 'hermes-state-db' || transcript.format === 'hermes-session-json') readDumpsOf(transcript);
   return result;
+}
+
+/** The request dumps of the transcript's sessions found beside it, read into it. */
+function readDumpsOf(transcript: Transcript): void {
+  const ids = new Set(transcript.sessions.map((s) => s.id));
+  const dumps = findDumps(transcript.path, transcript.format).filter((f) => [...ids].some((id) => basename(f).startsWith(`request_dump_${id}_`)));
+  const files = dumps.flatMap((p) => {
+    const bytes = readBeside(p, transcript.findings);
+    return bytes ? [{ path: p, bytes }] : [];
+  });
+  transcript.captured = readCapturedRequests(files, transcript.findings);
 }
 
 /** Whether a load remembers what it read, and what the last load of the file remembered (only a whole read is either). */
@@ -331,15 +334,39 @@ function readSessionJson(path: string, source: ByteSource, memo: Memo): Remember
  * read: the whole read then says why.
  */
 export function listStateDb(path: string): Transcript | null {
+  return withStateDb(path, (source, beside) => {
+    const transcript = readListed(path, source, {}, beside);
+    return transcript.listedOnly ? transcript : null;
+  });
+}
+
+/**
+ * Families of a state.db (`roots`: each with every session descending from it, a top-level overview
+ * row's whole tree), their rows read as the page reader asks for them, through the index on
+ * session_id where the store has one, whatever the file's size: what a listed overview is filled
+ * from, family by family (issue 23 item 1). Each family reads as it does in a whole read (a session
+ * replays from its own rows and its parent's alone). Null as for listStateDb.
+ */
+export function loadFamilies(path: string, roots: readonly string[]): Transcript | null {
+  const transcript = withStateDb(path, (source, beside) => readListed(path, source, { families: roots }, beside));
+  if (transcript) readDumpsOf(transcript);
+  return transcript;
+}
+
+/**
+ * `read` of the SQLite file at `path`, the findings of the files beside it added; null for a file
+ * that cannot be opened, is no SQLite database, or cannot be read.
+ */
+function withStateDb(path: string, read: (source: ByteSource, beside: InputFinding[]) => Transcript | null): Transcript | null {
   const file = openRegular(path);
   if (!('fd' in file)) return null;
   try {
     const source = fileSource(file.fd, file.size);
     if (!isSqliteFile(source.read(0, 16))) return null;
     const beside: InputFinding[] = [];
-    const transcript = readListed(path, source, undefined, beside);
-    transcript.findings.push(...beside);
-    return transcript.listedOnly ? transcript : null;
+    const transcript = read(source, beside);
+    transcript?.findings.push(...beside);
+    return transcript;
   } catch {
     return null;
   } finally {
@@ -347,22 +374,23 @@ export function listStateDb(path: string): Transcript | null {
   }
 }
 
-/** A state.db's pages read as the page reader asks for them: without `session`, only its sessions listed. */
-function readListed(path: string, source: ByteSource, session: string | undefined, beside: InputFinding[]): Transcript {
+/** A state.db's pages read as the page reader asks for them: the sessions `choice` names, or without one only its sessions listed. */
+function readListed(path: string, source: ByteSource, choice: Pick<StateDbOptions, 'session' | 'families'>, beside: InputFinding[]): Transcript {
+  const listOnly = choice.session === undefined && choice.families === undefined;
   const transcript = readHermesStateDb(path, source, {
     wal: readBeside(`${companionBase(path)}-wal`, beside),
     journal: readBeside(`${companionBase(path)}-journal`, beside),
-    session,
-    listOnly: session === undefined,
+    ...choice,
+    listOnly,
   });
-  if (session === undefined && transcript.catalog) transcript.listedOnly = true;
+  if (listOnly && transcript.catalog) transcript.listedOnly = true;
   return transcript;
 }
 
 /** A large state.db, its pages read as the page reader asks for them. */
 function readLarge(path: string, source: ByteSource, limit: number, session: string | undefined, beside: InputFinding[]): Transcript {
   const size = source.size;
-  const transcript = readListed(path, source, session, beside);
+  const transcript = readListed(path, source, { session }, beside);
   if (transcript.listedOnly) {
     const n = (transcript.catalog ?? []).length;
     transcript.findings.unshift({

@@ -6,10 +6,12 @@ import type { ForkKind, InputFinding, RecordedCounters, RecordedUsage, SessionSu
 import { Names, plain, sessionKey, type RowSource, type StoredRow, type Value } from './stateDbValues';
 import { parseJsonColumn } from './stateDbRow';
 
-/** Which sessions a read is about: one lineage (`session`), or all. */
+/** Which sessions a read is about: one lineage (`session`), some families (`families`), or all. */
 export interface SessionChoice {
   /** Read only this session's lineage: its parent chain and its descendants (rotation children). */
   session?: string;
+  /** Read only these sessions' families: each with its parent chain and every session descending from it (an overview row's whole tree, for a top-level one). */
+  families?: readonly string[];
   /** Read the session list only: every session without rows or system prompt, and the catalogue. */
   listOnly?: boolean;
 }
@@ -160,7 +162,12 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
     });
   }
 
-  const keep = options.session !== undefined && byId.has(options.session) ? new Lineages(sessions).around(options.session) : null;
+  const keep =
+    options.session !== undefined && byId.has(options.session)
+      ? new Lineages(sessions).around(options.session)
+      : options.families
+        ? familiesAround(new Lineages(sessions), options.families)
+        : null;
   const kept = keep ? sessions.filter((s) => keep.has(s.id)) : sessions;
   const prompts = new Map<string, string>();
   // A listing replays nothing: its sessions' prompts (a table, or a large column of each row) stay unread.
@@ -193,6 +200,13 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
   }
   if (tables.has('session_model_usage')) readModelUsage(db, tables.of('session_model_usage'), new Map(kept.map((s) => [s.id, s])));
   return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
+}
+
+/** The sessions of every family named (one not in the store names none). */
+function familiesAround(lineages: Lineages<TranscriptSession>, ids: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const id of ids) if (lineages.get(id)) for (const s of lineages.around(id)) out.add(s);
+  return out;
 }
 
 /** A finite REAL or INTEGER column as epoch seconds; anything else (NULL, text, a blob) is not recorded. */

@@ -10,7 +10,7 @@ import type { AgentFolderListing, AgentName, AgentSessionFile, AgentSessionRow }
 import type { BreakContext, InspectorIndex, MessageView, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import { RpcClient, type RpcResponse } from '../shared/rpc';
 import type { SessionSummary } from '../shared/model/transcript';
-import type { SessionOverview } from '../shared/overviewTypes';
+import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import type { PriceOverrides, ProfileName, TokenizerName } from '../shared/settingNames';
 import type { ProgressStep } from '../shared/shownText';
 
@@ -81,6 +81,14 @@ export interface EngineCalls {
    * whole file. Null where there is none to show first (no SQLite file, one lineage, a session chosen).
    */
   list: { params: EngineCalls['analyze']['params']; result: EngineCalls['analyze']['result'] | null };
+  /**
+   * The overview rows of the families named (top-level rows' ids, each row with the forks under it)
+   * of the file listed under `key`, their sessions read alone from the file and analysed, billed
+   * from the logs beside it, as a whole analysis finds them (issue 23 item 1): what a listed
+   * overview is filled with, a few rows at a time, while the whole file is read. An id that is no
+   * top-level row gives no row.
+   */
+  fill: { params: { key: string; lineages: string[] }; result: OverviewLineage[] };
   /**
    * Analyses one lineage (an overview row's id) of the file analysed under `key`, kept under `scope`
    * for the page calls below until dropped; rejects for an id that names no lineage.

@@ -9,13 +9,13 @@ import { Inspection } from '../protocol/inspection';
 import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
-import { listStateDb, loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
+import { listStateDb, loadFamilies, loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
 import { cacheTtlBeside } from '../transcripts/hermesConfig';
 import { serve, type RpcRequest } from '../shared/rpc';
 import type { Transcript } from '../shared/model/transcript';
 import { TranscriptLineages } from '../hermes/lineage';
-import { overviewToOpenOn } from '../analysis/sessionOverview';
+import { overviewToOpenOn, sessionOverview } from '../analysis/sessionOverview';
 import { LiveAnalysis, type BillReads, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls, EngineProgress } from './engineProtocol';
 import type { ProgressStep } from '../shared/shownText';
@@ -41,6 +41,8 @@ interface Analysed extends Open {
   signature: string;
   /** The lineages of the analysed transcript, worked out as the overview and opened lineages need them. */
   lineages: TranscriptLineages;
+  /** What fills a listed overview: its logs read on from one batch of families to the next. */
+  filling?: LiveAnalysis;
 }
 
 /**
@@ -83,7 +85,7 @@ function postProgress(key: string, step: ProgressStep, done: number, total: numb
   parentPort?.postMessage(progress);
 }
 
-function optionsFor({ key, profile, tokenizer, prices }: Analysed['params']): AnalyzeOptions {
+function optionsFor({ key, profile, tokenizer, prices }: Analysed['params'], told = true): AnalyzeOptions {
   let counter = counters.get(tokenizer);
   if (!counter) {
     counter = createTokenCounter(tokenizer);
@@ -94,8 +96,8 @@ function optionsFor({ key, profile, tokenizer, prices }: Analysed['params']): An
     counter,
     messages: false,
     ...(prices ? { prices } : {}),
-    progress: (what, done, total) => postProgress(key, what, done, total),
-  };
+    ...(told ? { progress: (what, done, total) => postProgress(key, what, done, total) } : {}),
+  } satisfies AnalyzeOptions;
 }
 
 /** The view of a refreshed analysis: a resumed one keeps the views of the turns it kept from `earlier`. */
@@ -229,6 +231,18 @@ const answer = serve<EngineCalls>({
     inspections.delete(params.key);
     files.delete(params.key);
     return null;
+  },
+  fill: ({ key, lineages: roots }) => {
+    const file = files.get(key);
+    if (!file) throw new Error(`no analysis for ${key}`);
+    const { path } = file.params;
+    const families = loadFamilies(path, roots);
+    if (!families) return [];
+    // Only these families' figures are asked for, not their progress.
+    const live = (file.filling ??= new LiveAnalysis(optionsFor(file.params, false)));
+    const { analysis } = live.refresh(families, null, logsReadOn(live, path, families.format));
+    const wanted = new Set(roots);
+    return sessionOverview(analysis.transcript, analysis.report).lineages.filter((l) => wanted.has(l.id));
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);

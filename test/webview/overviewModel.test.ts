@@ -4,22 +4,19 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fileReadOf, OVERVIEW_COLUMNS, overviewColumn } from '../../src/shared/overviewColumns';
+import { fileReadOf, OVERVIEW_COLUMNS, overviewColumn, overviewRows, shownLineages, type OverviewRow } from '../../src/shared/overviewColumns';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/shared/overviewTypes';
 import {
   cellOf,
   DEFAULT_COLUMNS,
   EMPTY_OVERVIEW_STATE,
   overviewCounts,
-  overviewRows,
   overviewSources,
   rowWindow,
   BILLED_COLUMNS,
   shownColumns,
-  shownLineages,
   TABLE_COLUMNS,
   withColumn,
-  type OverviewRow,
 } from '../../webview/overview-model';
 import { revealBidiControls } from '../../webview/format';
 
@@ -174,9 +171,12 @@ describe('overview window and cells', () => {
     // A file only listed: every replay figure is not read, the recorded counters still not recorded.
     assert.deepEqual(cellOf(turns, c, 'listed'), { text: 'not read', missing: 'not read' });
     assert.deepEqual(cellOf(apiCalls, c, 'listed'), { text: 'not recorded', missing: 'not recorded' });
-    // Listed while the whole file is read: the replay figures are on their way.
-    assert.deepEqual(cellOf(turns, c, 'reading'), { text: 'reading…', missing: 'reading…' });
-    assert.deepEqual(cellOf(apiCalls, c, 'reading'), { text: 'not recorded', missing: 'not recorded' });
+    // Listed while the whole file is read: a row not filled in yet has its replay figures on their way;
+    // one filled in (its sessions read) has them, and what it lacks is not recorded.
+    assert.deepEqual(cellOf(turns, unread, 'reading'), { text: 'reading…', missing: 'reading…' });
+    assert.deepEqual(cellOf(apiCalls, unread, 'reading'), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(turns, c, 'reading'), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(turns, lineage('t', { turns: 7 }), 'reading'), { text: '7', missing: null });
     assert.deepEqual([fileReadOf({ read: true }), fileReadOf({ read: false }), fileReadOf({ read: false, reading: true })], ['read', 'listed', 'reading']);
     assert.deepEqual(cellOf(start, lineage('t', { startedAt: 1789725600 }), 'read'), { text: '2026-09-18 10:00', missing: null });
     assert.deepEqual(cellOf(duration, lineage('t', { durationSeconds: 2930 }), 'read'), { text: '48m50s', missing: null });

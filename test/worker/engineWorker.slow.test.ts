@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { AnalysisCancelled, EngineClient, EnginePool, type EngineProgress } from '../../src/worker/engineProtocol';
 import { everyLineage } from '../../src/shared/overviewColumns';
+import { batchSize, nextToFill, withFilled } from '../../src/extension/overviewFill';
 import { sqliteExec } from '../support/sqliteExec';
 import { billedHomeWithLogCut, buildStore } from '../support/upstreamStores';
 import { analyzeJson, example, ROOT } from '../cli/support';
@@ -216,6 +217,55 @@ describe('the analysis workers: one file per worker', () => {
     assert.ok((await client.call('openLineage', { key: 'listed', lineage: first, scope: 'scope' })).turnCount > 0);
     assert.equal(await client.call('list', params('trace', example('trace/agent.trace.jsonl'))), null, 'a turn trace has nothing to list apart from its rows');
     assert.equal(await client.call('list', { ...params('one', path), session: first }), null, 'nor a file read for one session');
+  });
+
+  it('a listing fills its rows in, a few families at a time, exactly as the whole analysis finds them (billed from the logs beside)', async () => {
+    const client = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+    after(() => client.dispose());
+    const filledIn: string[] = [];
+    for (const [name, path] of [
+      ['generated, 300 sessions', home300()],
+      ['upstream home', buildStore('home').stateDb],
+      ['upstream billed home', buildStore('billed').stateDb],
+      ['examples/home', example('home/state.db')],
+      ['examples/billed', example('billed/state.db')],
+    ]) {
+      const listed = await client.call('list', params(`${name}#listing`, path));
+      const whole = await client.call('analyze', params(name, path));
+      // Rows of sessions the session table does not hold (orphan rows) come with the whole analysis alone.
+      if (!listed?.overview) continue;
+      assert.ok(whole.overview, `${name}: an overview listed only where the whole analysis has one`);
+      // As the host asks: the next rows in start order (no view), ever more at a time.
+      let filled = listed.overview;
+      const asked = new Set<string>();
+      for (
+        let size = batchSize(0), lineages = nextToFill(filled, asked, null, size);
+        lineages.length;
+        size = batchSize(size), lineages = nextToFill(filled, asked, null, size)
+      ) {
+        const rows = await client.call('fill', { key: `${name}#listing`, lineages });
+        assert.deepEqual(rows.map((r) => r.id).sort(), [...lineages].sort(), `${name}: a row for each family asked for`);
+        filled = withFilled(filled, rows);
+        for (const id of lineages) asked.add(id);
+      }
+      assert.equal(asked.size, listed.overview.lineages.length, `${name}: every top-level row asked for once`);
+      const wholeRows = new Map(whole.overview.lineages.map((l) => [l.id, l]));
+      for (const row of filled.lineages)
+        assert.deepEqual(row, wholeRows.get(row.id), `${name}: ${row.id} filled in as the whole analysis has it, forks, sessions and bill included`);
+      if (name === 'upstream billed home')
+        assert.ok(
+          everyLineage(filled.lineages).some((l) => l.costUsd !== null && l.costUsd > 0),
+          'billed figures filled',
+        );
+      filledIn.push(name);
+    }
+    assert.deepEqual(
+      filledIn,
+      ['generated, 300 sessions', 'upstream home', 'upstream billed home', 'examples/home', 'examples/billed'],
+      'the files of several lineages',
+    );
+    assert.deepEqual(await client.call('fill', { key: 'examples/home#listing', lineages: ['no such session'] }), [], 'an id that is no row gives none');
+    await assert.rejects(client.call('fill', { key: 'never listed', lineages: [] }), /no analysis for never listed/);
   });
 
   it('a long analysis tells its steps as it goes, and a cancel stops it: the call rejects and the next one is answered', async () => {
