@@ -27,14 +27,14 @@ const REPEATS: Record<number, number> = { 250: 9, 1000: 5, 4000: 5 };
 const NAIVE_SAMPLE = 6;
 
 type Format = 'json' | 'db';
-interface Input {
+export interface Input {
   turns: number;
   format: Format;
   path: string;
   bytes: number;
 }
 
-const initSql = require('sql.js') as () => Promise<SqlJsStatic>;
+export const initSql = require('sql.js') as () => Promise<SqlJsStatic>;
 
 const ms = (t: number): string => `${t.toFixed(t < 10 ? 1 : 0)} ms`;
 
@@ -46,13 +46,13 @@ function time(fn: () => unknown): number {
 }
 
 /** What the extension and CLI do: read the bytes, pick the reader, replay, count, compare prefixes. */
-function fullAnalysis(input: Input, counter: TokenCounter = createTokenCounter('o200k_base')): Analysis {
+export function fullAnalysis(input: Input, counter: TokenCounter = createTokenCounter('o200k_base')): Analysis {
   const transcript = readTranscript({ path: input.path, bytes: readFileSync(input.path) });
   return analyze(transcript, { profile: PROFILES['hermes-current'], counter, messages: false });
 }
 
 /** The floor: read, parse (every row), count each distinct wire text once; nothing else. */
-function floor(input: Input, SQL: SqlJsStatic, texts: string[]): void {
+export function floor(input: Input, SQL: SqlJsStatic, texts: string[]): void {
   if (input.format === 'json') {
     JSON.parse(readFileSync(input.path, 'utf8'));
   } else {
@@ -73,7 +73,7 @@ function floor(input: Input, SQL: SqlJsStatic, texts: string[]): void {
  * historical mode of the requests that resend it, and each request's current-user and final rows.
  * Linear: a row's historical copy is taken once per generation (the first request that sends it so).
  */
-function distinctWireTexts(a: Analysis): Set<string> {
+export function distinctWireTexts(a: Analysis): Set<string> {
   const texts = new Set<string>();
   const add = (m: WireMessage): void => {
     for (const p of wireTextPieces(m.message)) texts.add(p);
