@@ -96,7 +96,7 @@ export function rowWindow(rowCount: number, scrollTop: number, viewport: number,
 export const MISSING = {
   'not recorded': 'The store does not hold this value',
   'not read': 'The rows of this lineage were not read (the file was only listed): open it to replay them',
-  'reading…': 'The whole file is being read: its figures come in a few rows at a time, those on screen first',
+  'reading…': 'The file is being read: its figures come in a few rows at a time, those on screen first',
 } as const;
 
 interface Cell {

@@ -93,6 +93,11 @@ export class RemoteInspection extends RemotePages {
     if (this.shownOverview) this.shownOverview = withFilled(this.shownOverview, rows);
   }
 
+  /** Every row of its overview filled in: it no longer says "reading". */
+  doneReading(): void {
+    if (this.shownOverview) this.shownOverview = { ...this.shownOverview, reading: false };
+  }
+
   /** The lineage of the overview row `lineage` analysed alone; rejects for an id that names none. */
   async openLineage(lineage: string): Promise<LineageScope> {
     const scope = `${this.key}#lineage${++scopes}`;
@@ -214,7 +219,20 @@ export class AnalysisCache implements vscode.Disposable {
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
           this.sessionCounts.set(file, (catalog ?? index.sessions).length);
           done();
-          return new RemoteInspection(index, overview, diagnostics, catalog, listedOnly, recorded, engine, key);
+          // Above the read-whole limit its rows are filled in from the file, family by family, while the file stays as it is.
+          const fills = listedOnly && overview !== null;
+          const inspection = new RemoteInspection(
+            index,
+            fills ? { ...overview, reading: true } : overview,
+            diagnostics,
+            catalog,
+            listedOnly,
+            recorded,
+            engine,
+            key,
+          );
+          if (fills) void this.fillRows(file, inspection, () => this.analyses.current(file) === whole, true);
+          return inspection;
         },
         (e: unknown) => {
           done();
@@ -246,27 +264,33 @@ export class AnalysisCache implements vscode.Disposable {
       .then((l) => (l?.overview ? new RemoteInspection(l.index, { ...l.overview, reading: true }, [], l.catalog, false, null, lister, key) : null));
     const listing = { key: params.key, shown, served: false, drop: () => void lister.call('drop', { key }) };
     this.listing.set(file, listing);
-    void shown.then((inspection) => inspection && this.fillListing(file, listing, inspection));
+    // The whole analysis has the same figures: when it is in, the listing and what was filled in go.
+    void shown.then((inspection) => inspection && this.fillRows(file, inspection, () => this.listing.get(file) === listing, false));
   }
 
   /**
-   * Fills the listing's rows in, newest first, until every row is filled or the whole analysis is
-   * in (the listing is then gone, and with it what was filled: the whole analysis has the same figures).
+   * Fills `inspection`'s overview rows in, a few families at a time, in the order the view shows
+   * them, while it is `stillShown`, until every row is; `thenRead`: the overview no longer says
+   * "reading" once they are (a file only listed, which no whole analysis will replace).
    */
-  private async fillListing(file: string, listing: unknown, inspection: RemoteInspection): Promise<void> {
+  private async fillRows(file: string, inspection: RemoteInspection, stillShown: () => boolean, thenRead: boolean): Promise<void> {
     const uri = vscode.Uri.parse(file);
     const filled = new Set<string>();
     // The view may be scrolled or sorted between two calls: each asks for the rows it shows next.
     for (let size = batchSize(0); inspection.overview; size = batchSize(size)) {
       const lineages = nextToFill(inspection.overview, filled, this.shownAs(uri), size);
-      if (!lineages.length) return;
-      // A listing dropped meanwhile rejects: the whole analysis is in.
+      if (!lineages.length) break;
+      // A listing dropped meanwhile, or an analysis replaced, rejects.
       const answered = await inspection.fill(lineages).then(
         () => true,
         () => false,
       );
-      if (!answered || this.listing.get(file) !== listing) return;
+      if (!answered || !stillShown()) return;
       for (const id of lineages) filled.add(id);
+      this.filled.fire(uri);
+    }
+    if (thenRead && stillShown()) {
+      inspection.doneReading();
       this.filled.fire(uri);
     }
   }

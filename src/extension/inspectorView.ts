@@ -79,7 +79,10 @@ export class InspectorView implements vscode.Disposable {
       }),
       cache.onDidFill((filled) => {
         const overview = this.inspection?.overview;
-        if (filled.toString() === uri.toString() && this.initialised && overview) this.post({ type: 'overview', overview });
+        if (filled.toString() !== uri.toString() || !this.initialised || !overview) return;
+        this.post({ type: 'overview', overview });
+        // The status bar says "reading…" until every row is filled in.
+        this.views.changed(this);
       }),
       panel.onDidDispose(() => this.dispose()),
     );

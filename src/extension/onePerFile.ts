@@ -88,6 +88,12 @@ export class OnePerFile<T> {
     this.entries.delete(file);
   }
 
+  /** `file`'s result (kept, or running) while the file has not changed since it was asked for; undefined otherwise. */
+  current(file: string): Promise<T> | undefined {
+    const hit = this.entries.get(file);
+    return hit && !hit.outdated && !hit.stale ? hit.value : undefined;
+  }
+
   /** The key `file`'s result (kept, or running) was asked for under; undefined for a file without one. */
   keyOf(file: string): string | undefined {
     return this.entries.get(file)?.key;

@@ -7,10 +7,10 @@ import { plural } from '../shared/shownText';
 import type { InspectorIndex } from '../shared/messages';
 import type { RecordedReport } from '../shared/recordedReportTypes';
 
-/** While a large state.db is only listed and its whole analysis runs, there is nothing to count yet. */
+/** While a large state.db is only listed and its rows are read, there is nothing to count yet. */
 export const READING_STATUS = {
   text: '$(loading~spin) reading…',
-  tooltip: 'Prompt Inspector: the lineages are listed; the whole file is being read, and its figures come when that is done.',
+  tooltip: "Prompt Inspector: the lineages are listed; their rows are being read, and the overview's figures come in a few rows at a time.",
 } as const;
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {

@@ -242,8 +242,8 @@ export function overviewCell(
     // nothing has no share of it reused: nothing is missing.
     if (column.key === 'sessions' || (column.key === 'reused-pct' && row.inputTokens === 0) || (column.key === 'hit-pct' && row.billedInputTokens === 0))
       return { value: null, missing: null };
-    // While the file is read whole, a row already filled in has its figures (fill): its missing ones are not recorded.
-    const read = file !== 'listed' && ('sessions' in row ? row.sessions.every((s) => s.read) : row.read);
+    // A row filled in (EngineCalls.fill) of a file only listed, or being read, has its figures: its missing ones are not recorded.
+    const read = 'sessions' in row ? row.sessions.every((s) => s.read) : row.read;
     return { value: null, missing: NEEDS_ROWS.has(column.key) && !read ? (file === 'reading' ? 'reading…' : 'not read') : 'not recorded' };
   }
   if (column.key === 'start') return { value: utcText(v as number), missing: null };

@@ -1172,7 +1172,7 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     10 * 60_000,
   ); // readActivation's steps may each take up to 2 min on a loaded machine
 
-  scenario('a state.db too large to read whole: the overview lists its lineages unread, a row loads that lineage alone', async () => {
+  scenario('a state.db too large to read whole: the overview lists its lineages, fills them in family by family, a row loads that lineage alone', async () => {
     const p = page as Page;
     // A limit of 0 MB makes every state.db "too large": the same path as a 500 MB file, on small stores.
     await runCommand(p, 'View: Close All Editors');
@@ -1186,7 +1186,21 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await clearFilter(frame, flat(overview.lineages).length);
     const shown = await overviewShown(frame);
     assert.deepEqual([...shown.rows].sort(), flat(overview.lineages).sort(), 'every lineage of the catalogue');
-    for (const id of shown.rows) assert.equal(await overviewCell(frame, id, 'turns'), 'not read', id);
+    // Its rows are then filled in, a few families at a time read alone from the file: the figures a whole read gives them.
+    const turnsOf = new Map(everyLineage(overview.lineages).map((l) => [l.id, (l.turns ?? NaN).toLocaleString('en')]));
+    for (const id of shown.rows) {
+      const want = turnsOf.get(id);
+      assert.equal(
+        await eventually(
+          () => overviewCell(frame, id, 'turns'),
+          (t) => t === want,
+          30_000,
+        ),
+        want,
+        id,
+      );
+    }
+    await p.locator('.statusbar-item', { hasText: 'reading…' }).waitFor({ state: 'hidden', timeout: 10_000 });
     await screenshot(p, 'large-db-overview-dark');
 
     // A compaction chain: its sessions loaded from the file, nothing else.

@@ -127,6 +127,31 @@ describe('one analysis per file in flight', () => {
   });
 });
 
+describe("a file's current result (what fills a listed overview's rows in asks)", () => {
+  it('is the one asked for until the file changes, while it runs or after; then the next one asked for', async () => {
+    const slots = new OnePerFile<string>(
+      () => undefined,
+      () => undefined,
+    );
+    let finish: (v: string) => void = () => undefined;
+    const first = slots.get('a', 'ka', () => new Promise((resolve) => (finish = resolve)));
+    assert.equal(slots.current('a'), first, 'running');
+    slots.invalidate('a');
+    assert.equal(slots.current('a'), undefined, 'changed while it runs');
+    finish('a1');
+    await first;
+    await settle();
+    const second = slots.get('a', 'ka', async () => 'a2');
+    assert.notEqual(second, first);
+    await second;
+    await settle();
+    assert.equal(slots.current('a'), second, 'settled, the file unchanged');
+    slots.invalidate('a');
+    assert.equal(slots.current('a'), undefined, 'changed after it ended');
+    assert.equal(slots.current('b'), undefined, 'a file never asked for');
+  });
+});
+
 describe('an analysis lives as long as a view holds it', () => {
   it('closing the last view of a file frees its analysis once another file was used since', async () => {
     const freed: string[] = [];

@@ -168,9 +168,11 @@ describe('overview window and cells', () => {
     assert.deepEqual(cellOf(turns, unread, 'read'), { text: 'not read', missing: 'not read' });
     assert.deepEqual(cellOf(duration, unread, 'read'), { text: 'not read', missing: 'not read' });
     assert.deepEqual(cellOf(turns, session('s', { read: false, turns: null }), 'read'), { text: 'not read', missing: 'not read' });
-    // A file only listed: every replay figure is not read, the recorded counters still not recorded.
-    assert.deepEqual(cellOf(turns, c, 'listed'), { text: 'not read', missing: 'not read' });
-    assert.deepEqual(cellOf(apiCalls, c, 'listed'), { text: 'not recorded', missing: 'not recorded' });
+    // A file only listed: every replay figure of a row not read is not read, the recorded counters
+    // still not recorded; a row filled in has its figures, and what it lacks is not recorded.
+    assert.deepEqual(cellOf(turns, unread, 'listed'), { text: 'not read', missing: 'not read' });
+    assert.deepEqual(cellOf(apiCalls, unread, 'listed'), { text: 'not recorded', missing: 'not recorded' });
+    assert.deepEqual(cellOf(turns, c, 'listed'), { text: 'not recorded', missing: 'not recorded' });
     // Listed while the whole file is read: a row not filled in yet has its replay figures on their way;
     // one filled in (its sessions read) has them, and what it lacks is not recorded.
     assert.deepEqual(cellOf(turns, unread, 'reading'), { text: 'reading…', missing: 'reading…' });
