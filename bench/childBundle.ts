@@ -8,7 +8,7 @@ import { build, type Plugin } from 'esbuild';
 const { packedVocabularies } = require('../scripts/packedVocabularies.cjs') as { packedVocabularies: (dir?: string) => Plugin };
 
 /** bench/NAME.ts bundled into DIR once; its path. */
-export async function childBundle(dir: string, name: 'memoryChild' | 'homeChild'): Promise<string> {
+export async function childBundle(dir: string, name: 'memoryChild' | 'homeChild' | 'fillChild'): Promise<string> {
   const outfile = join(dir, `${name}.js`);
   if (!existsSync(outfile)) {
     await build({

@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childBundle } from './childBundle';
-import { benchHomeFill } from './homeFill';
+import { benchHomeFill, benchYearFill } from './homeFill';
 import { benchHomeReport } from './homeReport';
 import { cliRun } from './cliRun';
 import { mb, median, verdict } from './figures';
@@ -145,7 +145,7 @@ export async function benchHome(): Promise<string[]> {
     lines.push(
       `  overview first rows of home C (read whole by the extension, listed first: ${listed.last.lineages.toLocaleString('en')} lineages with forks, none read): `
         + `${ms(listed.time)} (median of 3 fresh processes) [target <= 1000 ms: ${verdict(listed.time <= 1000)}]; peak RSS ${mb(listed.peak)}`,
-      ...(await benchHomeFill(c.path)),
+      ...(await benchHomeFill(c.path, dir)),
       ...(await benchHomeReport(c.path, dir)),
     );
 
@@ -157,6 +157,7 @@ export async function benchHome(): Promise<string[]> {
       `  overview first rows of home D (${d.last.listedOnly ? 'listed only: over the read-whole limit' : 'read whole'}, ${d.last.lineages.toLocaleString('en')} lineages with forks): `
         + `${ms(d.time)} (median of 3 fresh processes) [target <= 1000 ms: ${verdict(d.time <= 1000)}]; peak RSS ${mb(d.peak)} [target <= 600 MB: ${verdict(d.peak <= 600e6)}]`,
     );
+    lines.push(await benchYearFill(year.path, dir));
     const sessions = cliRun(dir, ['sessions', year.path, '--json'], YEAR_KILL_MS);
     lines.push(
       `  \`prompt-inspector sessions FILE --json\` on home D: ${sessions.ok ? `${(sessions.ms / 1000).toFixed(1)} s` : sessions.note}, `

@@ -1,16 +1,20 @@
-// Issue 23 item 1 on home C (2,000 sessions, 124 MB, under the read-whole limit): its listed rows
-// filled in through the shipped worker as the extension asks (list, then `fill` in batches from the
-// top row), alone and beside the whole analysis on the other worker as the extension runs them,
+// Issue 23 items 1 and 3: a home's listed rows filled in through the shipped worker as the extension
+// asks (list, then `fill` in batches from the top row), each run in a fresh process
+// (bench/fillChild.ts) for its peak RSS. Home C (2,000 sessions, 124 MB, under the read-whole
+// limit): alone, and beside the whole analysis on the other worker as the extension runs them,
 // against the whole analysis alone and the floor (read + parse every row + tokenise each distinct
-// wire text once, bench/perf.ts). Run alone with `npx tsx bench/homeFill.ts STATE_DB` (after
-// `npm run build`); part of bench/home.ts.
+// wire text once, bench/perf.ts). Home D (10,000 sessions, 600 MB, above it): filled whole, its
+// peak. Run alone with `npx tsx bench/homeFill.ts STATE_DB` (after `npm run build`; home C's
+// figures); part of bench/home.ts.
 
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { statSync } from 'node:fs';
 import { EngineClient } from '../src/worker/engineProtocol';
-import { batchSize, nextToFill, withFilled } from '../src/extension/overviewFill';
+import { childBundle } from './childBundle';
 import { distinctWireTexts, floor, fullAnalysis, initSql, type Input } from './perf';
-import { verdict } from './figures';
+import { mb, verdict } from './figures';
 
 const ENGINE = join(__dirname, '..', 'dist', 'engine.js');
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -22,36 +26,17 @@ interface FillRun {
   rows: number;
   /** When the whole analysis beside it was in; null without one. */
   wholeMs: number | null;
+  peakKb: number;
 }
 
-/** A listing filled in from the top, as AnalysisCache.fillListing asks, with the whole analysis beside it or not; times from the open. */
-async function fillRun(path: string, beside: boolean): Promise<FillRun> {
-  const lister = new EngineClient(ENGINE);
-  const worker = new EngineClient(ENGINE);
-  const params = (key: string) => ({ key, path, title: 'state.db', profile: 'hermes-current', tokenizer: 'o200k_base' }) as const;
-  try {
-    const t0 = performance.now();
-    let wholeMs: number | null = null;
-    const whole = beside ? Promise.resolve(worker.call('analyze', params('whole'))).then(() => (wholeMs = performance.now() - t0)) : null;
-    const listed = await lister.call('list', params('listing'));
-    if (!listed?.overview) throw new Error(`${path}: no overview listed`);
-    const listedMs = performance.now() - t0;
-    let overview = listed.overview;
-    let firstMs = 0;
-    const asked = new Set<string>();
-    for (let size = batchSize(0); ; size = batchSize(size)) {
-      const lineages = nextToFill(overview, asked, null, size);
-      if (!lineages.length) break;
-      overview = withFilled(overview, await lister.call('fill', { key: 'listing', lineages }));
-      for (const id of lineages) asked.add(id);
-      firstMs ||= performance.now() - t0;
-    }
-    const allMs = performance.now() - t0;
-    await whole;
-    return { listedMs, firstMs, allMs, rows: asked.size, wholeMs };
-  } finally {
-    await Promise.all([lister.dispose(), worker.dispose()]);
-  }
+/** A listing filled in from the top in a fresh process (bench/fillChild.ts), with the whole analysis beside it or not; times from the open. */
+function fillRun(bundle: string, path: string, beside: boolean): FillRun {
+  const out = execFileSync(process.execPath, [bundle, beside ? 'fill-beside' : 'fill', ENGINE, path], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_PATH: join(__dirname, '..', 'node_modules') },
+    maxBuffer: 64 << 20,
+  });
+  return JSON.parse(out) as FillRun;
 }
 
 async function wholeAlone(path: string): Promise<number> {
@@ -65,9 +50,10 @@ async function wholeAlone(path: string): Promise<number> {
   }
 }
 
-export async function benchHomeFill(path: string): Promise<string[]> {
-  const alone = await fillRun(path, false);
-  const beside = await fillRun(path, true);
+export async function benchHomeFill(path: string, dir: string): Promise<string[]> {
+  const bundle = await childBundle(dir, 'fillChild');
+  const alone = fillRun(bundle, path, false);
+  const beside = fillRun(bundle, path, true);
   const whole = await wholeAlone(path);
   // The floor, in this process: what the whole analysis sends, each distinct text counted once.
   const input: Input = { turns: 0, format: 'db', path, bytes: statSync(path).size };
@@ -79,16 +65,29 @@ export async function benchHomeFill(path: string): Promise<string[]> {
   const ratio = beside.allMs / floorMs;
   return [
     `  home C's listed rows filled in through the shipped worker (issue 23 item 1; ${alone.rows.toLocaleString('en')} top-level rows, from the top, 8 then up to 128 a call): `
-      + `listed ${alone.listedMs.toFixed(0)} ms after the open, the first 8 filled ${alone.firstMs.toFixed(0)} ms, all ${seconds(alone.allMs)}`,
+      + `listed ${alone.listedMs.toFixed(0)} ms after the open, the first 8 filled ${alone.firstMs.toFixed(0)} ms, all ${seconds(alone.allMs)}, peak RSS ${mb(alone.peakKb * 1024)}`,
     `    as the extension runs it, the whole analysis on the other worker: first 8 filled ${beside.firstMs.toFixed(0)} ms after the open (reported, no target), `
-      + `all ${seconds(beside.allMs)}, the whole analysis ${seconds(beside.wholeMs ?? NaN)} (alone: ${seconds(whole)}); `
+      + `all ${seconds(beside.allMs)}, the whole analysis ${seconds(beside.wholeMs ?? NaN)} (alone: ${seconds(whole)}), peak RSS ${mb(beside.peakKb * 1024)}; `
       + `floor ${seconds(floorMs)} (one run, ${texts.length.toLocaleString('en')} distinct wire texts): every figure filled in ${ratio.toFixed(2)}x the floor [target <= 1.5x: ${verdict(ratio <= 1.5)}]`,
   ];
 }
 
+/** A home above the read-whole limit (home D) filled in whole, as the extension fills it, with the process's peak. */
+export async function benchYearFill(path: string, dir: string): Promise<string> {
+  const run = fillRun(await childBundle(dir, 'fillChild'), path, false);
+  return (
+    `  home D's listed rows filled in through the shipped worker (issue 23 items 1 and 3; ${run.rows.toLocaleString('en')} top-level rows): listed ${run.listedMs.toFixed(0)} ms after the open, `
+    + `the first 8 filled ${run.firstMs.toFixed(0)} ms, all ${seconds(run.allMs)}; peak RSS of the process (the worker and a small host) ${mb(run.peakKb * 1024)} [target <= 600 MB: ${verdict(run.peakKb * 1024 <= 600e6)}]`
+  );
+}
+
 if (require.main === module) {
-  benchHomeFill(process.argv[2]).then(
-    (lines) => console.log(lines.join('\n')),
+  const dir = mkdtempSync(join(tmpdir(), 'bench-fill-'));
+  benchHomeFill(process.argv[2], dir).then(
+    (lines) => {
+      console.log(lines.join('\n'));
+      rmSync(dir, { recursive: true, force: true });
+    },
     (e: unknown) => {
       console.error(e);
       process.exit(1);

@@ -1,0 +1,50 @@
+// Child process of bench/homeFill.ts: a home's overview rows filled in through the shipped worker
+// (ENGINE, dist/engine.js, a thread of this process) as the extension asks, timed from the open,
+// with this process's peak RSS (the worker's heap is in it; the rest of the process is small).
+//
+//   fill ENGINE PATH          list, then `fill` from the top row in growing batches until every row is
+//   fill-beside ENGINE PATH   the same, with the whole analysis on a second worker meanwhile (a home
+//                             under the read-whole limit, as the extension opens it)
+
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { batchSize, nextToFill, withFilled } from '../src/extension/overviewFill';
+import { EngineClient } from '../src/worker/engineProtocol';
+
+function peakRssKb(): number {
+  return Number(/VmHWM:\s*(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+}
+
+async function main(mode: string, engine: string, path: string): Promise<void> {
+  const lister = new EngineClient(engine);
+  const worker = new EngineClient(engine);
+  const params = (key: string) => ({ key, path, title: 'state.db', profile: 'hermes-current', tokenizer: 'o200k_base' }) as const;
+  try {
+    const t0 = performance.now();
+    let wholeMs: number | null = null;
+    const whole = mode === 'fill-beside' ? Promise.resolve(worker.call('analyze', params('whole'))).then(() => (wholeMs = performance.now() - t0)) : null;
+    const listed = await lister.call('list', params('listing'));
+    if (!listed?.overview) throw new Error(`${path}: no overview listed`);
+    const listedMs = performance.now() - t0;
+    let overview = listed.overview;
+    let firstMs = 0;
+    const asked = new Set<string>();
+    for (let size = batchSize(0); ; size = batchSize(size)) {
+      const lineages = nextToFill(overview, asked, null, size);
+      if (!lineages.length) break;
+      overview = withFilled(overview, await lister.call('fill', { key: 'listing', lineages }));
+      for (const id of lineages) asked.add(id);
+      firstMs ||= performance.now() - t0;
+    }
+    const allMs = performance.now() - t0;
+    await whole;
+    process.stdout.write(JSON.stringify({ listedMs, firstMs, allMs, rows: asked.size, wholeMs, peakKb: peakRssKb() }));
+  } finally {
+    await Promise.all([lister.dispose(), worker.dispose()]);
+  }
+}
+
+main(process.argv[2], process.argv[3], process.argv[4]).catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
