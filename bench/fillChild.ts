@@ -8,7 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { batchSize, nextToFill, withFilled } from '../src/extension/overviewFill';
+import { fillOverview, withFilled } from '../src/extension/overviewFill';
 import { EngineClient } from '../src/worker/engineProtocol';
 
 function peakRssKb(): number {
@@ -28,17 +28,22 @@ async function main(mode: string, engine: string, path: string): Promise<void> {
     const listedMs = performance.now() - t0;
     let overview = listed.overview;
     let firstMs = 0;
-    const asked = new Set<string>();
-    for (let size = batchSize(0); ; size = batchSize(size)) {
-      const lineages = nextToFill(overview, asked, null, size);
-      if (!lineages.length) break;
-      overview = withFilled(overview, await lister.call('fill', { key: 'listing', lineages }));
-      for (const id of lineages) asked.add(id);
-      firstMs ||= performance.now() - t0;
-    }
+    let rows = 0;
+    await fillOverview({
+      overview: () => overview,
+      shownAs: () => null,
+      fill: async (lineages) => {
+        overview = withFilled(overview, await lister.call('fill', { key: 'listing', lineages }));
+        firstMs ||= performance.now() - t0;
+        return true;
+      },
+      stillShown: () => true,
+      cancelled: () => false,
+      filledIn: (done) => (rows = done),
+    });
     const allMs = performance.now() - t0;
     await whole;
-    process.stdout.write(JSON.stringify({ listedMs, firstMs, allMs, rows: asked.size, wholeMs, peakKb: peakRssKb() }));
+    process.stdout.write(JSON.stringify({ listedMs, firstMs, allMs, rows, wholeMs, peakKb: peakRssKb() }));
   } finally {
     await Promise.all([lister.dispose(), worker.dispose()]);
   }

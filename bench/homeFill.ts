@@ -62,13 +62,15 @@ export async function benchHomeFill(path: string, dir: string): Promise<string[]
   const t0 = performance.now();
   floor(input, SQL, texts);
   const floorMs = performance.now() - t0;
-  const ratio = beside.allMs / floorMs;
+  // Every figure shows when the filling or the whole analysis (which has them all) is done, whichever is first.
+  const shownMs = Math.min(beside.allMs, beside.wholeMs ?? Infinity);
+  const ratio = shownMs / floorMs;
   return [
     `  home C's listed rows filled in through the shipped worker (issue 23 item 1; ${alone.rows.toLocaleString('en')} top-level rows, from the top, 8 then up to 128 a call): `
       + `listed ${alone.listedMs.toFixed(0)} ms after the open, the first 8 filled ${alone.firstMs.toFixed(0)} ms, all ${seconds(alone.allMs)}, peak RSS ${mb(alone.peakKb * 1024)}`,
     `    as the extension runs it, the whole analysis on the other worker: first 8 filled ${beside.firstMs.toFixed(0)} ms after the open (reported, no target), `
       + `all ${seconds(beside.allMs)}, the whole analysis ${seconds(beside.wholeMs ?? NaN)} (alone: ${seconds(whole)}), peak RSS ${mb(beside.peakKb * 1024)}; `
-      + `floor ${seconds(floorMs)} (one run, ${texts.length.toLocaleString('en')} distinct wire texts): every figure filled in ${ratio.toFixed(2)}x the floor [target <= 1.5x: ${verdict(ratio <= 1.5)}]`,
+      + `floor ${seconds(floorMs)} (one run, ${texts.length.toLocaleString('en')} distinct wire texts): every figure shown ${seconds(shownMs)} after the open = ${ratio.toFixed(2)}x the floor [target <= 1.5x: ${verdict(ratio <= 1.5)}]`,
   ];
 }
 

@@ -10,12 +10,12 @@ import type { RecordedReport } from '../shared/recordedReportTypes';
 import type { AgentFolderListing, AgentSessionFile, AgentSessionRow } from '../shared/agentFolderTypes';
 import type { BreakContext, InspectorIndex, MessageView, OverviewState, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import type { SessionSummary } from '../shared/model/transcript';
-import type { SessionOverview } from '../shared/overviewTypes';
+import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import { plural } from '../shared/shownText';
-import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls } from '../worker/engineProtocol';
+import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls, type EngineProgress } from '../worker/engineProtocol';
 import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
-import { batchSize, nextToFill, withFilled } from './overviewFill';
+import { filledAgain, fillOverview, withFilled, type FilledRows } from './overviewFill';
 import { readSettings } from './settings';
 
 /** An analysis held by the worker, a file's or one lineage's: its index here, its pages on request. */
@@ -88,9 +88,10 @@ export class RemoteInspection extends RemotePages {
   }
 
   /** The rows of these families filled in (EngineCalls.fill), each in place of its listed row. */
-  async fill(lineages: string[]): Promise<void> {
+  async fill(lineages: string[]): Promise<OverviewLineage[]> {
     const rows = await this.engine.call('fill', { key: this.key, lineages });
     if (this.shownOverview) this.shownOverview = withFilled(this.shownOverview, rows);
+    return rows;
   }
 
   /** Every row of its overview filled in: it no longer says "reading". */
@@ -135,8 +136,8 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
-  private readonly filled = new vscode.EventEmitter<vscode.Uri>();
-  /** Fires when rows of a listing's overview were filled in (the analysis a view holds is still that listing). */
+  private readonly filled = new vscode.EventEmitter<RemoteInspection>();
+  /** Fires with an analysis whose overview had rows filled in (a listing's, or a file's only listed). */
   readonly onDidFill = this.filled.event;
   // The worker keeps an outdated analysis until the new one replaces it, so pages asked for in
   // between still get answers; one replaced under other settings, or held by no view and not among
@@ -150,6 +151,9 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly listing = new Map<string, { key: string; shown: Promise<RemoteInspection | null>; served: boolean; drop: () => void }>();
   /** Files whose analysis the user cancelled: not analysed again until asked to (analyseAgain). */
   private readonly cancelled = new Set<string>();
+
+  /** A file only listed: its rows as listed and filled in, under the key they were filled under (filledAgain). */
+  private readonly filledBefore = new Map<string, { key: string; rows: FilledRows }>();
 
   /** Each file's session count as its last analysis found it (the palette shows it beside the path). */
   private readonly sessionCounts = new Map<string, number>();
@@ -219,11 +223,15 @@ export class AnalysisCache implements vscode.Disposable {
           this.log.info(`${title}: ${how} (${plural(index.turnCount, 'turn')}, ${Date.now() - started} ms)`);
           this.sessionCounts.set(file, (catalog ?? index.sessions).length);
           done();
-          // Above the read-whole limit its rows are filled in from the file, family by family, while the file stays as it is.
-          const fills = listedOnly && overview !== null;
+          // Above the read-whole limit its rows are filled in from the file, family by family, while the file stays as it is;
+          // after a change, those its session table lists as before are kept.
+          const before = this.filledBefore.get(file);
+          const kept = listedOnly && overview !== null ? filledAgain(before?.key === key ? before.rows : null, overview) : null;
+          if (kept) this.filledBefore.set(file, { key, rows: kept });
+          else this.filledBefore.delete(file);
           const inspection = new RemoteInspection(
             index,
-            fills ? { ...overview, reading: true } : overview,
+            overview && kept ? withFilled({ ...overview, reading: true }, [...kept.rows.values()]) : overview,
             diagnostics,
             catalog,
             listedOnly,
@@ -231,7 +239,7 @@ export class AnalysisCache implements vscode.Disposable {
             engine,
             key,
           );
-          if (fills) void this.fillRows(file, inspection, () => this.analyses.current(file) === whole, true);
+          if (kept) this.fillRows(file, inspection, () => this.analyses.current(file) === whole, { title, notify: earlierKey !== key, kept });
           return inspection;
         },
         (e: unknown) => {
@@ -253,7 +261,7 @@ export class AnalysisCache implements vscode.Disposable {
    * A large state.db's sessions, listed from its session table while the file's worker reads it
    * whole (issue 23 item 1): the view shows its overview at once, each row "reading…" until its
    * figures come. The listing lives in a worker of its own, on the other core: it fills the rows in,
-   * a few families at a time (fillListing), and a lineage opened from it is analysed there at once,
+   * a few families at a time (fillRows), and a lineage opened from it is analysed there at once,
    * between two of those calls, not after the whole file.
    */
   private listFirst(file: string, params: EngineCalls['analyze']['params']): void {
@@ -265,34 +273,59 @@ export class AnalysisCache implements vscode.Disposable {
     const listing = { key: params.key, shown, served: false, drop: () => void lister.call('drop', { key }) };
     this.listing.set(file, listing);
     // The whole analysis has the same figures: when it is in, the listing and what was filled in go.
-    void shown.then((inspection) => inspection && this.fillRows(file, inspection, () => this.listing.get(file) === listing, false));
+    void shown.then((inspection) => inspection && this.fillRows(file, inspection, () => this.listing.get(file) === listing, null));
   }
 
   /**
    * Fills `inspection`'s overview rows in, a few families at a time, in the order the view shows
-   * them, while it is `stillShown`, until every row is; `thenRead`: the overview no longer says
-   * "reading" once they are (a file only listed, which no whole analysis will replace).
+   * them, while it is `stillShown`. A file only listed (`listed`), which no whole analysis will
+   * replace, shows how far the filling is (past a second, a notification whose Cancel stops it) and
+   * stops saying "reading" once it ends: the rows not filled then say "not read".
    */
-  private async fillRows(file: string, inspection: RemoteInspection, stillShown: () => boolean, thenRead: boolean): Promise<void> {
+  private fillRows(
+    file: string,
+    inspection: RemoteInspection,
+    stillShown: () => boolean,
+    listed: { title: string; notify: boolean; kept: FilledRows } | null,
+  ): void {
     const uri = vscode.Uri.parse(file);
-    const filled = new Set<string>();
-    // The view may be scrolled or sorted between two calls: each asks for the rows it shows next.
-    for (let size = batchSize(0); inspection.overview; size = batchSize(size)) {
-      const lineages = nextToFill(inspection.overview, filled, this.shownAs(uri), size);
-      if (!lineages.length) break;
+    let told: ((p: EngineProgress) => void) | undefined;
+    let cancelled = false;
+    const filling = fillOverview({
+      filled: new Set(listed?.kept.rows.keys()),
+      overview: () => inspection.overview,
+      shownAs: () => this.shownAs(uri),
       // A listing dropped meanwhile, or an analysis replaced, rejects.
-      const answered = await inspection.fill(lineages).then(
-        () => true,
-        () => false,
-      );
-      if (!answered || !stillShown()) return;
-      for (const id of lineages) filled.add(id);
-      this.filled.fire(uri);
-    }
-    if (thenRead && stillShown()) {
+      fill: (lineages) =>
+        inspection.fill(lineages).then(
+          (rows) => {
+            for (const r of rows) listed?.kept.rows.set(r.id, r);
+            return true;
+          },
+          () => false,
+        ),
+      stillShown,
+      cancelled: () => cancelled,
+      filledIn: (done, total) => {
+        this.filled.fire(inspection);
+        told?.({ type: 'progress', key: file, step: 'rows', done, total });
+      },
+    }).then(() => {
+      if (!listed || !stillShown()) return;
       inspection.doneReading();
-      this.filled.fire(uri);
-    }
+      this.filled.fire(inspection);
+    });
+    if (listed)
+      showAnalysisProgress({
+        title: listed.title,
+        notify: listed.notify,
+        running: filling,
+        onProgress: (listener) => {
+          told = listener;
+          return () => (told = undefined);
+        },
+        cancel: () => (cancelled = true),
+      });
   }
 
   /** The whole analysis is in (or failed, or was cancelled): the listing goes, and the views it was shown in ask again. */

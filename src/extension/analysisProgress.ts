@@ -55,8 +55,8 @@ export function showAnalysisProgress({ title, running, onProgress, cancel, notif
       show = () => {
         if (!latest) return;
         const p = latest;
-        // The bar moves with the requests measured, most of an analysis; the other steps only say their name.
-        const now = p.step === 'requests' && p.total > 0 ? Math.floor((100 * p.done) / p.total) : percent;
+        // The bar moves with the requests measured, most of an analysis, or the rows filled in; the other steps only say their name.
+        const now = (p.step === 'requests' || p.step === 'rows') && p.total > 0 ? Math.floor((100 * p.done) / p.total) : percent;
         progress.report({ message: progressText(p.step, p.done, p.total), increment: now - percent });
         percent = now;
       };

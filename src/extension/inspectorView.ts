@@ -78,10 +78,10 @@ export class InspectorView implements vscode.Disposable {
         if (changed.toString() === uri.toString()) void this.refresh();
       }),
       cache.onDidFill((filled) => {
-        const overview = this.inspection?.overview;
-        if (filled.toString() !== uri.toString() || !this.initialised || !overview) return;
-        this.post({ type: 'overview', overview });
-        // The status bar says "reading…" until every row is filled in.
+        // Only the analysis this view shows (a newer one comes with its own update).
+        if (filled !== this.inspection || !this.initialised || !filled.overview) return;
+        this.post({ type: 'overview', overview: filled.overview });
+        // The status bar's "reading…" ends with the filling of a file only listed.
         this.views.changed(this);
       }),
       panel.onDidDispose(() => this.dispose()),

@@ -1,6 +1,7 @@
-// Filling a listed overview while its file is read whole (issue 23 item 1): which rows go next, in
-// the order the view shows them from its first row on screen, and how many one call to the worker
-// asks for. No vscode, so it is tested in Node.
+// Filling a listed overview in (issue 23 item 1), while its file is read whole or when it is too
+// large to be: which rows go next, in the order the view shows them from its first row on screen,
+// how many one call to the worker asks for, when to stop, and what a changed file keeps. No vscode,
+// so it is tested in Node.
 
 import type { OverviewState } from '../shared/messages';
 import { overviewRows, shownLineages } from '../shared/overviewColumns';
@@ -34,6 +35,63 @@ export function nextToFill(overview: SessionOverview, filled: ReadonlySet<string
     if (!filled.has(l.id)) next.add(l.id);
   }
   return [...next];
+}
+
+/**
+ * A file's rows as listed and as filled in (by id): kept for its next analysis, so that a home the
+ * agent writes to fills in again only the rows its session table lists otherwise (a session written
+ * to changes its counters there), not every row after every write.
+ */
+export interface FilledRows {
+  listed: Map<string, string>;
+  rows: Map<string, OverviewLineage>;
+}
+
+/** The rows of `listed` to fill in again, from what `before` (the same file's last listing) filled in: those it listed the same way. */
+export function filledAgain(before: FilledRows | null, listed: SessionOverview): FilledRows {
+  const now: FilledRows = { listed: new Map(listed.lineages.map((l) => [l.id, JSON.stringify(l)])), rows: new Map() };
+  for (const [id, text] of now.listed) {
+    const row = before?.rows.get(id);
+    if (row && before?.listed.get(id) === text) now.rows.set(id, row);
+  }
+  return now;
+}
+
+/** What filling an overview in asks of the host (AnalysisCache) and tells it. */
+export interface Filling {
+  /** Rows filled in already (kept from the file's last listing). */
+  filled?: ReadonlySet<string>;
+  /** The overview as filled so far; null: nothing to fill. */
+  overview(): SessionOverview | null;
+  /** How the view shows it now (null: no view says). */
+  shownAs(): OverviewState | null;
+  /** Fills these rows in (the worker's `fill`); false when it could not (the analysis was dropped). */
+  fill(lineages: string[]): Promise<boolean>;
+  /** Whether the rows filled are still wanted: the listing or analysis they belong to is still the file's. */
+  stillShown(): boolean;
+  /** The user asked it to stop. */
+  cancelled(): boolean;
+  /** `done` of `total` top-level rows filled in. */
+  filledIn(done: number, total: number): void;
+}
+
+/**
+ * Fills every top-level row in, a batch at a time, each batch the rows the view shows next (it may
+ * be scrolled or sorted between two calls); stops early when a call fails, the rows are no longer
+ * wanted or the user cancels. True when every row was filled in.
+ */
+export async function fillOverview(f: Filling): Promise<boolean> {
+  const filled = new Set<string>(f.filled);
+  for (let size = batchSize(0); ; size = batchSize(size)) {
+    const overview = f.overview();
+    if (!overview) return false;
+    const lineages = nextToFill(overview, filled, f.shownAs(), size);
+    if (!lineages.length) return true;
+    if (!(await f.fill(lineages)) || !f.stillShown()) return false;
+    for (const id of lineages) filled.add(id);
+    f.filledIn(filled.size, overview.lineages.length);
+    if (f.cancelled()) return false;
+  }
 }
 
 /** The overview with `rows` filled in, each in place of the listed row of its id; the rest as listed. */

@@ -32,8 +32,8 @@ export function usd(n: number): string {
   return `$${n !== 0 && Math.abs(n) < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
 }
 
-/** A step of a long analysis: reading the file, the replay (one step), requests measured, lineages of a report. */
-export type ProgressStep = 'read' | 'replay' | 'requests' | 'lineages';
+/** A step of a long analysis: reading the file, the replay (one step), requests measured, lineages of a report, overview rows filled in. */
+export type ProgressStep = 'read' | 'replay' | 'requests' | 'lineages' | 'rows';
 
 /** How far a long analysis is, as the CLI's status line and VS Code's progress notification say it. */
 export function progressText(step: ProgressStep, done: number, total: number): string {
@@ -46,5 +46,7 @@ export function progressText(step: ProgressStep, done: number, total: number): s
       return `${num(done)} of ${num(total)} requests measured`;
     case 'lineages':
       return `lineage ${num(done + 1)} of ${num(total)} for the report`;
+    case 'rows':
+      return `${num(done)} of ${num(total)} rows filled in`;
   }
 }

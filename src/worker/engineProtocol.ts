@@ -85,8 +85,8 @@ export interface EngineCalls {
    * The overview rows of the families named (top-level rows' ids, each row with the forks under it)
    * of the file listed under `key`, their sessions read alone from the file and analysed, billed
    * from the logs beside it, as a whole analysis finds them (issue 23 item 1): what a listed
-   * overview is filled with, a few rows at a time, while the whole file is read. An id that is no
-   * top-level row gives no row.
+   * overview is filled with, a few rows at a time (while the whole file is read, or for a file too
+   * large to be). An id that is no top-level row gives no row.
    */
   fill: { params: { key: string; lineages: string[] }; result: OverviewLineage[] };
   /**

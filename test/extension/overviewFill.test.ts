@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchSize, nextToFill, withFilled } from '../../src/extension/overviewFill';
+import { batchSize, filledAgain, fillOverview, nextToFill, withFilled, type Filling } from '../../src/extension/overviewFill';
 import type { OverviewState } from '../../src/shared/messages';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/shared/overviewTypes';
 import { EMPTY_OVERVIEW_STATE } from '../../webview/overview-model';
@@ -52,6 +52,69 @@ describe('filling a listed overview', () => {
     assert.deepEqual(nextToFill(o, new Set(), state({ sort: { column: 'start', descending: true } }), 9), ['d', 'c', 'b', 'a']);
     assert.deepEqual(nextToFill(o, new Set(), state({ filter: 'deploy' }), 9), ['a', 'c', 'b', 'd']);
     assert.deepEqual(nextToFill(o, new Set(['c']), state({ filter: 'deploy', sort: { column: 'start', descending: true } }), 2), ['a', 'b']);
+  });
+
+  it('fills every row in, each call the rows the view shows next, and says how far; stops when a call fails, the rows go or the user cancels', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => row(`r${String(i).padStart(2, '0')}`, i));
+    const run = async (over: Partial<Filling> = {}, views: (OverviewState | null)[] = []) => {
+      let overview = overviewOf(rows);
+      const asked: string[][] = [];
+      const told: string[] = [];
+      const done = await fillOverview({
+        overview: () => overview,
+        shownAs: () => views[asked.length] ?? null,
+        fill: async (lineages) => {
+          asked.push(lineages);
+          overview = withFilled(
+            overview,
+            lineages.map((id) => row(id, 0, { turns: 1 })),
+          );
+          return true;
+        },
+        stillShown: () => true,
+        cancelled: () => false,
+        filledIn: (n, of) => told.push(`${n}/${of}`),
+        ...over,
+      });
+      return { done, asked, told, overview };
+    };
+    const whole = await run({}, [null, state({ firstVisibleRow: 20 })]);
+    assert.equal(whole.done, true);
+    assert.deepEqual(
+      whole.asked.map((b) => b.length),
+      [8, 16, 6],
+    );
+    assert.deepEqual(whole.asked[1].slice(0, 2), ['r20', 'r21'], 'the second call from where the view was scrolled to');
+    assert.deepEqual(whole.told, ['8/30', '24/30', '30/30']);
+    assert.ok(whole.overview.lineages.every((l) => l.turns === 1));
+    // Each way of stopping: after the first call.
+    assert.deepEqual((await run({ fill: async () => false })).told, [], 'a call that fails: nothing told');
+    const gone = await run({ stillShown: () => false });
+    assert.deepEqual([gone.done, gone.asked.length, gone.told], [false, 1, []]);
+    const cancelled = await run({ cancelled: () => true });
+    assert.deepEqual([cancelled.done, cancelled.asked.length, cancelled.told], [false, 1, ['8/30']]);
+  });
+
+  it('after a change, keeps the rows filled in that the session table lists as before, and fills in only the others', async () => {
+    const listed = overviewOf([row('a', 1), row('b', 2), row('c', 3)]);
+    const first = filledAgain(null, listed);
+    assert.equal(first.rows.size, 0, 'nothing filled before the first listing');
+    for (const id of ['a', 'b']) first.rows.set(id, row(id, 0, { turns: 9 }));
+    // b written to since (its counters moved), c never filled, d new.
+    const again = overviewOf([row('a', 1), row('b', 2, { recorded: { messages: 12 } as OverviewLineage['recorded'] }), row('c', 3), row('d', 4)]);
+    const kept = filledAgain(first, again);
+    assert.deepEqual([...kept.rows.keys()], ['a']);
+    const asked: string[] = [];
+    await fillOverview({
+      filled: new Set(kept.rows.keys()),
+      overview: () => again,
+      shownAs: () => null,
+      fill: async (lineages) => (asked.push(...lineages), true),
+      stillShown: () => true,
+      cancelled: () => false,
+      filledIn: () => undefined,
+    });
+    assert.deepEqual(asked, ['b', 'c', 'd']);
   });
 
   it('puts each row filled in in place of its listed row, the others as listed', () => {
