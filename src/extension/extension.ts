@@ -10,7 +10,7 @@ import { InspectorPanels } from './inspectorPanels';
 import type { InspectorView } from './inspectorView';
 import { ProblemsPublisher } from './problems';
 import { ProjectOverviews } from './projectOverview';
-import { READING_STATUS, statusOf, statusOfRecorded } from './statusText';
+import { READING_STATUS, statusOf, statusOfOverview, statusOfRecorded } from './statusText';
 import { RemoteInspection } from './analysisCache';
 import { TranscriptTree, type TranscriptNode } from './transcriptTree';
 import { AgentFolderWatcher } from './agentFolderWatcher';
@@ -75,8 +75,14 @@ function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefi
     return;
   }
   const recorded = current instanceof RemoteInspection ? current.recorded : null;
-  const reading = current instanceof RemoteInspection && current.overview?.reading === true;
-  ({ text: status.text, tooltip: status.tooltip } = recorded ? statusOfRecorded(recorded) : reading ? READING_STATUS : statusOf(current.index));
+  const overview = current instanceof RemoteInspection ? current.overview : null;
+  ({ text: status.text, tooltip: status.tooltip } = recorded
+    ? statusOfRecorded(recorded)
+    : overview?.reading
+      ? READING_STATUS
+      : overview && current instanceof RemoteInspection && current.listedOnly
+        ? statusOfOverview(overview)
+        : statusOf(current.index));
   status.show();
 }
 

@@ -3,15 +3,46 @@
 // re-billing a compaction or a rewind causes told apart from the breaks to look into.
 
 import { deliberateBreak, type BreakCause } from '../shared/reportTypes';
-import { plural } from '../shared/shownText';
+import { num, plural } from '../shared/shownText';
 import type { InspectorIndex } from '../shared/messages';
 import type { RecordedReport } from '../shared/recordedReportTypes';
+import { everyLineage } from '../shared/overviewColumns';
+import type { SessionOverview } from '../shared/overviewTypes';
 
 /** While a large state.db is only listed and its rows are read, there is nothing to count yet. */
 export const READING_STATUS = {
   text: '$(loading~spin) reading…',
   tooltip: "Prompt Inspector: the lineages are listed; their rows are being read, and the overview's figures come in a few rows at a time.",
 } as const;
+
+/**
+ * A file only listed (too large for one index of all its requests) once its overview's rows were
+ * filled in: their figures summed, of the lineages filled in (all, unless the filling was cancelled).
+ */
+export function statusOfOverview(overview: SessionOverview): { text: string; tooltip: string } {
+  const lineages = everyLineage(overview.lineages);
+  const filled = lineages.filter((l) => l.requests !== null);
+  const sum = (k: 'requests' | 'cacheBreaks' | 'errors' | 'compactions'): number => filled.reduce((n, l) => n + (l[k] ?? 0), 0);
+  const [requests, breaks, errors, compactions] = [sum('requests'), sum('cacheBreaks'), sum('errors'), sum('compactions')];
+  const text =
+    breaks > 0
+      ? `$(warning) ${plural(breaks, 'cache break')}`
+      : errors > 0
+        ? `$(error) ${plural(errors, 'error')}`
+        : filled.length < lineages.length
+          ? `$(info) ${num(filled.length)} of ${plural(lineages.length, 'lineage')} read`
+          : requests === 0
+            ? '$(info) no requests'
+            : '$(pass) cache-stable';
+  const tooltip = [
+    `Prompt Inspector: ${filled.length === lineages.length ? `all ${plural(lineages.length, 'lineage')}` : `${num(filled.length)} of ${plural(lineages.length, 'lineage')}`} read, `,
+    `${plural(requests, 'request')}, ${plural(breaks, 'cache break')} to look into`,
+    compactions ? `; ${plural(compactions, 'compaction')} re-billed by design` : '',
+    errors ? `; ${plural(errors, 'error')} in the findings` : '',
+    '. Open a lineage to step through its breaks.',
+  ].join('');
+  return { text, tooltip };
+}
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;

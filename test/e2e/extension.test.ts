@@ -1201,6 +1201,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       );
     }
     await p.locator('.statusbar-item', { hasText: 'reading…' }).waitFor({ state: 'hidden', timeout: 10_000 });
+    // Then the status bar sums the rows filled in, as the CLI's whole read counts them.
+    const breaks = everyLineage(overview.lineages).reduce((n, l) => n + (l.cacheBreaks ?? 0), 0);
+    assert.ok(breaks > 0, 'the home has a cache break to count');
+    await p.locator('.statusbar-item', { hasText: `${breaks} cache break` }).waitFor({ state: 'visible', timeout: 10_000 });
     await screenshot(p, 'large-db-overview-dark');
 
     // A compaction chain: its sessions loaded from the file, nothing else.

@@ -2,7 +2,8 @@
 // or without a request; compactions and rewinds told apart from breaks; counts with separators.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statusOf, statusOfRecorded } from '../../src/extension/statusText';
+import { statusOf, statusOfOverview, statusOfRecorded } from '../../src/extension/statusText';
+import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import { recordedReport } from '../../src/analysis/recordedReport';
 import { loadRecorded } from '../../src/transcripts/recordedFiles';
 import { FOREIGN_FILES } from '../support/foreignFixtures';
@@ -29,6 +30,31 @@ describe('the status bar', () => {
     const calm = statusOf(index(12, { compression: 3 }));
     assert.equal(calm.text, '$(pass) cache-stable');
     assert.equal(calm.tooltip, 'Prompt Inspector: 12 requests, 0 cache breaks to look into; 3 compactions re-billed by design.');
+  });
+});
+
+describe('the status bar on a file only listed, its rows filled in', () => {
+  const row = (requests: number | null, cacheBreaks: number | null, errors: number | null, children: OverviewLineage[] = []): OverviewLineage =>
+    ({ requests, cacheBreaks, errors, compactions: requests === null ? null : 1, children }) as OverviewLineage;
+  const overview = (...lineages: OverviewLineage[]) => ({ read: false, lineages }) as SessionOverview;
+
+  it("sums the filled rows' figures, forks included, and says how many of the lineages were read", () => {
+    const all = statusOfOverview(overview(row(40000, 2, 0, [row(10, 1, 0)]), row(5, 0, 3)));
+    assert.equal(all.text, '$(warning) 3 cache breaks');
+    assert.equal(
+      all.tooltip,
+      'Prompt Inspector: all 3 lineages read, 40,015 requests, 3 cache breaks to look into; 3 compactions re-billed by design; 3 errors in the findings. Open a lineage to step through its breaks.',
+    );
+    assert.equal(statusOfOverview(overview(row(4, 0, 2), row(1, 0, 0))).text, '$(error) 2 errors');
+    assert.equal(statusOfOverview(overview(row(4, 0, 0), row(1, 0, 0))).text, '$(pass) cache-stable');
+  });
+
+  it('counts only the rows filled in when the filling was cancelled, and then never says cache-stable', () => {
+    const some = statusOfOverview(overview(row(7, 0, 0), row(null, null, null)));
+    assert.equal(some.text, '$(info) 1 of 2 lineages read');
+    assert.match(some.tooltip, /^Prompt Inspector: 1 of 2 lineages read, 7 requests,/);
+    assert.equal(statusOfOverview(overview(row(7, 1, 0), row(null, null, null))).text, '$(warning) 1 cache break');
+    assert.equal(statusOfOverview(overview(row(null, null, null))).text, '$(info) 0 of 1 lineage read');
   });
 });
 
