@@ -15,6 +15,44 @@ export const READING_STATUS = {
   tooltip: "Prompt Inspector: the lineages are listed; their rows are being read, and the overview's figures come in a few rows at a time.",
 } as const;
 
+/** What the status bar counts, of an index or of an overview's rows. */
+interface Counted {
+  requests: number;
+  /** Cache breaks to look into (not compactions or rewinds, re-billed by design). */
+  breaks: number;
+  errors: number;
+  systemChanges: number;
+  compactions: number;
+  rewinds: number;
+  /** What was read when not all of it was ("1 of 2 lineages"): then never cache-stable. */
+  partly: string | null;
+  /** The tooltip's words before the counts, and after them. */
+  lead: string;
+  end: string;
+}
+
+function statusOfCounts(c: Counted): { text: string; tooltip: string } {
+  const text =
+    c.breaks > 0
+      ? `$(warning) ${plural(c.breaks, 'cache break')}`
+      : c.errors > 0
+        ? `$(error) ${plural(c.errors, 'error')}`
+        : c.partly !== null
+          ? `$(info) ${c.partly} read`
+          : c.requests === 0
+            ? '$(info) no requests'
+            : '$(pass) cache-stable';
+  const rebilled = [c.compactions ? plural(c.compactions, 'compaction') : '', c.rewinds ? plural(c.rewinds, 'rewind') : ''].filter((s) => s).join(' and ');
+  const tooltip = [
+    `Prompt Inspector: ${c.lead}${plural(c.requests, 'request')}, ${plural(c.breaks, 'cache break')} to look into`,
+    c.systemChanges ? ` (${plural(c.systemChanges, 'system-prompt change')})` : '',
+    rebilled ? `; ${rebilled} re-billed by design` : '',
+    c.errors ? `; ${plural(c.errors, 'error')} in the findings` : '',
+    c.end,
+  ].join('');
+  return { text, tooltip };
+}
+
 /**
  * A file only listed (too large for one index of all its requests) once its overview's rows were
  * filled in: their figures summed, of the lineages filled in (all, unless the filling was cancelled).
@@ -23,51 +61,34 @@ export function statusOfOverview(overview: SessionOverview): { text: string; too
   const lineages = everyLineage(overview.lineages);
   const filled = lineages.filter((l) => l.requests !== null);
   const sum = (k: 'requests' | 'cacheBreaks' | 'errors' | 'compactions'): number => filled.reduce((n, l) => n + (l[k] ?? 0), 0);
-  const [requests, breaks, errors, compactions] = [sum('requests'), sum('cacheBreaks'), sum('errors'), sum('compactions')];
-  const text =
-    breaks > 0
-      ? `$(warning) ${plural(breaks, 'cache break')}`
-      : errors > 0
-        ? `$(error) ${plural(errors, 'error')}`
-        : filled.length < lineages.length
-          ? `$(info) ${num(filled.length)} of ${plural(lineages.length, 'lineage')} read`
-          : requests === 0
-            ? '$(info) no requests'
-            : '$(pass) cache-stable';
-  const tooltip = [
-    `Prompt Inspector: ${filled.length === lineages.length ? `all ${plural(lineages.length, 'lineage')}` : `${num(filled.length)} of ${plural(lineages.length, 'lineage')}`} read, `,
-    `${plural(requests, 'request')}, ${plural(breaks, 'cache break')} to look into`,
-    compactions ? `; ${plural(compactions, 'compaction')} re-billed by design` : '',
-    errors ? `; ${plural(errors, 'error')} in the findings` : '',
-    '. Open a lineage to step through its breaks.',
-  ].join('');
-  return { text, tooltip };
+  const partly = filled.length < lineages.length ? `${num(filled.length)} of ${plural(lineages.length, 'lineage')}` : null;
+  return statusOfCounts({
+    requests: sum('requests'),
+    breaks: sum('cacheBreaks'),
+    errors: sum('errors'),
+    systemChanges: 0,
+    compactions: sum('compactions'),
+    rewinds: 0,
+    partly,
+    lead: `${partly ?? `all ${plural(lineages.length, 'lineage')}`} read, `,
+    end: '. Open a lineage to step through its breaks.',
+  });
 }
 
 export function statusOf(index: InspectorIndex): { text: string; tooltip: string } {
   const byCause = index.summary.breaks;
   const breaks = (Object.entries(byCause) as [BreakCause, number][]).reduce((n, [cause, k]) => n + (deliberateBreak(cause) ? 0 : k), 0);
-  const compactions = byCause.compression ?? 0;
-  const rewinds = byCause.rewind ?? 0;
-  const systemChanges = byCause['system-changed'] ?? 0;
-  const errors = index.summary.findings.error ?? 0;
-  const text =
-    breaks > 0
-      ? `$(warning) ${plural(breaks, 'cache break')}`
-      : errors > 0
-        ? `$(error) ${plural(errors, 'error')}`
-        : index.requestCount === 0
-          ? '$(info) no requests'
-          : '$(pass) cache-stable';
-  const rebilled = [compactions ? plural(compactions, 'compaction') : '', rewinds ? plural(rewinds, 'rewind') : ''].filter((s) => s).join(' and ');
-  const tooltip = [
-    `Prompt Inspector: ${plural(index.requestCount, 'request')}, ${plural(breaks, 'cache break')} to look into`,
-    systemChanges ? ` (${plural(systemChanges, 'system-prompt change')})` : '',
-    rebilled ? `; ${rebilled} re-billed by design` : '',
-    errors ? `; ${plural(errors, 'error')} in the findings` : '',
-    breaks ? '. Click to jump to the next break.' : '.',
-  ].join('');
-  return { text, tooltip };
+  return statusOfCounts({
+    requests: index.requestCount,
+    breaks,
+    errors: index.summary.findings.error ?? 0,
+    systemChanges: byCause['system-changed'] ?? 0,
+    compactions: byCause.compression ?? 0,
+    rewinds: byCause.rewind ?? 0,
+    partly: null,
+    lead: '',
+    end: breaks ? '. Click to jump to the next break.' : '.',
+  });
 }
 
 /**
