@@ -13,11 +13,11 @@
 // like the engine), median of three; peak RSS is the worst of the three.
 
 import { createHash } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childBundle } from './childBundle';
+import { childBundle, runChild } from './childBundle';
 import { benchHomeFill, benchYearFill } from './homeFill';
 import { benchHomeReport } from './homeReport';
 import { cliRun } from './cliRun';
@@ -84,18 +84,9 @@ interface ChildResult {
   requests: number;
 }
 
-function child(bundle: string, ...args: string[]): ChildResult {
-  const out = execFileSync(process.execPath, [bundle, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
-    maxBuffer: 64 << 20,
-  });
-  return JSON.parse(out) as ChildResult;
-}
-
 /** Three fresh children: the median time, the worst peak. */
 function measure(bundle: string, ...args: string[]): { time: number; loaded: number; peak: number; last: ChildResult } {
-  const runs = [0, 1, 2].map(() => child(bundle, ...args));
+  const runs = [0, 1, 2].map(() => runChild<ChildResult>(bundle, ...args));
   return {
     time: median(runs.map((r) => r.ms)),
     loaded: median(runs.map((r) => r.loadedMs)),

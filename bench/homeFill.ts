@@ -7,12 +7,11 @@
 // peak. Run alone with `npx tsx bench/homeFill.ts STATE_DB` (after `npm run build`; home C's
 // figures); part of bench/home.ts.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EngineClient } from '../src/worker/engineProtocol';
-import { childBundle } from './childBundle';
+import { childBundle, runChild } from './childBundle';
 import { distinctWireTexts, floor, fullAnalysis, initSql, type Input } from './perf';
 import { mb, verdict } from './figures';
 
@@ -31,12 +30,7 @@ interface FillRun {
 
 /** A listing filled in from the top in a fresh process (bench/fillChild.ts), with the whole analysis beside it or not; times from the open. */
 function fillRun(bundle: string, path: string, beside: boolean): FillRun {
-  const out = execFileSync(process.execPath, [bundle, beside ? 'fill-beside' : 'fill', ENGINE, path], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_PATH: join(__dirname, '..', 'node_modules') },
-    maxBuffer: 64 << 20,
-  });
-  return JSON.parse(out) as FillRun;
+  return runChild<FillRun>(bundle, beside ? 'fill-beside' : 'fill', ENGINE, path);
 }
 
 async function wholeAlone(path: string): Promise<number> {
