@@ -153,7 +153,7 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly cancelled = new Set<string>();
 
   /** A file only listed: its rows as listed and filled in, under the key they were filled under (filledAgain). */
-  private readonly filledBefore = new Map<string, { key: string; rows: FilledRows }>();
+  private readonly filledBefore = new Map<string, { key: string; filled: FilledRows }>();
 
   /** Each file's session count as its last analysis found it (the palette shows it beside the path). */
   private readonly sessionCounts = new Map<string, number>();
@@ -226,8 +226,8 @@ export class AnalysisCache implements vscode.Disposable {
           // Above the read-whole limit its rows are filled in from the file, family by family, while the file stays as it is;
           // after a change, those its session table lists as before are kept.
           const before = this.filledBefore.get(file);
-          const kept = listedOnly && overview !== null ? filledAgain(before?.key === key ? before.rows : null, overview) : null;
-          if (kept) this.filledBefore.set(file, { key, rows: kept });
+          const kept = listedOnly && overview !== null ? filledAgain(before?.key === key ? before.filled : null, overview) : null;
+          if (kept) this.filledBefore.set(file, { key, filled: kept });
           else this.filledBefore.delete(file);
           const inspection = new RemoteInspection(
             index,
