@@ -15,8 +15,14 @@ import { plural } from '../shared/shownText';
 import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls, type EngineProgress } from '../worker/engineProtocol';
 import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
-import { filledAgain, fillOverview, withFilled, type FilledRows } from './overviewFill';
+import { filledAgain, fillOverview, withFilled, type FilledRows, type Filler } from './overviewFill';
 import { readSettings } from './settings';
+
+/** A worker and the key it holds an analysis (or a listing) under. */
+interface Lister {
+  engine: EngineClient;
+  key: string;
+}
 
 /** An analysis held by the worker, a file's or one lineage's: its index here, its pages on request. */
 export class RemotePages {
@@ -25,6 +31,10 @@ export class RemotePages {
     protected readonly engine: EngineClient,
     protected readonly key: string,
   ) {}
+
+  get lister(): Lister {
+    return { engine: this.engine, key: this.key };
+  }
 
   messages(request: number, start: number, count: number): Promise<MessageView[]> {
     return this.engine.call('messages', { key: this.key, request, start, count });
@@ -87,11 +97,19 @@ export class RemoteInspection extends RemotePages {
     return this.shownOverview;
   }
 
-  /** The rows of these families filled in (EngineCalls.fill), each in place of its listed row. */
-  async fill(lineages: string[]): Promise<OverviewLineage[]> {
-    const rows = await this.engine.call('fill', { key: this.key, lineages });
+  /**
+   * The rows of these families filled in (EngineCalls.fill), each in place of its listed row: by its
+   * own worker, or by another that listed the same file under `from.key`.
+   */
+  async fill(lineages: string[], from: Lister = this.lister): Promise<OverviewLineage[]> {
+    const rows = await from.engine.call('fill', { key: from.key, lineages });
     if (this.shownOverview) this.shownOverview = withFilled(this.shownOverview, rows);
     return rows;
+  }
+
+  /** Its index holds none of the file's requests (a file only listed, or a listing shown until the file is read whole): the status bar sums its rows. */
+  get rowsOnly(): boolean {
+    return this.listedOnly || this.key.endsWith(LISTING);
   }
 
   /** Every row of its overview filled in: it no longer says "reading". */
@@ -114,6 +132,8 @@ const WORKERS = 4;
 
 /** What a listing's key and its worker's file name end with. */
 const LISTING = '#listing';
+/** What the key of the file's own worker's listing ends with: the one it fills rows from before it reads the file whole. */
+const FILLING = '#filling';
 
 /** A state.db at least this large is listed before it is read whole: its read takes seconds. */
 const LISTED_FIRST_FROM = 8 * 1024 * 1024;
@@ -202,16 +222,19 @@ export class AnalysisCache implements vscode.Disposable {
         readWholeLimit: s.readWholeLimitMB * 1024 * 1024,
         prices: s.prices,
       };
-      if (earlierKey === undefined && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit)) this.listFirst(file, params);
-      const analysed = Promise.resolve(engine.call('analyze', params));
-      showAnalysisProgress({
-        title,
-        running: analysed,
-        onProgress: (listener) => engine.onProgress(key, listener),
-        cancel: () => this.cancel(file, engine),
-        // A notification for a file's first analysis under these settings, not for each live refresh.
-        notify: earlierKey !== key,
-      });
+      // A notification for a file's first analysis under these settings, not for each live refresh.
+      const notify = earlierKey !== key;
+      const cancel = (): void => this.cancel(file, engine);
+      const listed =
+        earlierKey === undefined && session === undefined && listsFirst(uri.fsPath, params.readWholeLimit)
+          ? this.listFirst(file, params, engine, { title, notify, cancel, unchanged: () => this.analyses.current(file) === whole })
+          : null;
+      // Cancelled while the rows were filled in: the worker was stopped, and the file is not read.
+      const analysed = Promise.resolve(listed).then(() =>
+        this.cancelled.has(file) ? Promise.reject(new AnalysisCancelled()) : engine.call('analyze', params),
+      );
+      // Listed first, the rows had their notification: the whole read that follows has the window's spinner only.
+      showAnalysisProgress({ title, running: analysed, onProgress: (listener) => engine.onProgress(key, listener), cancel, notify: notify && !listed });
       const done = (): void => this.listingDone(file, uri);
       return analysed.then(
         ({ index, overview, diagnostics, catalog, listedOnly, resumed, recomputed, recorded }) => {
@@ -239,7 +262,14 @@ export class AnalysisCache implements vscode.Disposable {
             engine,
             key,
           );
-          if (kept) this.fillRows(file, inspection, () => this.analyses.current(file) === whole, { title, notify: earlierKey !== key, kept });
+          if (kept) {
+            let cancelled = false;
+            const unchanged = (): boolean => this.analyses.current(file) === whole;
+            // Cancelled too, the overview stops saying "reading": the rows not filled in say "not read".
+            void this.showFilling(file, inspection, { title, notify, cancel: () => (cancelled = true) }, (told) =>
+              this.fillRows(file, inspection, [inspection.lister], { stillShown: unchanged, kept, told, cancelled: () => cancelled }).then(unchanged),
+            );
+          }
           return inspection;
         },
         (e: unknown) => {
@@ -258,74 +288,114 @@ export class AnalysisCache implements vscode.Disposable {
   }
 
   /**
-   * A large state.db's sessions, listed from its session table while the file's worker reads it
-   * whole (issue 23 item 1): the view shows its overview at once, each row "reading…" until its
-   * figures come. The listing lives in a worker of its own, on the other core: it fills the rows in,
-   * a few families at a time (fillRows), and a lineage opened from it is analysed there at once,
-   * between two of those calls, not after the whole file.
+   * A large state.db's sessions, listed from its session table before it is read whole (issue 23
+   * item 1): the view shows its overview at once, each row "reading…" until its figures come. The
+   * listing lives in a worker of its own; the file's worker lists it too, and both fill the rows in,
+   * a few families a call, each on its core (item 4), before the file's worker reads the file whole
+   * (filled beside the whole read, the last row came with the read itself). Once every row is in,
+   * the overview and the status bar no longer say "reading"; the whole read brings the findings. A
+   * lineage opened meanwhile is analysed by the listing's worker, between two of its calls.
+   * Settles when the filling has ended.
    */
-  private listFirst(file: string, params: EngineCalls['analyze']['params']): void {
+  private listFirst(
+    file: string,
+    params: EngineCalls['analyze']['params'],
+    engine: EngineClient,
+    shown: { title: string; notify: boolean; cancel: () => void; unchanged: () => boolean },
+  ): Promise<void> {
     const lister = this.engines.for(`${file}${LISTING}`);
     const key = `${params.key}${LISTING}`;
-    const shown = Promise.resolve(lister.call('list', { ...params, key }))
+    const listed = Promise.resolve(lister.call('list', { ...params, key }))
       .catch(() => null)
       .then((l) => (l?.overview ? new RemoteInspection(l.index, { ...l.overview, reading: true }, [], l.catalog, false, null, lister, key) : null));
-    const listing = { key: params.key, shown, served: false, drop: () => void lister.call('drop', { key }) };
+    const listing = { key: params.key, shown: listed, served: false, drop: () => void lister.call('drop', { key }) };
     this.listing.set(file, listing);
+    const own: Lister = { engine, key: `${params.key}${FILLING}` };
+    const ownListed = Promise.resolve(engine.call('list', { ...params, key: own.key })).then(
+      (l) => l?.overview != null && own,
+      () => false as const,
+    );
     // The whole analysis has the same figures: when it is in, the listing and what was filled in go.
-    void shown.then((inspection) => inspection && this.fillRows(file, inspection, () => this.listing.get(file) === listing, null));
+    const stillShown = (): boolean => this.listing.get(file) === listing && shown.unchanged();
+    return (
+      listed
+        .then((inspection) => {
+          if (!inspection) return;
+          return this.showFilling(file, inspection, shown, (told) => this.fillRows(file, inspection, [inspection.lister, ownListed], { stillShown, told }));
+        })
+        // The whole read follows whatever became of the filling.
+        .catch(() => undefined)
+        .finally(() => {
+          // A cancelled worker was stopped with what it held: a call now would start it again.
+          if (!this.cancelled.has(file)) void engine.call('drop', { key: own.key });
+        })
+    );
   }
 
   /**
-   * Fills `inspection`'s overview rows in, a few families at a time, in the order the view shows
-   * them, while it is `stillShown`. A file only listed (`listed`), which no whole analysis will
-   * replace, shows how far the filling is (past a second, a notification whose Cancel stops it) and
-   * stops saying "reading" once it ends: the rows not filled then say "not read".
+   * `fill`, the rows of `inspection` being filled in, shown: past a second, a notification that
+   * counts them, whose Cancel calls `cancel`. When it settles true the overview stops saying "reading".
+   */
+  private showFilling(
+    file: string,
+    inspection: RemoteInspection,
+    shown: { title: string; notify: boolean; cancel: () => void },
+    fill: (told: (done: number, total: number) => void) => Promise<boolean>,
+  ): Promise<void> {
+    let told: ((p: EngineProgress) => void) | undefined;
+    const filling = fill((done, total) => told?.({ type: 'progress', key: file, step: 'rows', done, total }));
+    showAnalysisProgress({
+      title: shown.title,
+      notify: shown.notify,
+      running: filling,
+      onProgress: (listener) => {
+        told = listener;
+        return () => (told = undefined);
+      },
+      cancel: shown.cancel,
+    });
+    return filling.then((done) => {
+      if (!done) return;
+      inspection.doneReading();
+      this.filled.fire(inspection);
+    });
+  }
+
+  /**
+   * Fills `inspection`'s overview rows in, a few families a call on each worker that has the file
+   * listed (`from`: the inspection's own, or another's key), in the order the view shows them,
+   * while it is `stillShown`; `kept` holds the rows filled in, and those it had are not asked for.
    */
   private fillRows(
     file: string,
     inspection: RemoteInspection,
-    stillShown: () => boolean,
-    listed: { title: string; notify: boolean; kept: FilledRows } | null,
-  ): void {
+    from: readonly (Lister | Promise<Lister | false>)[],
+    f: { stillShown: () => boolean; kept?: FilledRows; told?: (done: number, total: number) => void; cancelled?: () => boolean },
+  ): Promise<boolean> {
     const uri = vscode.Uri.parse(file);
-    let told: ((p: EngineProgress) => void) | undefined;
-    let cancelled = false;
-    const filling = fillOverview({
-      filled: new Set(listed?.kept.rows.keys()),
-      overview: () => inspection.overview,
-      shownAs: () => this.shownAs(uri),
-      // A listing dropped meanwhile, or an analysis replaced, rejects.
-      fill: (lineages) =>
-        inspection.fill(lineages).then(
+    const filler =
+      (worker: Lister): Filler =>
+      (lineages) =>
+        inspection.fill(lineages, worker).then(
           (rows) => {
-            for (const r of rows) listed?.kept.rows.set(r.id, r);
+            for (const r of rows) f.kept?.rows.set(r.id, r);
             return true;
           },
+          // A listing dropped meanwhile, or an analysis replaced, rejects.
           () => false,
-        ),
-      stillShown,
-      cancelled: () => cancelled,
+        );
+    return fillOverview({
+      filled: new Set(f.kept?.rows.keys()),
+      overview: () => inspection.overview,
+      shownAs: () => this.shownAs(uri),
+      fillers: from.map((worker) => Promise.resolve(worker).then((w) => (w ? filler(w) : null))),
+      stillShown: f.stillShown,
+      cancelled: () => f.cancelled?.() ?? false,
       filledIn: (done, total) => {
         this.filled.fire(inspection);
-        told?.({ type: 'progress', key: file, step: 'rows', done, total });
+        f.told?.(done, total);
       },
-    }).then(() => {
-      if (!listed || !stillShown()) return;
-      inspection.doneReading();
-      this.filled.fire(inspection);
     });
-    if (listed)
-      showAnalysisProgress({
-        title: listed.title,
-        notify: listed.notify,
-        running: filling,
-        onProgress: (listener) => {
-          told = listener;
-          return () => (told = undefined);
-        },
-        cancel: () => (cancelled = true),
-      });
   }
 
   /** The whole analysis is in (or failed, or was cancelled): the listing goes, and the views it was shown in ask again. */

@@ -80,7 +80,7 @@ function updateStatus(status: vscode.StatusBarItem, view: InspectorView | undefi
     ? statusOfRecorded(recorded)
     : overview?.reading
       ? READING_STATUS
-      : overview && current instanceof RemoteInspection && current.listedOnly
+      : overview && current instanceof RemoteInspection && current.rowsOnly
         ? statusOfOverview(overview)
         : statusOf(current.index));
   status.show();

@@ -81,7 +81,7 @@ export class InspectorView implements vscode.Disposable {
         // Only the analysis this view shows (a newer one comes with its own update).
         if (filled !== this.inspection || !this.initialised || !filled.overview) return;
         this.post({ type: 'overview', overview: filled.overview });
-        // The status bar's "reading…" ends with the filling of a file only listed.
+        // The status bar's "reading…" ends when every row is filled in (of a listing, or of a file only listed).
         this.views.changed(this);
       }),
       panel.onDidDispose(() => this.dispose()),

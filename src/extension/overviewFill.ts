@@ -57,6 +57,9 @@ export function filledAgain(before: FilledRows | null, listed: SessionOverview):
   return now;
 }
 
+/** One worker that fills rows in (the worker's `fill`): false when it could not (its listing was dropped). */
+export type Filler = (lineages: string[]) => Promise<boolean>;
+
 /** What filling an overview in asks of the host (AnalysisCache) and tells it. */
 export interface Filling {
   /** Rows filled in already (kept from the file's last listing). */
@@ -65,8 +68,12 @@ export interface Filling {
   overview(): SessionOverview | null;
   /** How the view shows it now (null: no view says). */
   shownAs(): OverviewState | null;
-  /** Fills these rows in (the worker's `fill`); false when it could not (the analysis was dropped). */
-  fill(lineages: string[]): Promise<boolean>;
+  /**
+   * The workers that fill rows in, each once it has the file listed (null: it could not list it):
+   * each asks for the next rows as soon as its last call is back, so every core has families of
+   * its own (issue 23 item 4).
+   */
+  fillers: readonly Promise<Filler | null>[];
   /** Whether the rows filled are still wanted: the listing or analysis they belong to is still the file's. */
   stillShown(): boolean;
   /** The user asked it to stop. */
@@ -76,22 +83,37 @@ export interface Filling {
 }
 
 /**
- * Fills every top-level row in, a batch at a time, each batch the rows the view shows next (it may
- * be scrolled or sorted between two calls); stops early when a call fails, the rows are no longer
- * wanted or the user cancels. True when every row was filled in.
+ * Fills every top-level row in, a batch at a time on each filler, each batch the rows the view shows
+ * next that no call has asked for yet (it may be scrolled or sorted between two calls); stops early,
+ * every filler after its call in flight, when a call fails, the rows are no longer wanted or the user
+ * cancels. True when every row was filled in.
  */
 export async function fillOverview(f: Filling): Promise<boolean> {
   const filled = new Set<string>(f.filled);
-  for (let size = batchSize(0); ; size = batchSize(size)) {
-    const overview = f.overview();
-    if (!overview) return false;
-    const lineages = nextToFill(overview, filled, f.shownAs(), size);
-    if (!lineages.length) return true;
-    if (!(await f.fill(lineages)) || !f.stillShown()) return false;
-    for (const id of lineages) filled.add(id);
-    f.filledIn(filled.size, overview.lineages.length);
-    if (f.cancelled()) return false;
-  }
+  // Filled, or asked for by a call still out.
+  const taken = new Set<string>(f.filled);
+  let stopped = false;
+  const fillFrom = async (listed: Promise<Filler | null>): Promise<void> => {
+    const fill = await listed;
+    if (!fill) return;
+    for (let size = batchSize(0); !stopped; size = batchSize(size)) {
+      const overview = f.overview();
+      if (!overview) {
+        stopped = true;
+        return;
+      }
+      const lineages = nextToFill(overview, taken, f.shownAs(), size);
+      if (!lineages.length) return;
+      for (const id of lineages) taken.add(id);
+      if (!(await fill(lineages)) || !f.stillShown()) stopped = true;
+      if (stopped) return;
+      for (const id of lineages) filled.add(id);
+      f.filledIn(filled.size, overview.lineages.length);
+      if (f.cancelled()) stopped = true;
+    }
+  };
+  await Promise.all(f.fillers.map(fillFrom));
+  return !stopped;
 }
 
 /** The overview with `rows` filled in, each in place of the listed row of its id; the rest as listed. */

@@ -1255,14 +1255,14 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
         frame.evaluate(() => ((globalThis as any).document.querySelector('prompt-inspector-app').overview?.lineages ?? []).map((l: { id: string }) => l.id));
       const opened = Date.now();
       await openFromPalette('big-cancel/state.db');
-      // The session table first: every lineage a row, the replay's figures "reading…" until the analysis is in.
+      // The session table first: every lineage a row, the replay's figures "reading…" until filled in.
       const listing = await overviewFor('big-cancel/state.db', 60_000);
       const listed = await lineagesOf(listing);
       process.stderr.write(`[e2e] the home's ${listed.length} lineages listed ${Date.now() - opened} ms after the open\n`);
       assert.ok(listed.length > 100, `lineages listed (${listed.length})`);
       await p.locator('.statusbar-item', { hasText: 'reading…' }).waitFor({ state: 'visible', timeout: 10_000 });
-      // The listing's worker fills the rows in meanwhile, those on screen first: the top row has its
-      // figures long before the whole file is read.
+      // Both workers fill the rows in, those on screen first, before the file is read whole: the top row
+      // has its figures at once.
       const filled = await eventually(
         () => overviewCell(listing, listed[0], 'turns'),
         (t) => /^\d/.test(t),
@@ -1270,9 +1270,9 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       );
       assert.ok(!extensionLog().some((l) => l.includes('big-cancel/state.db: ')), `the top row filled in (${filled} turns) before the whole analysis`);
       process.stderr.write(`[e2e] the top row filled in ${Date.now() - opened} ms after the open\n`);
-      // Past a second the window's spinner becomes a notification, which says the step the worker is at.
+      // Past a second the window's spinner becomes a notification, which counts the rows filled in.
       const progress = toast('Prompt Inspector: analysing big-cancel/state.db');
-      await progress.filter({ hasText: /[\d,]+ of [\d,]+ requests measured/ }).waitFor({ state: 'visible', timeout: 120_000 });
+      await progress.filter({ hasText: /[\d,]+ of [\d,]+ rows filled in/ }).waitFor({ state: 'visible', timeout: 120_000 });
       await shot(p, 'analysis-progress-light');
       await progress.getByRole('button', { name: 'Cancel' }).click();
       const cancelled = toast('Prompt Inspector: the analysis of big-cancel/state.db was cancelled.');
@@ -1296,6 +1296,22 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       const turns = await eventually(lineageTurns, (n) => n > 0, 60_000);
       assert.ok(turns > 0, 'the opened lineage shows its turns');
       assert.equal(readWhole(), false, 'shown before the whole file was read');
+      // Every row filled in (back on the overview), the overview and the status bar stop saying
+      // "reading" before the whole read, which brings the findings: the status sums the rows.
+      await relisted.locator('summary-header button.back').click();
+      await eventually(
+        () => relisted.evaluate(() => (globalThis as any).document.querySelector('prompt-inspector-app').overview?.reading),
+        (reading) => reading === false,
+        120_000,
+      );
+      await p.locator('.statusbar-item', { hasText: 'reading…' }).waitFor({ state: 'hidden', timeout: 10_000 });
+      const summed = await p
+        .locator('.statusbar-item', { hasText: /cache-stable|cache break|error/ })
+        .first()
+        .innerText();
+      assert.equal(readWhole(), false, `every row in (status "${summed}") before the whole read`);
+      process.stderr.write(`[e2e] every row filled in ${Date.now() - opened} ms after the open, the status bar saying "${summed}"\n`);
+      await openRow(relisted, listed[2]);
       await eventually(async () => readWhole(), Boolean, 180_000);
       // The whole analysis in: the same rows, read, and the open lineage opened again from it.
       const read = await eventually(

@@ -63,14 +63,16 @@ describe('filling a listed overview', () => {
       const done = await fillOverview({
         overview: () => overview,
         shownAs: () => views[asked.length] ?? null,
-        fill: async (lineages) => {
-          asked.push(lineages);
-          overview = withFilled(
-            overview,
-            lineages.map((id) => row(id, 0, { turns: 1 })),
-          );
-          return true;
-        },
+        fillers: [
+          Promise.resolve(async (lineages: string[]) => {
+            asked.push(lineages);
+            overview = withFilled(
+              overview,
+              lineages.map((id) => row(id, 0, { turns: 1 })),
+            );
+            return true;
+          }),
+        ],
         stillShown: () => true,
         cancelled: () => false,
         filledIn: (n, of) => told.push(`${n}/${of}`),
@@ -88,11 +90,68 @@ describe('filling a listed overview', () => {
     assert.deepEqual(whole.told, ['8/30', '24/30', '30/30']);
     assert.ok(whole.overview.lineages.every((l) => l.turns === 1));
     // Each way of stopping: after the first call.
-    assert.deepEqual((await run({ fill: async () => false })).told, [], 'a call that fails: nothing told');
+    assert.deepEqual((await run({ fillers: [Promise.resolve(async () => false)] })).told, [], 'a call that fails: nothing told');
     const gone = await run({ stillShown: () => false });
     assert.deepEqual([gone.done, gone.asked.length, gone.told], [false, 1, []]);
     const cancelled = await run({ cancelled: () => true });
     assert.deepEqual([cancelled.done, cancelled.asked.length, cancelled.told], [false, 1, ['8/30']]);
+  });
+
+  it('fills on every worker that listed the file at once, none asked for a row another has, and stops them all when one call fails', async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => row(`r${String(i).padStart(2, '0')}`, i));
+    const run = async (second: 'ok' | 'fails' | 'unlisted') => {
+      const asked: [string, string[]][] = [];
+      const out: string[] = [];
+      let release: () => void = () => undefined;
+      const worker =
+        (name: string, fails = false) =>
+        async (lineages: string[]): Promise<boolean> => {
+          asked.push([name, lineages]);
+          // The first worker's first call is back only once the second worker has asked for its rows.
+          if (name === 'a' && asked.length === 1 && second !== 'unlisted') await new Promise<void>((r) => (release = r));
+          if (name === 'b') release();
+          if (fails) return false;
+          out.push(...lineages);
+          return true;
+        };
+      const done = await fillOverview({
+        overview: () => overviewOf(rows),
+        shownAs: () => null,
+        fillers: [Promise.resolve(worker('a')), Promise.resolve(second === 'unlisted' ? null : worker('b', second === 'fails'))],
+        stillShown: () => true,
+        cancelled: () => false,
+        filledIn: () => undefined,
+      });
+      return { done, asked, out };
+    };
+    const both = await run('ok');
+    assert.equal(both.done, true);
+    assert.deepEqual(both.asked.slice(0, 2), [
+      ['a', rows.slice(0, 8).map((r) => r.id)],
+      ['b', rows.slice(8, 16).map((r) => r.id)],
+    ]);
+    assert.deepEqual(
+      [...both.out].sort(),
+      rows.map((r) => r.id),
+      'every row once',
+    );
+    assert.equal(both.out.length, 40);
+    const failing = await run('fails');
+    assert.equal(failing.done, false);
+    assert.deepEqual(
+      failing.asked.map(([w, l]) => [w, l.length]),
+      [
+        ['a', 8],
+        ['b', 8],
+      ],
+      'the first worker asks for nothing more once the other failed',
+    );
+    const alone = await run('unlisted');
+    assert.deepEqual(
+      [alone.done, new Set(alone.asked.map(([w]) => w)), alone.out.length],
+      [true, new Set(['a']), 40],
+      'a worker that could not list the file fills nothing',
+    );
   });
 
   it('after a change, keeps the rows filled in that the session table lists as before, and fills in only the others', async () => {
@@ -109,7 +168,7 @@ describe('filling a listed overview', () => {
       filled: new Set(kept.rows.keys()),
       overview: () => again,
       shownAs: () => null,
-      fill: async (lineages) => (asked.push(...lineages), true),
+      fillers: [Promise.resolve(async (lineages: string[]) => (asked.push(...lineages), true))],
       stillShown: () => true,
       cancelled: () => false,
       filledIn: () => undefined,
