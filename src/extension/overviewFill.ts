@@ -9,7 +9,7 @@ import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 
 /** Rows the first call asks for: about a screenful, back within a second. */
 const FIRST_BATCH = 8;
-/** Each call asks for twice the rows of the one before, up to this many: every call lists the session table again. */
+/** Each call asks for twice the rows of the one before (fewer calls, each with its own reads), up to this many: a row opened meanwhile waits for the call in flight. */
 const LARGEST_BATCH = 128;
 
 /** How many rows the call after one of `size` rows asks for (the first: `batchSize(0)`). */

@@ -14,7 +14,7 @@ import { parseError } from './acceptRow';
 import type { ByteSource } from './byteSource';
 import { SqliteFile, SqliteFormatError, type WalMark } from './sqliteFile';
 import { idText, Names, plain, sessionKey, type RowSource, type SqlRow, type StoredRow, type Value } from './stateDbValues';
-import { compareSql, readSessions, type Listed, type SessionChoice } from './stateDbSessions';
+import { compareSql, readSessions, type Listed, type SessionChoice, type SessionTableMemory } from './stateDbSessions';
 import { decodeRow } from './stateDbRow';
 import { splitGenerations, type EvidencedGeneration, type StoredMessage } from './stateDbGenerations';
 
@@ -78,6 +78,8 @@ export interface StateDbOptions extends SessionChoice {
    * since, and keeps what it read (`kept`, set by the read). Only a whole read of a file's pages.
    */
   reuse?: { earlier?: StoreMemory; kept?: StoreMemory };
+  /** The session table as an earlier read of the same file found it, and where this read keeps it (SessionTable). */
+  table?: SessionTableMemory;
 }
 
 export function isSqliteFile(bytes: Uint8Array): boolean {

@@ -9,6 +9,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { basename, dirname, join } from 'node:path';
 import { readSplitSessionJson, type SnapshotMemory } from './hermesSessionJson';
 import { isSqliteFile, lineageOf, readHermesStateDb, type StateDbOptions, type StoreMemory } from './hermesStateDb';
+import type { SessionTableMemory } from './stateDbSessions';
 import { TranscriptLineages } from '../hermes/lineage';
 import type { InputFinding, Transcript } from '../shared/model/transcript';
 import { firstInvalidUtf8, readCapturedRequests, readTranscript, SNIFF_BYTES, sniffFormat } from './read';
@@ -333,9 +334,9 @@ function readSessionJson(path: string, source: ByteSource, memo: Memo): Remember
  * read. Null for a file that is no SQLite database or has no session table to list, or cannot be
  * read: the whole read then says why.
  */
-export function listStateDb(path: string): Transcript | null {
+export function listStateDb(path: string, table?: SessionTableMemory): Transcript | null {
   return withStateDb(path, (source, beside) => {
-    const transcript = readListed(path, source, {}, beside);
+    const transcript = readListed(path, source, { table }, beside);
     return transcript.listedOnly ? transcript : null;
   });
 }
@@ -345,10 +346,12 @@ export function listStateDb(path: string): Transcript | null {
  * row's whole tree), their rows read as the page reader asks for them, through the index on
  * session_id where the store has one, whatever the file's size: what a listed overview is filled
  * from, family by family (issue 23 item 1). Each family reads as it does in a whole read (a session
- * replays from its own rows and its parent's alone). Null as for listStateDb.
+ * replays from its own rows and its parent's alone). `table`: the session table as a read of the
+ * same file found it (listStateDb's, or the last call's), taken instead of reading it again. Null as
+ * for listStateDb.
  */
-export function loadFamilies(path: string, roots: readonly string[]): Transcript | null {
-  const transcript = withStateDb(path, (source, beside) => readListed(path, source, { families: roots }, beside));
+export function loadFamilies(path: string, roots: readonly string[], table?: SessionTableMemory): Transcript | null {
+  const transcript = withStateDb(path, (source, beside) => readListed(path, source, { families: roots, table }, beside));
   if (transcript) readDumpsOf(transcript);
   return transcript;
 }
@@ -375,7 +378,7 @@ function withStateDb(path: string, read: (source: ByteSource, beside: InputFindi
 }
 
 /** A state.db's pages read as the page reader asks for them: the sessions `choice` names, or without one only its sessions listed. */
-function readListed(path: string, source: ByteSource, choice: Pick<StateDbOptions, 'session' | 'families'>, beside: InputFinding[]): Transcript {
+function readListed(path: string, source: ByteSource, choice: Pick<StateDbOptions, 'session' | 'families' | 'table'>, beside: InputFinding[]): Transcript {
   const listOnly = choice.session === undefined && choice.families === undefined;
   const transcript = readHermesStateDb(path, source, {
     wal: readBeside(`${companionBase(path)}-wal`, beside),

@@ -16,6 +16,48 @@ export interface SessionChoice {
   listOnly?: boolean;
 }
 
+/**
+ * What one read of the sessions table (and of session_model_usage) found for every session, kept by
+ * a caller that reads families of the same file again and again (a listing being filled in): a
+ * read given it as `earlier` takes it instead of reading both tables, which on a home of 10,000
+ * sessions cost more than the families' own rows.
+ */
+export interface SessionTable {
+  /** Every row, in the agent's order, with its counters. */
+  rows: SessionRow[];
+  /** Each session's session_model_usage rows, by session_id as text; null without the table. */
+  usage: Map<string, RecordedUsage[]> | null;
+}
+
+/** Where a read may take the session table from, and keeps what it read. */
+export interface SessionTableMemory {
+  earlier?: SessionTable;
+  kept?: SessionTable;
+}
+
+/** One sessions row's small columns (the prompt, the one large column, is read apart). */
+interface SessionRow {
+  ordinal: number;
+  id: Value;
+  startedAt: Value;
+  parent: Value;
+  endReason: Value;
+  hash: Value;
+  messageCount: Value;
+  title: Value;
+  source: Value;
+  model: Value;
+  endedAt: Value;
+  fork: ForkKind | undefined;
+  /** Read with the rest for a read that keeps the table, else in a second pass for the kept sessions only. */
+  counters?: Counters;
+}
+
+interface Counters {
+  recorded: RecordedCounters;
+  rewinds: number | undefined;
+}
+
 export interface Listed {
   /** The sessions to read rows for (every one without a session filter); the first row of a duplicated id. */
   sessions: TranscriptSession[];
@@ -57,51 +99,57 @@ const COUNTERS: Record<Exclude<keyof RecordedCounters, 'usage'>, string> = {
   estimatedCostUsd: 'estimated_cost_usd',
 };
 
-export function readSessions(db: RowSource, tables: Names, findings: InputFinding[], path: string, options: SessionChoice): Listed {
+export function readSessions(
+  db: RowSource,
+  tables: Names,
+  findings: InputFinding[],
+  path: string,
+  options: SessionChoice & { table?: SessionTableMemory },
+): Listed {
   const sessionsTable = tables.of('sessions');
   const sCols = new Names(db.columns(sessionsTable));
   const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(sCols.of(name))) : undefined);
   const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
-  // First pass: the small columns of every session; prompts and tools are read below for the kept ones only.
-  const light: {
-    ordinal: number;
-    id: Value;
-    startedAt: Value;
-    parent: Value;
-    endReason: Value;
-    hash: Value;
-    messageCount: Value;
-    title: Value;
-    source: Value;
-    model: Value;
-    endedAt: Value;
-    fork: ForkKind | undefined;
-  }[] = [];
-  let ordinal = 0;
-  for (const r of db.rows(sessionsTable)) {
-    // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
-    light.push({
-      ordinal: ordinal++,
-      id: col(r, 'id'),
-      startedAt: col(r, 'started_at'),
-      parent: col(r, 'parent_session_id'),
-      endReason: col(r, 'end_reason'),
-      hash: col(r, 'system_prompt_hash'),
-      messageCount: col(r, 'message_count'),
-      title: col(r, 'title'),
-      source: col(r, 'source'),
-      model: col(r, 'model'),
-      endedAt: col(r, 'ended_at'),
-      fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))),
-    });
+  const countersOf = (r: StoredRow): Counters => {
+    const recorded: RecordedCounters = {};
+    for (const [key, column] of Object.entries(COUNTERS) as [Exclude<keyof RecordedCounters, 'usage'>, string][]) {
+      const v = col(r, column);
+      if (typeof v === 'number' && Number.isFinite(v)) recorded[key] = v;
+    }
+    const rewinds = col(r, 'rewind_count');
+    return { recorded, rewinds: typeof rewinds === 'number' && Number.isInteger(rewinds) && rewinds >= 0 ? rewinds : undefined };
+  };
+  const memory = options.table;
+  let light = memory?.earlier?.rows;
+  if (!light) {
+    // First pass: the small columns of every session; prompts are read below for the kept ones only.
+    light = [];
+    let ordinal = 0;
+    for (const r of db.rows(sessionsTable)) {
+      // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
+      light.push({
+        ordinal: ordinal++,
+        id: col(r, 'id'),
+        startedAt: col(r, 'started_at'),
+        parent: col(r, 'parent_session_id'),
+        endReason: col(r, 'end_reason'),
+        hash: col(r, 'system_prompt_hash'),
+        messageCount: col(r, 'message_count'),
+        title: col(r, 'title'),
+        source: col(r, 'source'),
+        model: col(r, 'model'),
+        endedAt: col(r, 'ended_at'),
+        fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))),
+        ...(memory ? { counters: countersOf(r) } : {}),
+      });
+    }
+    // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
+    light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
   }
-  // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
-  light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
 
   const byId = new Map<string, TranscriptSession>();
   const sessions: TranscriptSession[] = [];
-  const ordinals = new Map<TranscriptSession, number>();
-  const hashes = new Map<TranscriptSession, string | null>();
+  const rowOf = new Map<TranscriptSession, SessionRow>();
   const catalog: SessionSummary[] = [];
   for (const s of light) {
     const id = sessionKey(s.id);
@@ -130,8 +178,7 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
     if (s.fork) session.forkKind = s.fork;
     byId.set(id, session);
     sessions.push(session);
-    ordinals.set(session, s.ordinal);
-    hashes.set(session, str(s.hash));
+    rowOf.set(session, s);
   }
   // A session that is its own ancestor has no parent to carry rows over from.
   const lineages = new Lineages(sessions);
@@ -147,7 +194,7 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
   }
   for (const s of light) {
     const session = byId.get(sessionKey(s.id));
-    if (!session || ordinals.get(session) !== s.ordinal) continue;
+    if (!session || rowOf.get(session) !== s) continue;
     catalog.push({
       id: session.id,
       parentId: session.parentId,
@@ -171,7 +218,8 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
   const kept = keep ? sessions.filter((s) => keep.has(s.id)) : sessions;
   const prompts = new Map<string, string>();
   // A listing replays nothing: its sessions' prompts (a table, or a large column of each row) stay unread.
-  const needed = new Set(options.listOnly ? [] : kept.map((s) => hashes.get(s)).filter((h): h is string => h !== null));
+  const hashOf = (session: TranscriptSession): string | null => str(rowOf.get(session)?.hash);
+  const needed = new Set(options.listOnly ? [] : kept.map(hashOf).filter((h): h is string => h !== null));
   if (tables.has('system_prompts') && needed.size) {
     const pCols = new Names(db.columns(tables.of('system_prompts')));
     for (const r of db.rows(tables.of('system_prompts'))) {
@@ -179,26 +227,40 @@ export function readSessions(db: RowSource, tables: Names, findings: InputFindin
       if (needed.has(hash)) prompts.set(hash, String(plain(r.get(pCols.of('prompt'))) ?? ''));
     }
   }
-  // Second pass: the prompt stored inline (when its hash finds none), the fork markers and the
-  // counters, of kept sessions only. `tool_names` holds names (or a hash), not the definitions
-  // sent, so it says nothing about the tools' bytes and is not read as tools.
-  const byOrdinal = new Map(kept.map((s) => [ordinals.get(s) as number, s]));
-  let at = 0;
-  for (const r of db.rows(sessionsTable)) {
-    const session = byOrdinal.get(at++);
-    if (!session) continue;
-    const hash = hashes.get(session) ?? null;
-    if (!options.listOnly) session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? str(col(r, 'system_prompt'));
-    const recorded: RecordedCounters = {};
-    for (const [key, column] of Object.entries(COUNTERS) as [Exclude<keyof RecordedCounters, 'usage'>, string][]) {
-      const v = col(r, column);
-      if (typeof v === 'number' && Number.isFinite(v)) recorded[key] = v;
+  const apply = (session: TranscriptSession, c: Counters): void => {
+    // A copy: the usage rows are added to it below, and a kept table serves later reads.
+    if (Object.keys(c.recorded).length) session.recorded = { ...c.recorded };
+    if (c.rewinds !== undefined) session.rewinds = c.rewinds;
+  };
+  const unread: TranscriptSession[] = [];
+  for (const session of kept) {
+    const { counters } = rowOf.get(session) as SessionRow;
+    if (counters) apply(session, counters);
+    if (!options.listOnly) {
+      const hash = hashOf(session);
+      session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? null;
     }
-    if (Object.keys(recorded).length) session.recorded = recorded;
-    const rewinds = col(r, 'rewind_count');
-    if (typeof rewinds === 'number' && Number.isInteger(rewinds) && rewinds >= 0) session.rewinds = rewinds;
+    if (!counters || (session.systemPrompt === null && !options.listOnly && sCols.has('system_prompt'))) unread.push(session);
   }
-  if (tables.has('session_model_usage')) readModelUsage(db, tables.of('session_model_usage'), new Map(kept.map((s) => [s.id, s])));
+  // Second pass, of kept sessions only, for what the first did not read: the prompt stored inline
+  // (when its hash finds none) and the counters. `tool_names` holds names (or a hash), not the
+  // definitions sent, so it says nothing about the tools' bytes and is not read as tools.
+  if (unread.length) {
+    const byOrdinal = new Map(unread.map((session) => [(rowOf.get(session) as SessionRow).ordinal, session]));
+    let at = 0;
+    for (const r of db.rows(sessionsTable)) {
+      const session = byOrdinal.get(at++);
+      if (!session) continue;
+      if (!options.listOnly && session.systemPrompt === null) session.systemPrompt = str(col(r, 'system_prompt'));
+      if (!rowOf.get(session)?.counters) apply(session, countersOf(r));
+    }
+  }
+  if (tables.has('session_model_usage')) {
+    const usage = memory?.earlier ? memory.earlier.usage : readModelUsage(db, tables.of('session_model_usage'), memory ? null : new Set(kept.map((k) => k.id)));
+    // The table exists: a session without rows in it recorded no such calls ([]), which is not "not recorded".
+    if (usage) for (const session of kept) (session.recorded ??= {}).usage = [...(usage.get(session.id) ?? [])];
+    if (memory) memory.kept = { rows: light, usage };
+  } else if (memory) memory.kept = { rows: light, usage: null };
   return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
 }
 
@@ -223,21 +285,21 @@ const USAGE_COUNTS = {
 } as const;
 
 /**
- * The `session_model_usage` rows of the given sessions into their `recorded.usage`, in storage
- * order (rowid). A row without a text session id or model is no row upstream
- * writes and is skipped; a count that is not a number reads as 0, as upstream's upserts start it.
+ * The `session_model_usage` rows, by session_id as text (of the sessions `only` names, or all), in
+ * storage order (rowid); null when the table lacks those columns. A row without a text session id
+ * or model is no row upstream writes and is skipped; a count that is not a number reads as 0, as
+ * upstream's upserts start it.
  */
-function readModelUsage(db: RowSource, table: string, byId: Map<string, TranscriptSession>): void {
+function readModelUsage(db: RowSource, table: string, only: ReadonlySet<string> | null): Map<string, RecordedUsage[]> | null {
   const cols = new Names(db.columns(table));
-  if (!cols.has('session_id') || !cols.has('model')) return;
+  if (!cols.has('session_id') || !cols.has('model')) return null;
   const get = (r: StoredRow, name: string): Value => (cols.has(name) ? plain(r.get(cols.of(name))) : undefined);
   const text = (v: Value): string => (typeof v === 'string' ? v : '');
-  // The table exists: a session without rows in it recorded no such calls ([]), which is not "not recorded".
-  for (const s of byId.values()) (s.recorded ??= {}).usage = [];
+  const bySession = new Map<string, RecordedUsage[]>();
   for (const r of db.rows(table)) {
-    const session = byId.get(String(get(r, 'session_id')));
+    const session = String(get(r, 'session_id'));
     const model = get(r, 'model');
-    if (!session || typeof model !== 'string') continue;
+    if ((only && !only.has(session)) || typeof model !== 'string') continue;
     const row: RecordedUsage = {
       model,
       billingProvider: text(get(r, 'billing_provider')),
@@ -252,6 +314,9 @@ function readModelUsage(db: RowSource, table: string, byId: Map<string, Transcri
       const v = get(r, column);
       if (typeof v === 'number' && Number.isFinite(v)) row[key] = v;
     }
-    (session.recorded?.usage ?? []).push(row);
+    const rows = bySession.get(session);
+    if (rows) rows.push(row);
+    else bySession.set(session, [row]);
   }
+  return bySession;
 }

@@ -10,6 +10,7 @@ import type { AnalyzeOptions } from '../analysis/report';
 import { createTokenCounter, type TokenCounter } from '../analysis/tokenizer';
 import { PROFILES } from '../engine/profile';
 import { listStateDb, loadFamilies, loadRemembering, loadTranscript, type ReadMemory } from '../transcripts/load';
+import type { SessionTable, SessionTableMemory } from '../transcripts/stateDbSessions';
 import { agentLogsBeside, readAgentLogs } from '../transcripts/agentLogFiles';
 import { cacheTtlBeside } from '../transcripts/hermesConfig';
 import { serve, type RpcRequest } from '../shared/rpc';
@@ -43,6 +44,8 @@ interface Analysed extends Open {
   lineages: TranscriptLineages;
   /** What fills a listed overview: its logs read on from one batch of families to the next. */
   filling?: LiveAnalysis;
+  /** A listed state.db's session table as read when the file had `signature`: the next batch of families takes it while the file has not changed. */
+  sessionTable?: { signature: string; table: SessionTable };
 }
 
 /**
@@ -222,11 +225,15 @@ const answer = serve<EngineCalls>({
     return answerOf(params, live, inspection, how, signature, earlier?.opened);
   },
   list: (params) => {
-    const transcript = params.session === undefined ? listStateDb(params.path) : null;
+    const signature = fileSignature(params.path);
+    const table: SessionTableMemory = {};
+    const transcript = params.session === undefined ? listStateDb(params.path, table) : null;
     if (!transcript) return null;
     const live = new LiveAnalysis(optionsFor(params));
     const { inspection, how } = refresh(live, transcript, params.title, undefined);
-    const listed = answerOf(params, live, inspection, how, fileSignature(params.path), undefined);
+    const listed = answerOf(params, live, inspection, how, signature, undefined);
+    const file = files.get(params.key);
+    if (file && table.kept) file.sessionTable = { signature, table: table.kept };
     if (listed.overview) return listed;
     inspections.delete(params.key);
     files.delete(params.key);
@@ -236,13 +243,20 @@ const answer = serve<EngineCalls>({
     const file = files.get(key);
     if (!file) throw new Error(`no analysis for ${key}`);
     const { path } = file.params;
-    const families = loadFamilies(path, roots);
+    const signature = fileSignature(path);
+    const table: SessionTableMemory = file.sessionTable?.signature === signature ? { earlier: file.sessionTable.table } : {};
+    const families = loadFamilies(path, roots, table);
+    file.sessionTable = table.kept && { signature, table: table.kept };
     if (!families) return [];
     // Only these families' figures are asked for, not their progress.
     const live = (file.filling ??= new LiveAnalysis(optionsFor(file.params, false)));
     const { analysis } = live.refresh(families, null, logsReadOn(live, path, families.format));
     const wanted = new Set(roots);
-    return sessionOverview(analysis.transcript, analysis.report).lineages.filter((l) => wanted.has(l.id));
+    // The overview of these families alone: the catalogue names every session of the file, whose
+    // rows would be built, one call after another, only to be dropped.
+    const read = new Set(analysis.transcript.sessions.map((s) => s.id));
+    const alone = { ...analysis.transcript, catalog: analysis.transcript.catalog?.filter((c) => read.has(c.id)) };
+    return sessionOverview(alone, analysis.report).lineages.filter((l) => wanted.has(l.id));
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);
