@@ -31,7 +31,7 @@ async function main(mode: string, engine: string, path: string): Promise<void> {
     let firstMs = 0;
     let rows = 0;
     const filler = (engine: EngineClient, key: string) => async (lineages: string[]) => {
-      overview = withFilled(overview, await engine.call('fill', { key, lineages }));
+      overview = withFilled(overview, (await engine.call('fill', { key, lineages })).rows);
       firstMs ||= performance.now() - t0;
       return true;
     };

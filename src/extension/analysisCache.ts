@@ -15,7 +15,7 @@ import { plural } from '../shared/shownText';
 import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls, type EngineProgress } from '../worker/engineProtocol';
 import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
-import { filledAgain, fillOverview, withFilled, type FilledRows, type Filler } from './overviewFill';
+import { addFindings, filledAgain, fillOverview, withFilled, type FilledRows, type Filler } from './overviewFill';
 import { readSettings } from './settings';
 
 /** A worker and the key it holds an analysis (or a listing) under. */
@@ -81,7 +81,7 @@ export class RemoteInspection extends RemotePages {
     index: InspectorIndex,
     /** Its lineages, when there are several (forks counted); null otherwise. A listing's are filled in as the worker gets to them (fill). */
     private shownOverview: SessionOverview | null,
-    readonly diagnostics: Diagnostic[],
+    private readonly found: Diagnostic[],
     /** A state.db's sessions, loaded or not, and whether it was too large to load any yet. */
     readonly catalog: SessionSummary[] | null,
     readonly listedOnly: boolean,
@@ -97,14 +97,20 @@ export class RemoteInspection extends RemotePages {
     return this.shownOverview;
   }
 
+  /** Its findings, and those of the rows filled in since (each once). */
+  get diagnostics(): readonly Diagnostic[] {
+    return this.found;
+  }
+
   /**
    * The rows of these families filled in (EngineCalls.fill), each in place of its listed row: by its
-   * own worker, or by another that listed the same file under `from.key`.
+   * own worker, or by another that listed the same file under `from.key`. With them, whether their
+   * read brought findings not known before (they are added to `diagnostics`).
    */
-  async fill(lineages: string[], from: Lister = this.lister): Promise<OverviewLineage[]> {
-    const rows = await from.engine.call('fill', { key: from.key, lineages });
+  async fill(lineages: string[], from: Lister = this.lister): Promise<{ rows: OverviewLineage[]; found: boolean }> {
+    const { rows, diagnostics } = await from.engine.call('fill', { key: from.key, lineages });
     if (this.shownOverview) this.shownOverview = withFilled(this.shownOverview, rows);
-    return rows;
+    return { rows, found: addFindings(this.found, diagnostics) };
   }
 
   /** Its index holds none of the file's requests (a file only listed, or a listing shown until the file is read whole): the status bar sums its rows. */
@@ -159,6 +165,9 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly filled = new vscode.EventEmitter<RemoteInspection>();
   /** Fires with an analysis whose overview had rows filled in (a listing's, or a file's only listed). */
   readonly onDidFill = this.filled.event;
+  private readonly foundInRows = new vscode.EventEmitter<vscode.Uri>();
+  /** Fires with a file whose rows filled in brought findings its analysis did not list. */
+  readonly onDidFindInRows = this.foundInRows.event;
   // The worker keeps an outdated analysis until the new one replaces it, so pages asked for in
   // between still get answers; one replaced under other settings, or held by no view and not among
   // the last used, is freed.
@@ -377,8 +386,9 @@ export class AnalysisCache implements vscode.Disposable {
       (worker: Lister): Filler =>
       (lineages) =>
         inspection.fill(lineages, worker).then(
-          (rows) => {
+          ({ rows, found }) => {
             for (const r of rows) f.kept?.rows.set(r.id, r);
+            if (found) this.foundInRows.fire(uri);
             return true;
           },
           // A listing dropped meanwhile, or an analysis replaced, rejects.
@@ -462,6 +472,7 @@ export class AnalysisCache implements vscode.Disposable {
   dispose(): void {
     this.changed.dispose();
     this.filled.dispose();
+    this.foundInRows.dispose();
     void this.engines.dispose();
   }
 }

@@ -51,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     panels.views.onDidChangeActive((view) => updateStatus(status, view)),
     cache.onDidChange((uri) => void problems.publish(uri)),
+    cache.onDidFindInRows((uri) => void problems.publish(uri)),
   );
   void showTranscriptsOnce(context.globalState, tree, treeView);
 }

@@ -6,6 +6,7 @@
 import type { OverviewState } from '../shared/messages';
 import { overviewRows, shownLineages } from '../shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
+import type { Diagnostic } from '../shared/reportTypes';
 
 /** Rows the first call asks for: about a screenful, back within a second. */
 const FIRST_BATCH = 8;
@@ -114,6 +115,22 @@ export async function fillOverview(f: Filling): Promise<boolean> {
   };
   await Promise.all(f.fillers.map(fillFrom));
   return !stopped;
+}
+
+/**
+ * Adds to `found` each finding of `more` it does not hold yet: a finding of the file itself (its
+ * WAL, say) comes with every call, and is listed once. Whether any was added.
+ */
+export function addFindings(found: Diagnostic[], more: readonly Diagnostic[]): boolean {
+  const known = new Set(found.map((d) => JSON.stringify(d)));
+  const before = found.length;
+  for (const d of more) {
+    const text = JSON.stringify(d);
+    if (known.has(text)) continue;
+    known.add(text);
+    found.push(d);
+  }
+  return found.length > before;
 }
 
 /** The overview with `rows` filled in, each in place of the listed row of its id; the rest as listed. */

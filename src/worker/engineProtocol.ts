@@ -86,9 +86,11 @@ export interface EngineCalls {
    * of the file listed under `key`, their sessions read alone from the file and analysed, billed
    * from the logs beside it, as a whole analysis finds them (issue 23 item 1): what a listed
    * overview is filled with, a few rows at a time (while the whole file is read, or for a file too
-   * large to be). An id that is no top-level row gives no row.
+   * large to be). An id that is no top-level row gives no row. With them, the findings of reading
+   * and analysing those families that are placed by session and row, not by turn or request (those
+   * would index an analysis the host does not hold); a read that fails is one such finding.
    */
-  fill: { params: { key: string; lineages: string[] }; result: OverviewLineage[] };
+  fill: { params: { key: string; lineages: string[] }; result: { rows: OverviewLineage[]; diagnostics: Diagnostic[] } };
   /**
    * Analyses one lineage (an overview row's id) of the file analysed under `key`, kept under `scope`
    * for the page calls below until dropped; rejects for an id that names no lineage.

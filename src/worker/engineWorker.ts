@@ -19,6 +19,7 @@ import { TranscriptLineages } from '../hermes/lineage';
 import { overviewToOpenOn, sessionOverview } from '../analysis/sessionOverview';
 import { LiveAnalysis, type BillReads, type Refreshed } from '../live/liveAnalysis';
 import type { EngineCalls, EngineProgress } from './engineProtocol';
+import type { Diagnostic } from '../shared/reportTypes';
 import type { ProgressStep } from '../shared/shownText';
 import type { TokenizerName } from '../shared/settingNames';
 import { loadRecorded, recordedKindAt } from '../transcripts/recordedFiles';
@@ -124,6 +125,18 @@ function logsReadOn(live: LiveAnalysis, path: string, format: string): BillReads
   const paths = agentLogsBeside(path, format);
   const cacheTtl = cacheTtlBeside(path, format);
   return paths.length || cacheTtl ? { logs: paths.length ? readAgentLogs(paths, { earlier: live.logReading }) : [], cacheTtl } : null;
+}
+
+/** The finding of a `fill` whose families could not be read (the file went, or is no SQLite database now): their rows stay unread. */
+function unreadFamilies(path: string, roots: readonly string[]): Diagnostic {
+  const n = roots.length;
+  return {
+    severity: 'error',
+    code: 'parse-error',
+    turn: null,
+    request: null,
+    message: `${path}: could not be read again for the figures of ${n === 1 ? 'lineage' : `${n} lineages, the first`} ${roots[0]} (no longer a readable SQLite database); ${n === 1 ? 'its row says' : 'their rows say'} "not read"`,
+  };
 }
 
 /** Whether two analyse calls read the same thing the same way (only the file may have changed). */
@@ -247,7 +260,7 @@ const answer = serve<EngineCalls>({
     const table: SessionTableMemory = file.sessionTable?.signature === signature ? { earlier: file.sessionTable.table } : {};
     const families = loadFamilies(path, roots, table);
     file.sessionTable = table.kept && { signature, table: table.kept };
-    if (!families) return [];
+    if (!families) return { rows: [], diagnostics: [unreadFamilies(path, roots)] };
     // Only these families' figures are asked for, not their progress.
     const live = (file.filling ??= new LiveAnalysis(optionsFor(file.params, false)));
     const { analysis } = live.refresh(families, null, logsReadOn(live, path, families.format));
@@ -256,7 +269,13 @@ const answer = serve<EngineCalls>({
     // rows would be built, one call after another, only to be dropped.
     const read = new Set(analysis.transcript.sessions.map((s) => s.id));
     const alone = { ...analysis.transcript, catalog: analysis.transcript.catalog?.filter((c) => read.has(c.id)) };
-    return sessionOverview(alone, analysis.report).lineages.filter((l) => wanted.has(l.id));
+    return {
+      rows: sessionOverview(alone, analysis.report).lineages.filter((l) => wanted.has(l.id)),
+      // Those of a turn or request name its number in this analysis, which no view pages through (a
+      // row counts its breaks; its lineage opened lists them); the one that sums over every session
+      // read would say, each call, a part of the file.
+      diagnostics: analysis.report.diagnostics.filter((d) => d.turn === null && d.request === null && d.code !== 'counters-not-recorded'),
+    };
   },
   openLineage: async ({ key, lineage, scope }) => {
     const file = files.get(key);

@@ -34,6 +34,7 @@ import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { E2E_ACTIVATION_RECORD, readActivation } from '../support/vscodeActivation';
 import { inspect } from '../support/webviewHarness';
 import { PYTHON } from '../support/python';
+import { sqliteExec } from '../support/sqliteExec';
 import { HERMES_STORE_PY } from '../support/upstreamStores';
 import { FOREIGN } from '../support/foreignFixtures';
 import { everyLineage, filterLineages, overviewColumn, sortLineages } from '../../src/shared/overviewColumns';
@@ -1236,6 +1237,21 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
     await rotation.locator(`turn-stepper #turn-${index.compactedTurns[0]}`).click();
     await rotation.locator('compaction-panel').waitFor({ state: 'visible' });
     await screenshot(p, 'large-db-session-loaded-dark');
+
+    // A damaged row of a file only listed: its finding comes with its family's row, into Problems.
+    const damaged = join(workspace, 'home-damaged', 'state.db');
+    mkdirSync(dirname(damaged), { recursive: true });
+    copyFileSync(db, damaged);
+    sqliteExec(damaged, ["UPDATE messages SET content = char(0) || 'json:{not json' WHERE id = (SELECT min(id) FROM messages WHERE role = 'user');"]);
+    await openFromPalette('home-damaged/state.db');
+    await overviewFor('home-damaged/state.db');
+    await runCommand(p, 'Problems: Focus on Problems View');
+    const problem = await eventually(
+      () => p.locator('.markers-panel').innerText(),
+      (text) => text.includes('content marked \\x00json: is not valid JSON'),
+      60_000,
+    );
+    assert.match(problem, /home-damaged[\s\S]*session \S+, message id \d+: content marked/);
   });
 
   scenario(

@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchSize, filledAgain, fillOverview, nextToFill, withFilled, type Filling } from '../../src/extension/overviewFill';
+import { addFindings, batchSize, filledAgain, fillOverview, nextToFill, withFilled, type Filling } from '../../src/extension/overviewFill';
+import type { Diagnostic } from '../../src/shared/reportTypes';
 import type { OverviewState } from '../../src/shared/messages';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/shared/overviewTypes';
 import { EMPTY_OVERVIEW_STATE } from '../../webview/overview-model';
@@ -174,6 +175,29 @@ describe('filling a listed overview', () => {
       filledIn: () => undefined,
     });
     assert.deepEqual(asked, ['b', 'c', 'd']);
+  });
+
+  it('adds the findings a call brings that are not listed yet, each once, and says whether it added any', () => {
+    const finding = (message: string, sessionId?: string): Diagnostic => ({
+      severity: 'warning',
+      code: 'parse-error',
+      message,
+      turn: null,
+      request: null,
+      ...(sessionId ? { sessionId } : {}),
+    });
+    const found = [finding('state.db-wal: a torn frame')];
+    assert.equal(addFindings(found, [finding('state.db-wal: a torn frame'), finding('row 7 is damaged', 'a'), finding('row 7 is damaged', 'a')]), true);
+    assert.deepEqual(
+      found.map((d) => [d.message, d.sessionId]),
+      [
+        ['state.db-wal: a torn frame', undefined],
+        ['row 7 is damaged', 'a'],
+      ],
+    );
+    assert.equal(addFindings(found, [finding('row 7 is damaged', 'a')]), false, 'nothing new');
+    assert.equal(addFindings(found, [finding('row 7 is damaged', 'b')]), true, 'the same words in another session');
+    assert.equal(found.length, 3);
   });
 
   it('puts each row filled in in place of its listed row, the others as listed', () => {

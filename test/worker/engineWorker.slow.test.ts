@@ -220,16 +220,28 @@ describe('the analysis workers: one file per worker', () => {
     assert.equal(await client.call('list', { ...params('one', path), session: first }), null, 'nor a file read for one session');
   });
 
-  it('a listing fills its rows in, a few families at a time, exactly as the whole analysis finds them (billed from the logs beside)', async () => {
+  /** examples/home with one user row's content marked as JSON and not JSON: a finding of its session and row. */
+  const damagedHome = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-damaged-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const db = join(dir, 'state.db');
+    copyFileSync(example('home/state.db'), db);
+    sqliteExec(db, ["UPDATE messages SET content = char(0) || 'json:{not json' WHERE id = (SELECT min(id) FROM messages WHERE role = 'user');"]);
+    return db;
+  };
+
+  it("a listing fills its rows in, a few families at a time, exactly as the whole analysis finds them (billed from the logs beside), with their sessions' findings", async () => {
     const client = new EngineClient(join(ROOT, 'dist', 'engine.js'));
     after(() => client.dispose());
     const filledIn: string[] = [];
+    const foundFilling = new Set<string>();
     for (const [name, path] of [
       ['generated, 300 sessions', home300()],
       ['upstream home', buildStore('home').stateDb],
       ['upstream billed home', buildStore('billed').stateDb],
       ['examples/home', example('home/state.db')],
       ['examples/billed', example('billed/state.db')],
+      ['a damaged row', damagedHome()],
     ]) {
       const listed = await client.call('list', params(`${name}#listing`, path));
       const whole = await client.call('analyze', params(name, path));
@@ -239,6 +251,8 @@ describe('the analysis workers: one file per worker', () => {
       // As the host asks: the next rows in start order (no view), ever more at a time; then one family
       // a call, so that no family is filled beside the others (a small home's all fit in the first call).
       const wholeRows = new Map<string, OverviewLineage>(whole.overview.lineages.map((l) => [l.id, l]));
+      // Each finding of a fill is one of the whole analysis's (those of no turn or request).
+      const wholeFindings = new Set(whole.diagnostics.map((d) => JSON.stringify(d)));
       for (const next of [batchSize, () => 1]) {
         let filled: SessionOverview = listed.overview;
         const asked = new Set<string>();
@@ -247,7 +261,11 @@ describe('the analysis workers: one file per worker', () => {
           lineages.length;
           size = next(size), lineages = nextToFill(filled, asked, null, size)
         ) {
-          const rows = await client.call('fill', { key: `${name}#listing`, lineages });
+          const { rows, diagnostics } = await client.call('fill', { key: `${name}#listing`, lineages });
+          for (const d of diagnostics) {
+            assert.ok(wholeFindings.has(JSON.stringify(d)), `${name}: ${d.code} "${d.message}" found filling, and by the whole analysis`);
+            foundFilling.add(`${name}: ${d.code}`);
+          }
           assert.deepEqual(rows.map((r) => r.id).sort(), [...lineages].sort(), `${name}: a row for each family asked for`);
           filled = withFilled(filled, rows);
           for (const id of lineages) asked.add(id);
@@ -263,13 +281,30 @@ describe('the analysis workers: one file per worker', () => {
       }
       filledIn.push(name);
     }
+    assert.deepEqual([...foundFilling], ['a damaged row: parse-error'], 'the findings of the rows read came with them');
     assert.deepEqual(
       filledIn,
-      ['generated, 300 sessions', 'upstream home', 'upstream billed home', 'examples/home', 'examples/billed'],
+      ['generated, 300 sessions', 'upstream home', 'upstream billed home', 'examples/home', 'examples/billed', 'a damaged row'],
       'the files of several lineages',
     );
-    assert.deepEqual(await client.call('fill', { key: 'examples/home#listing', lineages: ['no such session'] }), [], 'an id that is no row gives none');
+    assert.deepEqual(
+      await client.call('fill', { key: 'examples/home#listing', lineages: ['no such session'] }),
+      { rows: [], diagnostics: [] },
+      'an id that is no row gives none',
+    );
     await assert.rejects(client.call('fill', { key: 'never listed', lineages: [] }), /no analysis for never listed/);
+    // The file replaced by one that is no SQLite database after it was listed: the rows asked for say why they stay unread.
+    const gone = damagedHome();
+    const listedGone = await client.call('list', params('gone#listing', gone));
+    const first = listedGone?.overview?.lineages[0].id as string;
+    writeFileSync(gone, 'not a database any more\n');
+    const unread = await client.call('fill', { key: 'gone#listing', lineages: [first] });
+    assert.deepEqual(unread.rows, []);
+    assert.deepEqual(
+      unread.diagnostics.map((d) => [d.severity, d.code]),
+      [['error', 'parse-error']],
+    );
+    assert.match(unread.diagnostics[0].message, new RegExp(`could not be read again for the figures of lineage ${first} .*its row says "not read"`));
   });
 
   it('a long analysis tells its steps as it goes, and a cancel stops it: the call rejects and the next one is answered', async () => {
