@@ -27,6 +27,18 @@ export interface SessionTable {
   rows: SessionRow[];
   /** Each session's session_model_usage rows, by session_id as text; null without the table. */
   usage: Map<string, RecordedUsage[]> | null;
+  /** The sessions, catalogue and lineages built from `rows`; absent: built from them. */
+  built?: BuiltSessions;
+}
+
+/** What `rows` make: each session as the table has it (a read takes copies), the catalogue, the findings about the table, the lineages for choosing families. */
+interface BuiltSessions {
+  sessions: TranscriptSession[];
+  rowOf: Map<TranscriptSession, SessionRow>;
+  byId: Map<string, TranscriptSession>;
+  catalog: SessionSummary[];
+  findings: InputFinding[];
+  lineages: Lineages<TranscriptSession>;
 }
 
 /** Where a read may take the session table from, and keeps what it read. */
@@ -147,75 +159,21 @@ export function readSessions(
     light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
   }
 
-  const byId = new Map<string, TranscriptSession>();
-  const sessions: TranscriptSession[] = [];
-  const rowOf = new Map<TranscriptSession, SessionRow>();
-  const catalog: SessionSummary[] = [];
-  for (const s of light) {
-    const id = sessionKey(s.id);
-    if (byId.has(id)) {
-      findings.push({
-        severity: 'warning',
-        code: 'parse-error',
-        pos: { sessionId: id },
-        message: `${path}: session ${id} appears more than once in the sessions table; the first row is used`,
-      });
-      continue;
-    }
-    const session: TranscriptSession = {
-      id,
-      parentId:
-        s.parent === null || s.parent === undefined || s.parent === '' || (s.parent instanceof Uint8Array && !s.parent.length) ? null : sessionKey(s.parent),
-      endReason: str(s.endReason),
-      systemPrompt: null,
-      generations: [],
-      // Older schemas lack some of these columns: absent reads as null, not recorded.
-      source: str(s.source),
-      model: str(s.model),
-      endedAt: epoch(s.endedAt),
-      pos: { sessionId: id },
-    };
-    if (s.fork) session.forkKind = s.fork;
-    byId.set(id, session);
-    sessions.push(session);
-    rowOf.set(session, s);
-  }
-  // A session that is its own ancestor has no parent to carry rows over from.
-  const lineages = new Lineages(sessions);
-  for (const cycle of lineages.cycles()) {
-    const session = cycle[0];
-    findings.push({
-      severity: 'warning',
-      code: 'parse-error',
-      pos: { sessionId: session.id },
-      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.map((n) => n.id).join(' -> ')}); it is read without a parent`,
-    });
-    session.parentId = null;
-  }
-  for (const s of light) {
-    const session = byId.get(sessionKey(s.id));
-    if (!session || rowOf.get(session) !== s) continue;
-    catalog.push({
-      id: session.id,
-      parentId: session.parentId,
-      startedAt: typeof s.startedAt === 'number' ? s.startedAt : null,
-      endReason: session.endReason,
-      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null,
-      title: str(s.title),
-      source: session.source ?? null,
-      model: session.model ?? null,
-      endedAt: session.endedAt ?? null,
-      ...(session.forkKind ? { forkKind: session.forkKind } : {}),
-    });
-  }
-
+  const base = memory?.earlier?.built ?? buildSessions(light, path);
+  findings.push(...base.findings.map((f) => ({ ...f })));
   const keep =
-    options.session !== undefined && byId.has(options.session)
-      ? new Lineages(sessions).around(options.session)
+    options.session !== undefined && base.byId.has(options.session)
+      ? base.lineages.around(options.session)
       : options.families
-        ? familiesAround(new Lineages(sessions), options.families)
+        ? familiesAround(base.lineages, options.families)
         : null;
-  const kept = keep ? sessions.filter((s) => keep.has(s.id)) : sessions;
+  // Each read gets sessions of its own, to fill with rows and prompts: the built ones serve the next read.
+  const rowOf = new Map<TranscriptSession, SessionRow>();
+  const kept = (keep ? base.sessions.filter((s) => keep.has(s.id)) : base.sessions).map((built) => {
+    const session = { ...built, generations: [], pos: { ...built.pos } };
+    rowOf.set(session, base.rowOf.get(built) as SessionRow);
+    return session;
+  });
   const prompts = new Map<string, string>();
   // A listing replays nothing: its sessions' prompts (a table, or a large column of each row) stay unread.
   const hashOf = (session: TranscriptSession): string | null => str(rowOf.get(session)?.hash);
@@ -259,9 +217,77 @@ export function readSessions(
     const usage = memory?.earlier ? memory.earlier.usage : readModelUsage(db, tables.of('session_model_usage'), memory ? null : new Set(kept.map((k) => k.id)));
     // The table exists: a session without rows in it recorded no such calls ([]), which is not "not recorded".
     if (usage) for (const session of kept) (session.recorded ??= {}).usage = [...(usage.get(session.id) ?? [])];
-    if (memory) memory.kept = { rows: light, usage };
-  } else if (memory) memory.kept = { rows: light, usage: null };
-  return { sessions: kept, byId: keep ? new Map(kept.map((s) => [s.id, s])) : byId, catalog, keep };
+    if (memory) memory.kept = { rows: light, usage, built: base };
+  } else if (memory) memory.kept = { rows: light, usage: null, built: base };
+  return { sessions: kept, byId: new Map(kept.map((s) => [s.id, s])), catalog: [...base.catalog], keep };
+}
+
+/** The sessions of the table's rows (the first of a duplicated id), parents that loop cut, the catalogue. */
+function buildSessions(light: readonly SessionRow[], path: string): BuiltSessions {
+  const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
+  const findings: InputFinding[] = [];
+  const byId = new Map<string, TranscriptSession>();
+  const sessions: TranscriptSession[] = [];
+  const rowOf = new Map<TranscriptSession, SessionRow>();
+  const catalog: SessionSummary[] = [];
+  for (const s of light) {
+    const id = sessionKey(s.id);
+    if (byId.has(id)) {
+      findings.push({
+        severity: 'warning',
+        code: 'parse-error',
+        pos: { sessionId: id },
+        message: `${path}: session ${id} appears more than once in the sessions table; the first row is used`,
+      });
+      continue;
+    }
+    const session: TranscriptSession = {
+      id,
+      parentId:
+        s.parent === null || s.parent === undefined || s.parent === '' || (s.parent instanceof Uint8Array && !s.parent.length) ? null : sessionKey(s.parent),
+      endReason: str(s.endReason),
+      systemPrompt: null,
+      generations: [],
+      // Older schemas lack some of these columns: absent reads as null, not recorded.
+      source: str(s.source),
+      model: str(s.model),
+      endedAt: epoch(s.endedAt),
+      pos: { sessionId: id },
+    };
+    if (s.fork) session.forkKind = s.fork;
+    byId.set(id, session);
+    sessions.push(session);
+    rowOf.set(session, s);
+  }
+  // A session that is its own ancestor has no parent to carry rows over from.
+  const cycles = new Lineages(sessions).cycles();
+  for (const cycle of cycles) {
+    const session = cycle[0];
+    findings.push({
+      severity: 'warning',
+      code: 'parse-error',
+      pos: { sessionId: session.id },
+      message: `${path}: session ${session.id}'s parent_session_id chain loops back (${cycle.map((n) => n.id).join(' -> ')}); it is read without a parent`,
+    });
+    session.parentId = null;
+  }
+  for (const s of light) {
+    const session = byId.get(sessionKey(s.id));
+    if (!session || rowOf.get(session) !== s) continue;
+    catalog.push({
+      id: session.id,
+      parentId: session.parentId,
+      startedAt: typeof s.startedAt === 'number' ? s.startedAt : null,
+      endReason: session.endReason,
+      messageCount: typeof s.messageCount === 'number' ? s.messageCount : null,
+      title: str(s.title),
+      source: session.source ?? null,
+      model: session.model ?? null,
+      endedAt: session.endedAt ?? null,
+      ...(session.forkKind ? { forkKind: session.forkKind } : {}),
+    });
+  }
+  return { sessions, rowOf, byId, catalog, findings, lineages: new Lineages(sessions) };
 }
 
 /** The sessions of every family named (one not in the store names none). */

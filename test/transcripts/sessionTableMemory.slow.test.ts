@@ -29,11 +29,12 @@ describe('the session table kept between reads of families', () => {
         assert.ok(read?.sessions.length, `${name}: ${id} read`);
         assert.deepEqual(kept, read, `${name}: ${id}'s family read with the kept table`);
         assert.equal(again.kept?.rows, table.rows, 'the same table kept for the next read');
+        assert.equal(again.kept?.built, table.built, 'with the sessions built from it');
         prompts += read.sessions.filter((s) => s.systemPrompt).length;
       }
       assert.ok(prompts > 0, `${name}: system prompts read`);
       // The kept table is what such a read lists from (it does not read the sessions table again).
-      const marked = { ...table, rows: table.rows.map((r) => ({ ...r, title: 'from the kept table' })) };
+      const marked = { rows: table.rows.map((r) => ({ ...r, title: 'from the kept table' })), usage: table.usage };
       const fromKept = loadFamilies(stateDb, [listed.catalog[0].id], { earlier: marked });
       assert.deepEqual(new Set(fromKept?.catalog?.map((c) => c.title)), new Set(['from the kept table']));
     });
