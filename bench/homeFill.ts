@@ -59,7 +59,7 @@ export async function benchHomeFill(path: string, dir: string): Promise<string[]
   // Every figure shows when the filling is done: the whole read comes after it.
   const ratio = both.allMs / floorMs;
   return [
-    `  home C's listed rows filled in through the shipped worker (issue 23 item 1; ${alone.rows.toLocaleString('en')} top-level rows, from the top, 8 then up to 128 a call): `
+    `  home C's listed rows filled in through the shipped worker (issue 23 item 1; ${alone.rows.toLocaleString('en')} top-level rows, from the top, 8 then up to 32 a call): `
       + `listed ${alone.listedMs.toFixed(0)} ms after the open, the first 8 filled ${alone.firstMs.toFixed(0)} ms, all ${seconds(alone.allMs)}, peak RSS ${mb(alone.peakKb * 1024)}`,
     `    as the extension runs it, both workers filling, then one reading it whole: first 8 filled ${both.firstMs.toFixed(0)} ms after the open (reported, no target), `
       + `all ${seconds(both.allMs)}, the whole analysis in ${seconds(both.wholeMs ?? NaN)} (alone: ${seconds(whole)}), peak RSS ${mb(both.peakKb * 1024)}; `

@@ -10,8 +10,11 @@ import type { Diagnostic } from '../shared/reportTypes';
 
 /** Rows the first call asks for: about a screenful, back within a second. */
 const FIRST_BATCH = 8;
-/** Each call asks for twice the rows of the one before (fewer calls, each with its own reads), up to this many: a row opened meanwhile waits for the call in flight. */
-const LARGEST_BATCH = 128;
+/**
+ * Each call asks for twice the rows of the one before, up to this many: a row opened meanwhile waits
+ * for the call in flight (with the session table kept, larger calls fill no faster, and hold more).
+ */
+const LARGEST_BATCH = 32;
 
 /** How many rows the call after one of `size` rows asks for (the first: `batchSize(0)`). */
 export function batchSize(size: number): number {

@@ -18,10 +18,10 @@ const overviewOf = (lineages: OverviewLineage[]): SessionOverview => ({ read: fa
 const state = (s: Partial<OverviewState>): OverviewState => ({ ...EMPTY_OVERVIEW_STATE, ...s });
 
 describe('filling a listed overview', () => {
-  it('asks for 8 rows, then twice as many each time, up to 128', () => {
+  it('asks for 8 rows, then twice as many each time, up to 32', () => {
     const sizes = [batchSize(0)];
     while (sizes.length < 8) sizes.push(batchSize(sizes[sizes.length - 1]));
-    assert.deepEqual(sizes, [8, 16, 32, 64, 128, 128, 128, 128]);
+    assert.deepEqual(sizes, [8, 16, 32, 32, 32, 32, 32, 32]);
   });
 
   it('without a view, the rows in start order from the top, each once', () => {
