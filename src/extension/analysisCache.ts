@@ -261,6 +261,8 @@ export class AnalysisCache implements vscode.Disposable {
           const kept = listedOnly && overview !== null ? filledAgain(before?.key === key ? before.filled : null, overview) : null;
           if (kept) this.filledBefore.set(file, { key, filled: kept });
           else this.filledBefore.delete(file);
+          // The rows kept bring the findings they were filled in with.
+          if (kept) addFindings(diagnostics, kept.findings);
           const inspection = new RemoteInspection(
             index,
             overview && kept ? withFilled({ ...overview, reading: true }, [...kept.rows.values()]) : overview,
@@ -388,6 +390,7 @@ export class AnalysisCache implements vscode.Disposable {
         inspection.fill(lineages, worker).then(
           ({ rows, found }) => {
             for (const r of rows) f.kept?.rows.set(r.id, r);
+            if (found && f.kept) addFindings(f.kept.findings, inspection.diagnostics);
             if (found) this.foundInRows.fire(uri);
             return true;
           },

@@ -4,7 +4,7 @@
 // so it is tested in Node.
 
 import type { OverviewState } from '../shared/messages';
-import { overviewRows, shownLineages } from '../shared/overviewColumns';
+import { everyLineage, overviewRows, shownLineages } from '../shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import type { Diagnostic } from '../shared/reportTypes';
 
@@ -49,15 +49,22 @@ export function nextToFill(overview: SessionOverview, filled: ReadonlySet<string
 export interface FilledRows {
   listed: Map<string, string>;
   rows: Map<string, OverviewLineage>;
+  /** The findings the rows were filled in with (EngineCalls.fill). */
+  findings: Diagnostic[];
 }
 
-/** The rows of `listed` to fill in again, from what `before` (the same file's last listing) filled in: those it listed the same way. */
+/**
+ * The rows of `listed` to fill in again, from what `before` (the same file's last listing) filled in:
+ * those it listed the same way are kept, with the findings of their sessions.
+ */
 export function filledAgain(before: FilledRows | null, listed: SessionOverview): FilledRows {
-  const now: FilledRows = { listed: new Map(listed.lineages.map((l) => [l.id, JSON.stringify(l)])), rows: new Map() };
+  const now: FilledRows = { listed: new Map(listed.lineages.map((l) => [l.id, JSON.stringify(l)])), rows: new Map(), findings: [] };
   for (const [id, text] of now.listed) {
     const row = before?.rows.get(id);
     if (row && before?.listed.get(id) === text) now.rows.set(id, row);
   }
+  const sessions = new Set(everyLineage([...now.rows.values()]).flatMap((l) => l.sessions.map((s) => s.id)));
+  now.findings = (before?.findings ?? []).filter((d) => d.sessionId !== undefined && sessions.has(d.sessionId));
   return now;
 }
 

@@ -155,15 +155,29 @@ describe('filling a listed overview', () => {
     );
   });
 
-  it('after a change, keeps the rows filled in that the session table lists as before, and fills in only the others', async () => {
+  it('after a change, keeps the rows filled in that the session table lists as before, with their findings, and fills in only the others', async () => {
     const listed = overviewOf([row('a', 1), row('b', 2), row('c', 3)]);
     const first = filledAgain(null, listed);
     assert.equal(first.rows.size, 0, 'nothing filled before the first listing');
     for (const id of ['a', 'b']) first.rows.set(id, row(id, 0, { turns: 9 }));
     // b written to since (its counters moved), c never filled, d new.
     const again = overviewOf([row('a', 1), row('b', 2, { recorded: { messages: 12 } as OverviewLineage['recorded'] }), row('c', 3), row('d', 4)]);
+    const finding = (sessionId: string | undefined): Diagnostic => ({
+      severity: 'warning',
+      code: 'parse-error',
+      message: `in ${sessionId}`,
+      turn: null,
+      request: null,
+      sessionId,
+    });
+    first.findings.push(finding('a'), finding('b'), finding(undefined));
     const kept = filledAgain(first, again);
     assert.deepEqual([...kept.rows.keys()], ['a']);
+    assert.deepEqual(
+      kept.findings.map((d) => d.sessionId),
+      ['a'],
+      'the findings of the rows kept (b is filled in again, with its own)',
+    );
     const asked: string[] = [];
     await fillOverview({
       filled: new Set(kept.rows.keys()),
