@@ -121,7 +121,6 @@ export function readSessions(
   const sessionsTable = tables.of('sessions');
   const sCols = new Names(db.columns(sessionsTable));
   const col = (r: StoredRow, name: string): Value => (sCols.has(name) ? plain(r.get(sCols.of(name))) : undefined);
-  const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
   const countersOf = (r: StoredRow): Counters => {
     const recorded: RecordedCounters = {};
     for (const [key, column] of Object.entries(COUNTERS) as [Exclude<keyof RecordedCounters, 'usage'>, string][]) {
@@ -224,7 +223,6 @@ export function readSessions(
 
 /** The sessions of the table's rows (the first of a duplicated id), parents that loop cut, the catalogue. */
 function buildSessions(light: readonly SessionRow[], path: string): BuiltSessions {
-  const str = (v: Value): string | null => (typeof v === 'string' ? v : null);
   const findings: InputFinding[] = [];
   const byId = new Map<string, TranscriptSession>();
   const sessions: TranscriptSession[] = [];
@@ -295,6 +293,11 @@ function familiesAround(lineages: Lineages<TranscriptSession>, ids: readonly str
   const out = new Set<string>();
   for (const id of ids) if (lineages.get(id)) for (const s of lineages.around(id)) out.add(s);
   return out;
+}
+
+/** A TEXT column's value; anything else (NULL, a number, a blob) is not recorded. */
+function str(v: Value): string | null {
+  return typeof v === 'string' ? v : null;
 }
 
 /** A finite REAL or INTEGER column as epoch seconds; anything else (NULL, text, a blob) is not recorded. */
