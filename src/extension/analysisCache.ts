@@ -104,10 +104,10 @@ export class RemoteInspection extends RemotePages {
 
   /**
    * The rows of these families filled in (EngineCalls.fill), each in place of its listed row: by its
-   * own worker, or by another that listed the same file under `from.key`. With them, whether their
-   * read brought findings not known before (they are added to `diagnostics`).
+   * own worker, or by another that listed the same file under `from.key`. With them, the findings
+   * their read brought that were not known before (added to `diagnostics`).
    */
-  async fill(lineages: string[], from: Lister = this.lister): Promise<{ rows: OverviewLineage[]; found: boolean }> {
+  async fill(lineages: string[], from: Lister = this.lister): Promise<{ rows: OverviewLineage[]; found: Diagnostic[] }> {
     const { rows, diagnostics } = await from.engine.call('fill', { key: from.key, lineages });
     if (this.shownOverview) this.shownOverview = withFilled(this.shownOverview, rows);
     return { rows, found: addFindings(this.found, diagnostics) };
@@ -390,8 +390,8 @@ export class AnalysisCache implements vscode.Disposable {
         inspection.fill(lineages, worker).then(
           ({ rows, found }) => {
             for (const r of rows) f.kept?.rows.set(r.id, r);
-            if (found && f.kept) addFindings(f.kept.findings, inspection.diagnostics);
-            if (found) this.foundInRows.fire(uri);
+            f.kept?.findings.push(...found);
+            if (found.length) this.foundInRows.fire(uri);
             return true;
           },
           // A listing dropped meanwhile, or an analysis replaced, rejects.

@@ -129,18 +129,19 @@ export async function fillOverview(f: Filling): Promise<boolean> {
 
 /**
  * Adds to `found` each finding of `more` it does not hold yet: a finding of the file itself (its
- * WAL, say) comes with every call, and is listed once. Whether any was added.
+ * WAL, say) comes with every call, and is listed once. The findings added.
  */
-export function addFindings(found: Diagnostic[], more: readonly Diagnostic[]): boolean {
+export function addFindings(found: Diagnostic[], more: readonly Diagnostic[]): Diagnostic[] {
   const known = new Set(found.map((d) => JSON.stringify(d)));
-  const before = found.length;
+  const added: Diagnostic[] = [];
   for (const d of more) {
     const text = JSON.stringify(d);
     if (known.has(text)) continue;
     known.add(text);
-    found.push(d);
+    added.push(d);
   }
-  return found.length > before;
+  found.push(...added);
+  return added;
 }
 
 /** The overview with `rows` filled in, each in place of the listed row of its id; the rest as listed. */

@@ -191,7 +191,7 @@ describe('filling a listed overview', () => {
     assert.deepEqual(asked, ['b', 'c', 'd']);
   });
 
-  it('adds the findings a call brings that are not listed yet, each once, and says whether it added any', () => {
+  it('adds the findings a call brings that are not listed yet, each once, and gives those it added', () => {
     const finding = (message: string, sessionId?: string): Diagnostic => ({
       severity: 'warning',
       code: 'parse-error',
@@ -201,7 +201,9 @@ describe('filling a listed overview', () => {
       ...(sessionId ? { sessionId } : {}),
     });
     const found = [finding('state.db-wal: a torn frame')];
-    assert.equal(addFindings(found, [finding('state.db-wal: a torn frame'), finding('row 7 is damaged', 'a'), finding('row 7 is damaged', 'a')]), true);
+    assert.deepEqual(addFindings(found, [finding('state.db-wal: a torn frame'), finding('row 7 is damaged', 'a'), finding('row 7 is damaged', 'a')]), [
+      finding('row 7 is damaged', 'a'),
+    ]);
     assert.deepEqual(
       found.map((d) => [d.message, d.sessionId]),
       [
@@ -209,8 +211,8 @@ describe('filling a listed overview', () => {
         ['row 7 is damaged', 'a'],
       ],
     );
-    assert.equal(addFindings(found, [finding('row 7 is damaged', 'a')]), false, 'nothing new');
-    assert.equal(addFindings(found, [finding('row 7 is damaged', 'b')]), true, 'the same words in another session');
+    assert.deepEqual(addFindings(found, [finding('row 7 is damaged', 'a')]), [], 'nothing new');
+    assert.deepEqual(addFindings(found, [finding('row 7 is damaged', 'b')]), [finding('row 7 is damaged', 'b')], 'the same words in another session');
     assert.equal(found.length, 3);
   });
 
