@@ -9,7 +9,8 @@
 
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { fillOverview, withFilled } from '../src/extension/overviewFill';
+import { fillOverview } from '../src/extension/overviewFill';
+import { withFilled } from '../src/shared/overviewColumns';
 import { EngineClient } from '../src/worker/engineProtocol';
 
 function peakRssKb(): number {

@@ -5,6 +5,7 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
+import { withFilled } from '../src/shared/overviewColumns';
 import type { SessionOverview } from '../src/shared/overviewTypes';
 import type { RecordedReport } from '../src/shared/recordedReportTypes';
 import type { AgentProjectView } from '../src/shared/messages';
@@ -232,9 +233,9 @@ export class InspectorApp extends LitElement {
         else if (plan === 'refresh') this.refresh(m.index);
         return;
       }
-      case 'overview':
+      case 'overviewFilled':
         // Only its figures changed: the overview shown (or gone back to) has them, the rest stays as it is.
-        this.overview = m.overview;
+        if (this.overview) this.overview = { ...withFilled(this.overview, m.rows), reading: m.reading };
         return;
       case 'navigate':
         this.go(m.to);

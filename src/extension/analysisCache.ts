@@ -10,12 +10,13 @@ import type { RecordedReport } from '../shared/recordedReportTypes';
 import type { AgentFolderListing, AgentSessionFile, AgentSessionRow } from '../shared/agentFolderTypes';
 import type { BreakContext, InspectorIndex, MessageView, OverviewState, PagedList, RequestMap, SessionTurn } from '../shared/messages';
 import type { SessionSummary } from '../shared/model/transcript';
+import { withFilled } from '../shared/overviewColumns';
 import type { OverviewLineage, SessionOverview } from '../shared/overviewTypes';
 import { plural } from '../shared/shownText';
 import { AnalysisCancelled, EngineClient, EnginePool, type EngineCalls, type EngineProgress } from '../worker/engineProtocol';
 import { showAnalysisProgress } from './analysisProgress';
 import { OnePerFile } from './onePerFile';
-import { addFindings, filledAgain, fillOverview, withFilled, type FilledRows, type Filler } from './overviewFill';
+import { addFindings, filledAgain, fillOverview, type FilledRows, type Filler } from './overviewFill';
 import { readSettings } from './settings';
 
 /** A worker and the key it holds an analysis (or a listing) under. */
@@ -74,6 +75,12 @@ export class LineageScope extends RemotePages implements vscode.Disposable {
 }
 
 let scopes = 0;
+
+/** Rows of `inspection`'s overview filled in (none: every row is). */
+export interface RowsFilled {
+  inspection: RemoteInspection;
+  rows: readonly OverviewLineage[];
+}
 
 /** A whole file's analysis. */
 export class RemoteInspection extends RemotePages {
@@ -162,8 +169,8 @@ export class AnalysisCache implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   /** Fires after a transcript's analysis was dropped because the file or the settings changed. */
   readonly onDidChange = this.changed.event;
-  private readonly filled = new vscode.EventEmitter<RemoteInspection>();
-  /** Fires with an analysis whose overview had rows filled in (a listing's, or a file's only listed). */
+  private readonly filled = new vscode.EventEmitter<RowsFilled>();
+  /** Fires with an analysis whose overview had rows filled in (a listing's, or a file's only listed), or all of them. */
   readonly onDidFill = this.filled.event;
   private readonly foundInRows = new vscode.EventEmitter<vscode.Uri>();
   /** Fires with a file whose rows filled in brought findings its analysis did not list. */
@@ -368,7 +375,7 @@ export class AnalysisCache implements vscode.Disposable {
     return filling.then((done) => {
       if (!done) return;
       inspection.doneReading();
-      this.filled.fire(inspection);
+      this.filled.fire({ inspection, rows: [] });
     });
   }
 
@@ -389,6 +396,7 @@ export class AnalysisCache implements vscode.Disposable {
       (lineages) =>
         inspection.fill(lineages, worker).then(
           ({ rows, found }) => {
+            this.filled.fire({ inspection, rows });
             for (const r of rows) f.kept?.rows.set(r.id, r);
             f.kept?.findings.push(...found);
             if (found.length) this.foundInRows.fire(uri);
@@ -404,10 +412,7 @@ export class AnalysisCache implements vscode.Disposable {
       fillers: from.map((worker) => Promise.resolve(worker).then((w) => (w ? filler(w) : null))),
       stillShown: f.stillShown,
       cancelled: () => f.cancelled?.() ?? false,
-      filledIn: (done, total) => {
-        this.filled.fire(inspection);
-        f.told?.(done, total);
-      },
+      filledIn: (done, total) => f.told?.(done, total),
     });
   }
 

@@ -77,10 +77,10 @@ export class InspectorView implements vscode.Disposable {
       cache.onDidChange((changed) => {
         if (changed.toString() === uri.toString()) void this.refresh();
       }),
-      cache.onDidFill((filled) => {
-        // Only the analysis this view shows (a newer one comes with its own update).
-        if (filled !== this.inspection || !this.initialised || !filled.overview) return;
-        this.post({ type: 'overview', overview: filled.overview });
+      cache.onDidFill(({ inspection, rows }) => {
+        // Only the analysis this view shows (a newer one comes with its own update); `init` sent the rows filled before it.
+        if (inspection !== this.inspection || !this.initialised || !inspection.overview) return;
+        this.post({ type: 'overviewFilled', rows: [...rows], reading: inspection.overview.reading ?? false });
         // The status bar's "reading…" ends when every row is filled in (of a listing, or of a file only listed).
         this.views.changed(this);
       }),

@@ -143,9 +143,3 @@ export function addFindings(found: Diagnostic[], more: readonly Diagnostic[]): D
   found.push(...added);
   return added;
 }
-
-/** The overview with `rows` filled in, each in place of the listed row of its id; the rest as listed. */
-export function withFilled(overview: SessionOverview, rows: readonly OverviewLineage[]): SessionOverview {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return { ...overview, lineages: overview.lineages.map((l) => byId.get(l.id) ?? l) };
-}

@@ -4,7 +4,7 @@
 
 import type { RecordedReport } from './recordedReportTypes';
 import type { AgentName, AgentSessionRow } from './agentFolderTypes';
-import type { SessionOverview } from './overviewTypes';
+import type { OverviewLineage, SessionOverview } from './overviewTypes';
 import type { BilledUsage, BreakCause, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
 import type { InjectionKind } from './model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
@@ -344,8 +344,12 @@ export type ToWebview =
   | { type: 'init'; version: number; index: InspectorIndex; overview: SessionOverview | null; state: ViewState | null }
   /** The file changed: the current scope's index again, and the overview's rows. */
   | { type: 'update'; index: InspectorIndex; overview: SessionOverview | null }
-  /** Rows of a listed overview filled in while the file is read whole: the overview again, nothing else changed. */
-  | { type: 'overview'; overview: SessionOverview }
+  /**
+   * Rows of a listed overview filled in (withFilled: each in place of the top-level row of its id),
+   * and whether it is still being read; nothing else changed. Only the rows: the whole overview of a
+   * large home again after each batch was megabytes a post, and kept a core of the editor busy.
+   */
+  | { type: 'overviewFilled'; rows: OverviewLineage[]; reading: boolean }
   | RpcResponse
   | { type: 'navigate'; to: Navigation }
   /**

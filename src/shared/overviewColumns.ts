@@ -10,6 +10,16 @@ export function distinct(values: readonly (string | null)[]): string[] {
   return [...new Set(values.filter((v): v is string => v !== null))];
 }
 
+/**
+ * The overview with `rows` filled in, each in place of the listed top-level row of its id; the rest
+ * as listed. The host keeps its overview so, and the view merges the rows it is sent the same way.
+ */
+export function withFilled(overview: SessionOverview, rows: readonly OverviewLineage[]): SessionOverview {
+  if (!rows.length) return overview;
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return { ...overview, lineages: overview.lineages.map((l) => byId.get(l.id) ?? l) };
+}
+
 /** Every lineage of a tree of them (an overview's), forks included, depth first: the order `sessions` lists them in. */
 export function everyLineage(lineages: readonly OverviewLineage[]): OverviewLineage[] {
   const out: OverviewLineage[] = [];

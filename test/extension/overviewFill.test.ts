@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addFindings, batchSize, filledAgain, fillOverview, nextToFill, withFilled, type Filling } from '../../src/extension/overviewFill';
+import { addFindings, batchSize, filledAgain, fillOverview, nextToFill, type Filling } from '../../src/extension/overviewFill';
+import { withFilled } from '../../src/shared/overviewColumns';
 import type { Diagnostic } from '../../src/shared/reportTypes';
 import type { OverviewState } from '../../src/shared/messages';
 import type { OverviewLineage, OverviewSession, SessionOverview } from '../../src/shared/overviewTypes';

@@ -366,6 +366,16 @@ describe('session overview (Chromium, real engine as host)', () => {
       // What the store records is there all the same.
       assert.equal(await v.page.locator('session-overview [data-key="l:b"] button.name').innerText(), 'Fix flaky tests');
       assert.equal(await v.page.locator('session-overview [data-key="l:b"] [data-column=start]').innerText(), '1970-01-01 00:17');
+      // Rows filled in come alone (the host's `overviewFilled`), each in place of its listed row: b's
+      // figures from the whole read, d still not read, the count line and the rest as they were.
+      const filled = overview.lineages.find((l) => l.id === 'b');
+      assert.ok(filled?.turns);
+      await v.send({ type: 'overviewFilled', rows: [filled], reading: false });
+      await eventually(async () =>
+        assert.equal(await v.page.locator('session-overview [data-key="l:b"] [data-column=turns]').innerText(), String(filled.turns)),
+      );
+      assert.equal(await v.page.locator('session-overview [data-key="l:d"] [data-column=turns] .missing').innerText(), 'not read');
+      assert.deepEqual(await lineageKeys(v), ['a1', 'b', 'c', 'c-child', 'd']);
       await v.page.locator('session-overview [data-key="l:b"]').focus();
       await v.page.keyboard.press('Enter');
       await eventually(async () => assert.equal(await v.page.locator('turn-stepper [role=option]').count(), 4));
