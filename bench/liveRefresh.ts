@@ -170,18 +170,8 @@ export async function benchLiveRefresh(): Promise<string[]> {
  * not grown, and only the family of sessions it changed is replayed again. Reported, no target.
  */
 async function rewoundHome(dir: string): Promise<string[]> {
-  const db = join(dir, 'home-b.db');
-  copyFileSync(home(300, 2, 12, 0).path, db);
-  // The agent's connection: WAL mode, left open (so its log stays), and a commit in it before the
-  // first read (a table: setting a value to itself writes no page).
-  const commit = (sql: string): void => sqliteExec(db, [sql], { wal: true, exitOpen: true });
-  commit('CREATE TABLE bench_marker (x);');
-  const engine = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+  const { db, commit, engine, params, first, fullMs } = await agentHome(join(dir, 'home-b.db'), home(300, 2, 12, 0).path, 'home B');
   try {
-    const params = { key: 'home', path: db, title: 'home B', profile: 'hermes-current', tokenizer: 'o200k_base' } as const;
-    const t0 = performance.now();
-    const first = await engine.call('analyze', params);
-    const fullMs = performance.now() - t0;
     // The last two rows of the session with the most messages set inactive, as /undo does.
     commit(
       'WITH big AS (SELECT session_id AS id FROM messages GROUP BY session_id ORDER BY count(*) DESC LIMIT 1) '
@@ -201,22 +191,36 @@ async function rewoundHome(dir: string): Promise<string[]> {
 }
 
 /**
+ * A bench home copied to `db`, its agent's connection to it open, and the shipped worker's first
+ * analysis of it, timed. The connection: WAL mode, left open (so its log stays), and a commit in it
+ * before the first read (a table: setting a value to itself writes no page). The caller disposes
+ * the worker.
+ */
+async function agentHome(db: string, from: string, title: string) {
+  copyFileSync(from, db);
+  const commit = (sql: string): void => sqliteExec(db, [sql], { wal: true, exitOpen: true });
+  commit('CREATE TABLE bench_marker (x);');
+  const engine = new EngineClient(join(ROOT, 'dist', 'engine.js'));
+  const params = { key: 'home', path: db, title, profile: 'hermes-current', tokenizer: 'o200k_base' } as const;
+  try {
+    const t0 = performance.now();
+    const first = await engine.call('analyze', params);
+    return { db, commit, engine, params, first, fullMs: performance.now() - t0 };
+  } catch (e) {
+    await engine.dispose();
+    throw e;
+  }
+}
+
+/**
  * A turn appended to the newest session of the 2,000-session 124 MB home (bench/home.ts's), through
  * the agent's open WAL connection, as a gateway bot writes all day (issue 23): each refresh against
  * the first analysis, on the targets of the single session above.
  */
 async function grownHome(dir: string): Promise<string[]> {
-  const db = join(dir, 'home-c.db');
-  copyFileSync(home(2000, 2, 124, 0).path, db);
-  const commit = (sql: string): void => sqliteExec(db, [sql], { wal: true, exitOpen: true });
-  commit('CREATE TABLE bench_marker (x);');
+  const { db, commit, engine, params, first, fullMs } = await agentHome(join(dir, 'home-c.db'), home(2000, 2, 124, 0).path, 'home C');
   const newest = '(SELECT id FROM sessions ORDER BY started_at DESC, id DESC LIMIT 1)';
-  const engine = new EngineClient(join(ROOT, 'dist', 'engine.js'));
   try {
-    const params = { key: 'home', path: db, title: 'home C', profile: 'hermes-current', tokenizer: 'o200k_base' } as const;
-    const t0 = performance.now();
-    const first = await engine.call('analyze', params);
-    const fullMs = performance.now() - t0;
     const refreshes: number[] = [];
     for (let k = 1; k <= 3; k++) {
       commit(
