@@ -5,7 +5,7 @@
 
 import { css, html, LitElement, nothing } from 'lit';
 import { state } from 'lit/decorators.js';
-import { withFilled } from '../src/shared/overviewColumns';
+import { withChanges, withFilled } from '../src/shared/overviewColumns';
 import type { SessionOverview } from '../src/shared/overviewTypes';
 import type { RecordedReport } from '../src/shared/recordedReportTypes';
 import type { AgentProjectView } from '../src/shared/messages';
@@ -226,11 +226,13 @@ export class InspectorApp extends LitElement {
         else this.init(m.index, m.overview, m.state, m.state ?? this.memory?.load() ?? null);
         return;
       case 'update': {
-        this.overview = m.overview;
-        const plan = updatePlan(m.overview, { onOverview: this.onOverview, inspecting: this.model !== null, lineage: this.lineage });
-        if (plan === 'whole-file') this.showScope(null, m.index, null);
+        const overview = 'whole' in m.overview ? m.overview.whole : this.overview && withChanges(this.overview, m.overview.changes);
+        this.overview = overview;
+        const plan = updatePlan(overview, { onOverview: this.onOverview, inspecting: this.model !== null, lineage: this.lineage });
+        // The index is null only on the overview (the host's scope is the whole file), where no plan reads it.
+        if (plan === 'whole-file' && m.index) this.showScope(null, m.index, null);
         else if (plan === 'overview') this.showOverview();
-        else if (plan === 'refresh') this.refresh(m.index);
+        else if (plan === 'refresh' && m.index) this.refresh(m.index);
         return;
       }
       case 'overviewFilled':
@@ -265,11 +267,12 @@ export class InspectorApp extends LitElement {
   }
 
   /** The first view (firstView); `index` is the scope of `given`, the host's state. */
-  private init(index: InspectorIndex, overview: SessionOverview | null, given: ViewState | null, wanted: ViewState | null): void {
+  private init(index: InspectorIndex | null, overview: SessionOverview | null, given: ViewState | null, wanted: ViewState | null): void {
     this.overview = overview;
     this.overviewState = wanted?.overview ?? EMPTY_OVERVIEW_STATE;
     const first = firstView(overview, given, wanted);
-    if (first.show === 'inspector') this.showScope(first.lineage, index, first.ui);
+    // The host sends no index only with an overview and no lineage open (firstView: the overview then).
+    if (first.show === 'inspector' && index) this.showScope(first.lineage, index, first.ui);
     else this.showOverview();
     if (first.show === 'opening') this.openLineage(first.lineage, first.ui);
   }

@@ -14,7 +14,7 @@ import {
   type OverviewState,
   type ViewState,
 } from '../shared/messages';
-import { everyLineage } from '../shared/overviewColumns';
+import { everyLineage, overviewChanges, withFilled } from '../shared/overviewColumns';
 import type { SessionOverview } from '../shared/overviewTypes';
 import { serve } from '../shared/rpc';
 import { webviewPage } from './webviewPage';
@@ -56,6 +56,8 @@ export class InspectorView implements vscode.Disposable {
   private inspection: RemoteInspection | undefined;
   /** The lineage opened from the overview; page requests answer from it while it is open. */
   private scope: LineageScope | undefined;
+  /** The overview the view holds (init's or the last update's, with the rows filled in since): an update posts what changed of it. */
+  private shown: SessionOverview | null = null;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -80,7 +82,10 @@ export class InspectorView implements vscode.Disposable {
       cache.onDidFill(({ inspection, rows }) => {
         // Only the analysis this view shows (a newer one comes with its own update); `init` sent the rows filled before it.
         if (inspection !== this.inspection || !this.initialised || !inspection.overview) return;
-        this.post({ type: 'overviewFilled', rows: [...rows], reading: inspection.overview.reading ?? false });
+        const reading = inspection.overview.reading ?? false;
+        this.post({ type: 'overviewFilled', rows: [...rows], reading });
+        // As the view merges them (into what it holds, which an update on its way may not have replaced yet).
+        this.shown = this.shown && { ...withFilled(this.shown, rows), reading };
         // The status bar's "reading…" ends when every row is filled in (of a listing, or of a file only listed).
         this.views.changed(this);
       }),
@@ -257,13 +262,16 @@ export class InspectorView implements vscode.Disposable {
     if (!inspection) return;
     if (inspection.recorded) {
       this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
+      this.shown = null;
       return;
     }
     // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
     const lineage = this.state?.lineage ?? null;
     const index = lineage === null ? null : await this.reopen(inspection, lineage);
     const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
-    this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? inspection.index, overview: inspection.overview, state });
+    const { overview } = inspection;
+    this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? (overview ? null : inspection.index), overview, state });
+    this.shown = overview;
     this.initialised = true;
     if (this.pendingReveal) this.post(this.pendingReveal);
     this.pendingReveal = null;
@@ -279,11 +287,15 @@ export class InspectorView implements vscode.Disposable {
     if (!inspection) return;
     if (inspection.recorded) {
       this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
+      this.shown = null;
       return;
     }
     const lineage = this.scope?.lineage;
     const index = lineage === undefined ? null : await this.reopen(inspection, lineage);
-    this.post({ type: 'update', index: index ?? inspection.index, overview: inspection.overview });
+    const { overview } = inspection;
+    const changes = this.shown && overview ? overviewChanges(this.shown, overview) : null;
+    this.post({ type: 'update', index: index ?? (overview ? null : inspection.index), overview: changes ? { changes } : { whole: overview } });
+    this.shown = overview;
   }
 
   /**

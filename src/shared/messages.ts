@@ -4,13 +4,13 @@
 
 import type { RecordedReport } from './recordedReportTypes';
 import type { AgentName, AgentSessionRow } from './agentFolderTypes';
-import type { OverviewLineage, SessionOverview } from './overviewTypes';
+import type { OverviewChanges, OverviewLineage, SessionOverview } from './overviewTypes';
 import type { BilledUsage, BreakCause, CacheMiss, ReportCompaction, RequestCost } from './reportTypes';
 import type { InjectionKind } from './model/injection';
 import type { RpcRequest, RpcResponse } from './rpc';
 import { bytesToBase64 } from './base64';
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 export interface SpanView {
   kind: InjectionKind;
@@ -339,11 +339,16 @@ export type ToWebview =
   | { type: 'agentProject'; version: number; project: AgentProjectView }
   /**
    * `index` is the scope of `state.lineage` (the whole file when null, or when that lineage is gone);
-   * `overview` is null for a file of one lineage.
+   * null when the view shows the overview, which no index is drawn from (that of a large home's
+   * whole file is megabytes). `overview` is null for a file of one lineage.
    */
-  | { type: 'init'; version: number; index: InspectorIndex; overview: SessionOverview | null; state: ViewState | null }
-  /** The file changed: the current scope's index again, and the overview's rows. */
-  | { type: 'update'; index: InspectorIndex; overview: SessionOverview | null }
+  | { type: 'init'; version: number; index: InspectorIndex | null; overview: SessionOverview | null; state: ViewState | null }
+  /**
+   * The file changed: the current scope's index again (null, as init's, on the overview), and the
+   * overview: whole, or as what changed of the one the view holds (init's or the last update's,
+   * with the rows filled in since).
+   */
+  | { type: 'update'; index: InspectorIndex | null; overview: { whole: SessionOverview | null } | { changes: OverviewChanges } }
   /**
    * Rows of a listed overview filled in (withFilled: each in place of the top-level row of its id),
    * and whether it is still being read; nothing else changed. Only the rows: the whole overview of a

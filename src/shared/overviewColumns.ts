@@ -3,7 +3,7 @@
 // shows it, so one column sorts the same way everywhere. Pure, no imports but types.
 
 import type { OverviewState } from './messages';
-import type { OverviewLineage, OverviewSession, SessionOverview } from './overviewTypes';
+import type { OverviewChanges, OverviewLineage, OverviewSession, SessionOverview } from './overviewTypes';
 
 /** Distinct values in first-seen order, without nulls. */
 export function distinct(values: readonly (string | null)[]): string[] {
@@ -18,6 +18,25 @@ export function withFilled(overview: SessionOverview, rows: readonly OverviewLin
   if (!rows.length) return overview;
   const byId = new Map(rows.map((r) => [r.id, r]));
   return { ...overview, lineages: overview.lineages.map((l) => byId.get(l.id) ?? l) };
+}
+
+/** What `after` changes of `before` (withChanges makes `after` of them); null when its top-level ids repeat, and rows cannot be told apart by id. */
+export function overviewChanges(before: SessionOverview, after: SessionOverview): OverviewChanges | null {
+  const ids = after.lineages.map((l) => l.id);
+  if (new Set(ids).size !== ids.length) return null;
+  const held = new Map(before.lineages.map((l) => [l.id, JSON.stringify(l)]));
+  const rows = after.lineages.filter((l) => held.get(l.id) !== JSON.stringify(l));
+  const sameOrder = before.lineages.length === ids.length && ids.every((id, i) => before.lineages[i].id === id);
+  const { lineages: _, ...rest } = after;
+  return { rows, order: sameOrder ? null : ids, rest };
+}
+
+/** The overview `changes` (overviewChanges) make of `before`: the host's and the view's the same. */
+export function withChanges(before: SessionOverview, { rows, order, rest }: OverviewChanges): SessionOverview {
+  const byId = new Map(before.lineages.map((l) => [l.id, l]));
+  for (const r of rows) byId.set(r.id, r);
+  const ids = order ?? before.lineages.map((l) => l.id);
+  return { ...rest, lineages: ids.map((id) => byId.get(id) as OverviewLineage) };
 }
 
 /** Every lineage of a tree of them (an overview's), forks included, depth first: the order `sessions` lists them in. */

@@ -132,3 +132,15 @@ export interface SessionOverview {
   /** Findings placed in no session (a whole-file problem). */
   unplaced: { errors: number; warnings: number };
 }
+
+/**
+ * A refreshed overview as what differs from one held before: its top-level rows that are new or
+ * changed, the order of its top-level ids when that changed (null: as before), and its own fields.
+ * A turn appended to a large home changes one row of thousands: its whole overview again was
+ * megabytes a write through VS Code's window.
+ */
+export interface OverviewChanges {
+  rows: OverviewLineage[];
+  order: string[] | null;
+  rest: Omit<SessionOverview, 'lineages'>;
+}

@@ -58,7 +58,7 @@ describe('report of a file of several lineages', () => {
     const { init } = host(data);
     const m = await init;
     assert.deepEqual(m.overview, data.overview);
-    assert.equal(m.index.requestCount, analyzeJson(home.stateDb).requests.length, 'init carries the whole file index');
+    assert.equal(m.index?.requestCount, analyzeJson(home.stateDb).requests.length, 'init carries the whole file index');
   });
 
   it("openLineage answers each lineage's index and pages, as --lineage replays it", async () => {

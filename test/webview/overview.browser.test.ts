@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { OverviewLineage, SessionOverview } from '../../src/shared/overviewTypes';
 import type { Inspection } from '../../src/protocol/inspection';
 import type { ViewState } from '../../src/shared/messages';
+import { overviewChanges } from '../../src/shared/overviewColumns';
 import { DEFAULT_COLUMNS, EMPTY_OVERVIEW_STATE, TABLE_COLUMNS } from '../../webview/overview-model';
 import { writeHermesDb, type MessageSpec, type SessionSpec } from '../support/hermesDb';
 import { eventually, example, Harness, inspectLineages, SHOTS, type HostScopes, type View } from '../support/webviewHarness';
@@ -309,7 +310,11 @@ describe('session overview (Chromium, real engine as host)', () => {
       rmSync(path);
       writeStore(path, [{ id: 'e', startedAt: 1060, title: 'Rewrite the editor', hashedPrompt: true }]);
       const next = await inspectLineages(path, 'hermes-current');
-      await v.send({ type: 'update', index: next.whole.index, overview: next.scopes.overview });
+      // On the overview the host sends no index, and the rows that changed of those the view holds.
+      const changes = overviewChanges(first.scopes.overview, next.scopes.overview);
+      assert.ok(changes);
+      assert.deepEqual([changes.rows.map((l) => l.id), changes.order?.length], [['e'], 5], 'only the new row, and every top-level id in its order');
+      await v.send({ type: 'update', index: null, overview: { changes } });
       await eventually(async () => assert.deepEqual(await lineageKeys(v), ['e', ...before]));
       assert.equal(await v.page.locator('session-overview [data-count]').innerText(), '6 lineages, 7 sessions (6 shown)');
       assert.equal(await v.page.locator('session-overview [role=columnheader][data-column=start]').getAttribute('aria-sort'), 'descending');
@@ -334,7 +339,9 @@ describe('session overview (Chromium, real engine as host)', () => {
       writeStore(path, [{ id: 'e', startedAt: 1060, title: 'Rewrite the editor', hashedPrompt: true }]);
       const again = await inspectLineages(path, 'hermes-current');
       v.data = await again.scopes.scope('b');
-      await v.send({ type: 'update', index: v.data.index, overview: again.scopes.overview });
+      const changes = overviewChanges(first.scopes.overview, again.scopes.overview);
+      assert.ok(changes);
+      await v.send({ type: 'update', index: v.data.index, overview: { changes } });
       await eventually(async () => assert.equal(await v.page.locator('session-overview [data-count]').innerText(), '6 lineages, 7 sessions (6 shown)'));
       assert.equal(await selectedTurn(), 'turn-2');
       assert.equal(await overviewShown(v), false);
@@ -343,7 +350,7 @@ describe('session overview (Chromium, real engine as host)', () => {
       writeStore(path, [], ['b']);
       const gone = await inspectLineages(path, 'hermes-current');
       v.data = gone.whole;
-      await v.send({ type: 'update', index: gone.whole.index, overview: gone.scopes.overview });
+      await v.send({ type: 'update', index: null, overview: { whole: gone.scopes.overview } });
       await eventually(async () => assert.equal(await overviewShown(v), true));
       assert.deepEqual(await lineageKeys(v), ['a1', 'c', 'c-child', 'd']);
       assert.equal(await v.page.locator('turn-stepper').count(), 0);

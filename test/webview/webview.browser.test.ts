@@ -743,7 +743,7 @@ describe('inspector webview (Chromium, real engine as host)', () => {
       writeFileSync(partial, JSON.stringify(session));
       v.data = await inspect(partial, 'hermes-v0');
       assert.equal(v.data.turns.length, 5);
-      await v.send({ type: 'update', index: v.data.index, overview: null });
+      await v.send({ type: 'update', index: v.data.index, overview: { whole: null } });
       await eventually(async () => assert.equal(await v.page.locator('turn-stepper [role=option]').count(), 5));
       await expectSelection(v, 2, 5);
       await quiet(v);
