@@ -7,9 +7,10 @@
 // stays as the tests' oracle. The user's file and its WAL are only ever read.
 
 import { isSummaryCarrier } from '../hermes/compactionMarkers';
+import type { Row } from '../shared/model/rows';
 import { carriedPrefix, matchCopies, type CopySide } from '../hermes/copies';
 import { Lineages } from '../hermes/lineage';
-import type { Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
+import type { CopyMatch, Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { parseError } from './acceptRow';
 import type { ByteSource } from './byteSource';
 import { SqliteFile, SqliteFormatError, type WalMark } from './sqliteFile';
@@ -52,6 +53,35 @@ export interface StoreMemory {
   signature: string;
   leaves: Map<number, Leaf>;
   decoded: WeakMap<SqlRow, DecodedRow>;
+  /** What the read made of each session's rows (set once they are split): the next read's, where its rows are the same. */
+  sessions?: SessionsMemory;
+}
+
+/**
+ * Each session's rows as split into lists, and each child's first list matched against its
+ * parent's last: a large home read again after a turn was appended splits and matches only the
+ * session that turn went to (the rest cost a 2,000-session home's refresh ~170 ms). Reused by the
+ * identity of the decoded rows, which the next read shares while the WAL goes on.
+ */
+interface SessionsMemory {
+  splits: Map<string, SessionSplit>;
+  copies: Map<string, MatchedCopies>;
+}
+
+/** A session's rows, what was split of them with, the lists they split into (never handed out: each read takes copies) and what the split found. */
+interface SessionSplit {
+  messages: readonly StoredMessage[];
+  rotationChild: boolean;
+  rewinds: number | undefined;
+  generations: readonly EvidencedGeneration[];
+  findings: readonly InputFinding[];
+}
+
+/** The two lists matched (their rows and evidence, compared item by item) and the match. */
+interface MatchedCopies {
+  before: CopySide;
+  after: CopySide;
+  match: CopyMatch;
 }
 
 /** What a stored row decodes to (null: it cannot be replayed), where it is, and what was found in it. */
@@ -310,11 +340,14 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   }
   const evidence = new Map<Generation, CopySide>();
   const lineages = new Lineages(sessions);
+  const earlier = options.reuse?.earlier?.sessions;
+  const memory: SessionsMemory | undefined = options.reuse?.kept && { splits: new Map(), copies: new Map() };
   for (const session of sessions) {
     // A rotation child's list opens with head copies of its parent and the rotation's carrier, which starts no set of its own.
-    const generations = splitGenerations(bySession.get(session.id) ?? [], lineages.continued(session) !== undefined, session.rewinds, (f) =>
-      findings.push({ ...f, message: `${path}: session ${session.id}: ${f.message}` }),
-    );
+    const split = splitOf(session, bySession.get(session.id) ?? [], lineages.continued(session) !== undefined, earlier, path);
+    memory?.splits.set(session.id, split);
+    for (const f of split.findings) findings.push(f);
+    const generations = listsOf(split.generations);
     for (const gen of generations) evidence.set(gen, { rows: gen.rows, evidence: gen.evidence });
     session.generations = generations;
   }
@@ -325,7 +358,7 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     if (!parent || !first || first.compaction) continue;
     const last = parent.generations[parent.generations.length - 1];
     const old = last ? (evidence.get(last) ?? { rows: last.rows }) : { rows: [] };
-    const copies = matchCopies(old, evidence.get(first) ?? { rows: first.rows });
+    const copies = copiesOf(session.id, old, evidence.get(first) ?? { rows: first.rows }, earlier, memory);
     if (lineages.continued(session)) {
       first.compaction = { mode: 'rotation', before: last?.rows ?? [], beforePos: last?.pos ?? [], copies };
     } else {
@@ -335,8 +368,65 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
     }
   }
   for (const gen of evidence.keys()) delete (gen as EvidencedGeneration).evidence;
+  if (memory && options.reuse?.kept) options.reuse.kept.sessions = memory;
   transcript.sessions = ordered;
   return transcript;
+}
+
+/** The session's rows split into lists: as the earlier read split them when its rows and what the split depends on are the same. */
+function splitOf(
+  session: TranscriptSession,
+  messages: StoredMessage[],
+  rotationChild: boolean,
+  earlier: SessionsMemory | undefined,
+  path: string,
+): SessionSplit {
+  const known = earlier?.splits.get(session.id);
+  if (known && known.rotationChild === rotationChild && known.rewinds === session.rewinds && sameItems(known.messages, messages)) return known;
+  const found: InputFinding[] = [];
+  const generations = splitGenerations(messages, rotationChild, session.rewinds, (f) =>
+    found.push({ ...f, message: `${path}: session ${session.id}: ${f.message}` }),
+  );
+  return { messages, rotationChild, rewinds: session.rewinds, generations, findings: found };
+}
+
+/**
+ * Copies of a split's lists for one transcript: the replay and a later graft change a transcript's
+ * lists and rows arrays, never the memory's. An in-place compaction's `before` is the copy of the
+ * list before it, as the split made it (the replay knows a list by its rows array).
+ */
+function listsOf(generations: readonly EvidencedGeneration[]): EvidencedGeneration[] {
+  const copied = new Map<Row[], Row[]>();
+  return generations.map((g) => {
+    const copy: EvidencedGeneration = { ...g, rows: [...g.rows] };
+    copied.set(g.rows, copy.rows);
+    const before = g.compaction && copied.get(g.compaction.before);
+    if (g.compaction && before) copy.compaction = { ...g.compaction, before };
+    return copy;
+  });
+}
+
+/** `matchCopies(before, after)`: the earlier read's match of the session's lists when both hold the same rows and evidence. */
+function copiesOf(id: string, before: CopySide, after: CopySide, earlier: SessionsMemory | undefined, memory: SessionsMemory | undefined): CopyMatch {
+  const known = earlier?.copies.get(id);
+  const same = (a: CopySide, b: CopySide): boolean => sameItems(a.rows, b.rows) && sameItems(a.evidence ?? [], b.evidence ?? []);
+  const matched =
+    known && same(known.before, before) && same(known.after, after)
+      ? known
+      : { before: frozen(before), after: frozen(after), match: matchCopies(before, after) };
+  memory?.copies.set(id, matched);
+  return matched.match;
+}
+
+/** A side as it is now: its arrays copied (a transcript's rows arrays grow later). */
+function frozen(side: CopySide): CopySide {
+  return { rows: [...side.rows], evidence: side.evidence && [...side.evidence] };
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

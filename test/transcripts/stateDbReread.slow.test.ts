@@ -5,6 +5,7 @@
 // truncated log, a column added, a VACUUM, a log damaged before the last read's end.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,11 @@ import initSqlJs from 'sql.js';
 import type { Transcript } from '../../src/shared/model/transcript';
 import { loadRemembering, loadTranscript } from '../../src/transcripts/load';
 import { sqliteExec } from '../support/sqliteExec';
+import { PYTHON } from '../support/python';
+import { analyze } from '../../src/analysis/report';
+import { createTokenCounter } from '../../src/analysis/tokenizer';
+import { PROFILES } from '../../src/engine/profile';
+import { LiveAnalysis } from '../../src/live/liveAnalysis';
 import { synthesizeLongRun, toStateDb, type SynthSession } from '../support/synthesize';
 
 const firstTurns = (session: SynthSession, turns: number): SynthSession => {
@@ -27,6 +33,9 @@ function sameText(actual: string, expected: string, what: string): void {
   while (actual[k] === expected[k]) k++;
   assert.fail(`${what}: differs at ${k}: …${actual.slice(Math.max(0, k - 80), k + 80)}… / …${expected.slice(Math.max(0, k - 80), k + 80)}…`);
 }
+
+const HOME_PY = join(__dirname, '../support/hermes_home.py');
+const OPTIONS = { profile: PROFILES['hermes-current'], counter: createTokenCounter('o200k_base'), messages: false };
 
 const rows = (t: Transcript): unknown[] => t.sessions.flatMap((s) => s.generations.flatMap((g) => g.rows));
 
@@ -82,6 +91,60 @@ describe('a state.db read again', () => {
       const before = new Set(rows(held.transcript));
       const reused = rows(fresh.transcript).filter((r) => before.has(r)).length;
       assert.equal(reused > 0, reuses, `${name}: ${reused} rows reused`);
+      held = fresh;
+    }
+  });
+
+  it('of a home equals a whole read after writes to parents, children and forks; its live analysis a whole analysis; only the sessions written split again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pi-reread-home-'));
+    const r = spawnSync(PYTHON, [HOME_PY, dir, '--sessions', '40', '--seed', '11', '--target-mb', '2'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    assert.equal(r.status, 0, r.stderr);
+    const db = join(dir, 'state.db');
+    const write = (sql: string): void => sqliteExec(db, [sql], { wal: true, exitOpen: true });
+    write('CREATE TABLE reread_marker (x);');
+    // A row like the session's last, one second later: what the agent appends.
+    const append = (session: string): string =>
+      `INSERT INTO messages (session_id, role, content, timestamp) SELECT session_id, role, content || ' again', timestamp + 1 FROM messages WHERE session_id = ${session} ORDER BY id DESC LIMIT 1;`;
+    const newest = '(SELECT id FROM sessions ORDER BY started_at DESC, id DESC LIMIT 1)';
+    const chainParent =
+      "(SELECT parent_session_id FROM sessions WHERE parent_session_id IS NOT NULL AND parent_session_id IN (SELECT id FROM sessions WHERE end_reason = 'compression') LIMIT 1)";
+    const forkParent =
+      "(SELECT parent_session_id FROM sessions WHERE parent_session_id IN (SELECT id FROM sessions WHERE end_reason IS NOT 'compression') LIMIT 1)";
+    const steps: [string, string][] = [
+      ['a row appended to the newest session', append(newest)],
+      ['a row appended to a compression chain parent (its child continues it)', append(chainParent)],
+      ['a row appended to a session a fork was copied from', append(forkParent)],
+      ['the newest session rewound a row (/undo)', `UPDATE messages SET active = 0 WHERE id = (SELECT max(id) FROM messages WHERE session_id = ${newest});`],
+      [
+        'a new session forked from the newest, its rows copied',
+        `INSERT INTO sessions (id, source, parent_session_id, started_at) SELECT 'fork-of-newest', source, id, started_at + 5 FROM sessions WHERE id = ${newest};`
+          + " INSERT INTO messages (session_id, role, content, timestamp) SELECT 'fork-of-newest', role, content, timestamp FROM messages"
+          + ` WHERE session_id = (SELECT parent_session_id FROM sessions WHERE id = 'fork-of-newest') AND active = 1 ORDER BY id;`,
+      ],
+      ['a row appended to the fork', append("'fork-of-newest'")],
+      ["the fork's parent given another row", append("(SELECT parent_session_id FROM sessions WHERE id = 'fork-of-newest')")],
+      // The fork's copy of that row no longer copies it: its carried rows end before it.
+      [
+        'a row the fork copied rewritten in its parent',
+        "UPDATE messages SET content = 'rewritten' WHERE id = (SELECT min(id) FROM messages WHERE session_id = (SELECT parent_session_id FROM sessions WHERE id = 'fork-of-newest'));",
+      ],
+    ];
+    let held = await loadRemembering(db);
+    const live = new LiveAnalysis(OPTIONS);
+    live.refresh(held.transcript, held.memory);
+    const splits = (m: typeof held.memory) => (m?.format === 'hermes-state-db' ? m.store.sessions?.splits : undefined);
+    for (const [name, sql] of steps) {
+      write(sql);
+      const fresh = await loadRemembering(db, { earlier: held.memory });
+      const whole = await loadTranscript(db);
+      sameText(JSON.stringify(fresh.transcript), JSON.stringify(whole), `${name}: as a whole read`);
+      const before = splits(held.memory);
+      const now = splits(fresh.memory);
+      assert.ok(before && now, `${name}: the splits kept`);
+      const again = [...now].filter(([id, split]) => before.get(id) !== split).length;
+      assert.ok(again > 0 && again <= 4, `${name}: ${again} of ${now.size} sessions split again`);
+      const { analysis } = live.refresh(fresh.transcript, fresh.memory);
+      assert.equal(JSON.stringify(analysis.report), JSON.stringify(analyze(whole, OPTIONS).report), `${name}: the live analysis as a whole one`);
       held = fresh;
     }
   });
