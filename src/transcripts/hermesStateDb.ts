@@ -13,33 +13,14 @@ import { Lineages } from '../hermes/lineage';
 import type { CopyMatch, Generation, InputFinding, SourcePos, Transcript, TranscriptSession } from '../shared/model/transcript';
 import { parseError } from './acceptRow';
 import type { ByteSource } from './byteSource';
-import { SqliteFile, SqliteFormatError, type WalMark } from './sqliteFile';
+import { SqliteFile, SqliteFormatError } from './sqliteFile';
+import { isPaged, scanKeeping, type KeptPages } from './pagedRows';
 import { idText, Names, plain, sessionKey, type RowSource, type SqlRow, type StoredRow, type Value } from './stateDbValues';
-import { compareSql, readSessions, type Listed, type SessionChoice, type SessionTableMemory } from './stateDbSessions';
+import { compareSql, readSessions, type Listed, type SessionChoice, type SessionPagesMemory, type SessionTableMemory } from './stateDbSessions';
 import { decodeRow } from './stateDbRow';
 import { splitGenerations, type EvidencedGeneration, type StoredMessage } from './stateDbGenerations';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
-
-/**
- * A source that reads a file's pages (SqliteFile): its table scans can pass over leaf pages, and it
- * tells which pages a WAL's later commits wrote, so a read of the file grown reuses the rows of
- * every leaf page nothing wrote since (StoreMemory).
- */
-interface PagedRowSource extends RowSource {
-  rows(table: string, kept?: (page: number) => boolean, damaged?: (message: string) => void): Iterable<StoredRow & PagedRow>;
-  table(name: string): { rootPage: number } | undefined;
-  readonly walMark: WalMark | null;
-  pagesWrittenSince(mark: WalMark): Set<number> | null;
-}
-
-interface PagedRow {
-  page: number;
-  kept: boolean;
-  recordOverflow(into: number[] | null): void;
-}
-
-const isPaged = (db: RowSource): db is PagedRowSource => 'pagesWrittenSince' in db;
 
 /**
  * What a read of a store keeps for the next read of it: the messages table's rows, by the leaf page
@@ -47,14 +28,13 @@ const isPaged = (db: RowSource): db is PagedRowSource => 'pagesWrittenSince' in 
  * store in WAL mode keeps any: its WAL says which pages later commits wrote; every other page reads
  * as it did.
  */
-export interface StoreMemory {
-  wal: WalMark;
-  /** The messages table's root page and the columns read: a read reading others reuses nothing. */
-  signature: string;
-  leaves: Map<number, Leaf>;
+export interface StoreMemory extends KeptPages<SqlRow> {
+  /** `signature`: the messages table's root page and the columns read; a read reading others reuses nothing. */
   decoded: WeakMap<SqlRow, DecodedRow>;
   /** What the read made of each session's rows (set once they are split): the next read's, where its rows are the same. */
   sessions?: SessionsMemory;
+  /** The sessions table's rows by leaf page, as readSessions keeps them. */
+  sessionTable?: SessionPagesMemory['kept'];
 }
 
 /**
@@ -90,12 +70,6 @@ interface DecodedRow {
   pos: SourcePos;
   message: StoredMessage | null;
   findings: InputFinding[];
-}
-
-/** The rows read from a leaf page, and the overflow pages read for them. */
-interface Leaf {
-  rows: SqlRow[];
-  overflow: number[];
 }
 
 export interface StateDbOptions extends SessionChoice {
@@ -151,6 +125,7 @@ export function lineageOf(sessions: readonly TranscriptSession[], id: string): S
 
 export function readStateDbRows(path: string, db: RowSource, findings: InputFinding[], options: StateDbOptions = {}): Transcript {
   const transcript: Transcript = { path, format: 'hermes-state-db', sessions: [], captured: [], findings };
+  const sessionPages: SessionPagesMemory | undefined = options.reuse && { earlier: options.reuse.earlier?.sessionTable };
   const unreadable = (e: unknown): void => {
     findings.push(parseError(`${path}: unreadable database: ${(e as Error).message}`, { offset: 0 }));
   };
@@ -173,7 +148,7 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
         ),
       );
       listed = { sessions: [], byId: new Map(), catalog: [], keep: null };
-    } else listed = readSessions(db, tables, findings, path, options);
+    } else listed = readSessions(db, tables, findings, path, { ...options, pages: sessionPages });
   } catch (e) {
     unreadable(e);
     return transcript;
@@ -250,9 +225,11 @@ export function readStateDbRows(path: string, db: RowSource, findings: InputFind
   try {
     if (paged && options.reuse) {
       const signature = [paged.table(messages)?.rootPage, idColumn, sessionColumn, ...wantedColumns.map((c) => c[1])].join(' ');
-      const kept = scanKeeping(paged, messages, signature, options.reuse.earlier, stored, (m) => intact(() => sqlRow(m, sessionOf(m))), damaged);
-      options.reuse.kept = kept ?? undefined;
-      decoded = kept?.decoded;
+      const earlier = options.reuse.earlier;
+      const scanned = scanKeeping(paged, messages, signature, earlier, stored, (m) => intact(() => sqlRow(m, sessionOf(m))), damaged);
+      // Rows read before decode as they did then (the same SqlRow objects, while pages are reused).
+      decoded = scanned ? (scanned.reused && earlier?.decoded) || new WeakMap() : undefined;
+      options.reuse.kept = scanned && decoded ? { ...scanned.kept, decoded, sessionTable: sessionPages?.kept } : undefined;
     } else {
       // One lineage: through the index on session_id when there is one (a few MB of a large home), else a scan.
       const some = keep && sessionColumn !== null ? db.rowsWhere?.(messages, sessionColumn, keep) : undefined;
@@ -427,62 +404,4 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/**
- * A scan of the messages table into `rows` that keeps them by leaf page (StoreMemory), reusing an
- * earlier read's for each leaf page the WAL's later commits did not write, nor any overflow page
- * read for its rows. Null without a WAL to tell a later read what changed, or when the table is
- * damaged: damage costs only the rows it touches (told to `damaged`), and a later read reads the
- * table whole again, so its damage is told again.
- */
-function scanKeeping(
-  db: PagedRowSource,
-  table: string,
-  signature: string,
-  earlier: StoreMemory | undefined,
-  rows: SqlRow[],
-  read: (m: StoredRow) => SqlRow | null,
-  damaged: (message: string) => void,
-): StoreMemory | null {
-  const written = earlier && earlier.signature === signature ? db.pagesWrittenSince(earlier.wal) : null;
-  const reusable = written && earlier ? earlier.leaves : new Map<number, Leaf>();
-  const unwritten = (page: number): boolean => {
-    const leaf = reusable.get(page);
-    return !!leaf && !written?.has(page) && leaf.overflow.every((o) => !written?.has(o));
-  };
-  const leaves: StoreMemory['leaves'] = new Map();
-  let leaf: Leaf | undefined;
-  let page = 0;
-  // A damaged table is read whole again next time, so its damage is told again.
-  let hurt = false;
-  const onDamage = (message: string): void => {
-    hurt = true;
-    damaged(message);
-  };
-  for (const m of db.rows(table, unwritten, onDamage)) {
-    if (m.kept) {
-      const old = reusable.get(m.page);
-      if (!old) throw new Error(`page ${m.page} passed over, but not read before`);
-      leaves.set(m.page, old);
-      for (const r of old.rows) rows.push(r);
-      page = 0;
-      continue;
-    }
-    if (m.page !== page) {
-      page = m.page;
-      leaf = { rows: [], overflow: [] };
-      leaves.set(page, leaf);
-      m.recordOverflow(leaf.overflow);
-    }
-    const r = read(m);
-    if (!r) {
-      hurt = true;
-      continue;
-    }
-    leaf?.rows.push(r);
-    rows.push(r);
-  }
-  const wal = db.walMark;
-  return wal && !hurt ? { wal, signature, leaves, decoded: (written && earlier?.decoded) || new WeakMap() } : null;
 }

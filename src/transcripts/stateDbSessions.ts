@@ -5,6 +5,7 @@ import { forkKindOf, Lineages } from '../hermes/lineage';
 import type { ForkKind, InputFinding, RecordedCounters, RecordedUsage, SessionSummary, TranscriptSession } from '../shared/model/transcript';
 import { Names, plain, sessionKey, type RowSource, type StoredRow, type Value } from './stateDbValues';
 import { parseJsonColumn } from './stateDbRow';
+import { isPaged, scanKeeping, type KeptPages } from './pagedRows';
 
 /** Which sessions a read is about: one lineage (`session`), some families (`families`), or all. */
 export interface SessionChoice {
@@ -47,7 +48,28 @@ export interface SessionTableMemory {
   kept?: SessionTable;
 }
 
-/** One sessions row's small columns (the prompt, the one large column, is read apart). */
+/**
+ * What a read that remembers keeps of the sessions table and of session_model_usage, by leaf page
+ * (pagedRows.ts), and takes from the read before it: upstream's agent writes a session's row and
+ * its usage rows after every call, one page of each.
+ */
+export interface SessionPagesMemory {
+  earlier?: SessionPages;
+  kept?: SessionPages;
+}
+
+interface SessionPages {
+  sessions: KeptPages<SessionRow>;
+  usage?: KeptPages<UsageRow>;
+}
+
+/** A session_model_usage row: its session, and what it recorded (null: no row upstream writes, skipped). */
+interface UsageRow {
+  session: string;
+  usage: RecordedUsage | null;
+}
+
+/** One sessions row's small columns (the prompt, the one large column, is read apart, but by a read that keeps the table by page). */
 interface SessionRow {
   ordinal: number;
   id: Value;
@@ -63,6 +85,8 @@ interface SessionRow {
   fork: ForkKind | undefined;
   /** Read with the rest for a read that keeps the table, else in a second pass for the kept sessions only. */
   counters?: Counters;
+  /** The prompt stored in the row (null: none), read with the rest by a read that keeps the table by page. */
+  prompt?: string | null;
 }
 
 interface Counters {
@@ -116,7 +140,7 @@ export function readSessions(
   tables: Names,
   findings: InputFinding[],
   path: string,
-  options: SessionChoice & { table?: SessionTableMemory },
+  options: SessionChoice & { table?: SessionTableMemory; pages?: SessionPagesMemory },
 ): Listed {
   const sessionsTable = tables.of('sessions');
   const sCols = new Names(db.columns(sessionsTable));
@@ -131,28 +155,37 @@ export function readSessions(
     return { recorded, rewinds: typeof rewinds === 'number' && Number.isInteger(rewinds) && rewinds >= 0 ? rewinds : undefined };
   };
   const memory = options.table;
+  // Every session read whole, again and again as the file grows: the table is kept by page, each row read once.
+  const pages = !memory && options.pages && options.session === undefined && !options.families && !options.listOnly && isPaged(db) ? db : null;
+  const lightOf = (r: StoredRow, ordinal: number, whole: boolean): SessionRow => ({
+    ordinal,
+    id: col(r, 'id'),
+    startedAt: col(r, 'started_at'),
+    parent: col(r, 'parent_session_id'),
+    endReason: col(r, 'end_reason'),
+    hash: col(r, 'system_prompt_hash'),
+    messageCount: col(r, 'message_count'),
+    title: col(r, 'title'),
+    source: col(r, 'source'),
+    model: col(r, 'model'),
+    endedAt: col(r, 'ended_at'),
+    // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
+    fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))),
+    ...(memory || whole ? { counters: countersOf(r) } : {}),
+    ...(whole ? { prompt: str(col(r, 'system_prompt')) } : {}),
+  });
   let light = memory?.earlier?.rows;
   if (!light) {
-    // First pass: the small columns of every session; prompts are read below for the kept ones only.
     light = [];
-    let ordinal = 0;
-    for (const r of db.rows(sessionsTable)) {
-      // The fork marker is read for every session: one listed but not loaded still groups as its lineage.
-      light.push({
-        ordinal: ordinal++,
-        id: col(r, 'id'),
-        startedAt: col(r, 'started_at'),
-        parent: col(r, 'parent_session_id'),
-        endReason: col(r, 'end_reason'),
-        hash: col(r, 'system_prompt_hash'),
-        messageCount: col(r, 'message_count'),
-        title: col(r, 'title'),
-        source: col(r, 'source'),
-        model: col(r, 'model'),
-        endedAt: col(r, 'ended_at'),
-        fork: forkKindOf(parseJsonColumn(col(r, 'model_config'))),
-        ...(memory ? { counters: countersOf(r) } : {}),
-      });
+    if (pages && options.pages) {
+      const signature = [pages.table(sessionsTable)?.rootPage, ...db.columns(sessionsTable)].join(' ');
+      // Each row whole, in one pass: no second pass reads them by ordinal, so a row kept keeps the one it was read with.
+      const scanned = scanKeeping(pages, sessionsTable, signature, options.pages.earlier?.sessions, light, (r) => lightOf(r, 0, true));
+      options.pages.kept = scanned ? { sessions: scanned.kept } : undefined;
+    } else {
+      // First pass: the small columns of every session; prompts are read below for the kept ones only.
+      let ordinal = 0;
+      for (const r of db.rows(sessionsTable)) light.push(lightOf(r, ordinal++, false));
     }
     // ORDER BY started_at, id (or id), as the agent lists them; stable for equal keys.
     light.sort((a, b) => (sCols.has('started_at') ? compareSql(a.startedAt, b.startedAt) : 0) || compareSql(a.id, b.id));
@@ -191,13 +224,13 @@ export function readSessions(
   };
   const unread: TranscriptSession[] = [];
   for (const session of kept) {
-    const { counters } = rowOf.get(session) as SessionRow;
+    const { counters, prompt } = rowOf.get(session) as SessionRow;
     if (counters) apply(session, counters);
     if (!options.listOnly) {
       const hash = hashOf(session);
-      session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? null;
+      session.systemPrompt = (hash !== null ? prompts.get(hash) : undefined) ?? prompt ?? null;
     }
-    if (!counters || (session.systemPrompt === null && !options.listOnly && sCols.has('system_prompt'))) unread.push(session);
+    if (!counters || (session.systemPrompt === null && prompt === undefined && !options.listOnly && sCols.has('system_prompt'))) unread.push(session);
   }
   // Second pass, of kept sessions only, for what the first did not read: the prompt stored inline
   // (when its hash finds none) and the counters. `tool_names` holds names (or a hash), not the
@@ -213,7 +246,10 @@ export function readSessions(
     }
   }
   if (tables.has('session_model_usage')) {
-    const usage = memory?.earlier ? memory.earlier.usage : readModelUsage(db, tables.of('session_model_usage'), memory ? null : new Set(kept.map((k) => k.id)));
+    const usagePages = pages && options.pages?.kept ? { earlier: options.pages.earlier?.usage, kept: options.pages.kept } : undefined;
+    const usage = memory?.earlier
+      ? memory.earlier.usage
+      : readModelUsage(db, tables.of('session_model_usage'), memory || usagePages ? null : new Set(kept.map((k) => k.id)), usagePages);
     // The table exists: a session without rows in it recorded no such calls ([]), which is not "not recorded".
     if (usage) for (const session of kept) (session.recorded ??= {}).usage = [...(usage.get(session.id) ?? [])];
     if (memory) memory.kept = { rows: light, usage, built: base };
@@ -319,16 +355,20 @@ const USAGE_COUNTS = {
  * or model is no row upstream writes and is skipped; a count that is not a number reads as 0, as
  * upstream's upserts start it.
  */
-function readModelUsage(db: RowSource, table: string, only: ReadonlySet<string> | null): Map<string, RecordedUsage[]> | null {
+function readModelUsage(
+  db: RowSource,
+  table: string,
+  only: ReadonlySet<string> | null,
+  pages?: { earlier?: KeptPages<UsageRow>; kept: SessionPages },
+): Map<string, RecordedUsage[]> | null {
   const cols = new Names(db.columns(table));
   if (!cols.has('session_id') || !cols.has('model')) return null;
   const get = (r: StoredRow, name: string): Value => (cols.has(name) ? plain(r.get(cols.of(name))) : undefined);
   const text = (v: Value): string => (typeof v === 'string' ? v : '');
-  const bySession = new Map<string, RecordedUsage[]>();
-  for (const r of db.rows(table)) {
+  const usageOf = (r: StoredRow): UsageRow => {
     const session = String(get(r, 'session_id'));
     const model = get(r, 'model');
-    if ((only && !only.has(session)) || typeof model !== 'string') continue;
+    if ((only && !only.has(session)) || typeof model !== 'string') return { session, usage: null };
     const row: RecordedUsage = {
       model,
       billingProvider: text(get(r, 'billing_provider')),
@@ -343,9 +383,19 @@ function readModelUsage(db: RowSource, table: string, only: ReadonlySet<string> 
       const v = get(r, column);
       if (typeof v === 'number' && Number.isFinite(v)) row[key] = v;
     }
+    return { session, usage: row };
+  };
+  const read: UsageRow[] = [];
+  if (pages && isPaged(db)) {
+    const signature = [db.table(table)?.rootPage, ...db.columns(table)].join(' ');
+    pages.kept.usage = scanKeeping(db, table, signature, pages.earlier, read, usageOf)?.kept;
+  } else for (const r of db.rows(table)) read.push(usageOf(r));
+  const bySession = new Map<string, RecordedUsage[]>();
+  for (const { session, usage } of read) {
+    if (!usage) continue;
     const rows = bySession.get(session);
-    if (rows) rows.push(row);
-    else bySession.set(session, [row]);
+    if (rows) rows.push(usage);
+    else bySession.set(session, [usage]);
   }
   return bySession;
 }
