@@ -5,6 +5,7 @@
 // (keepUnchanged), and only the others are replayed (replayAgain).
 
 import type { Generation, Transcript, TranscriptSession } from '../shared/model/transcript';
+import { sameValue } from '../shared/sameValue';
 
 /** Each session read before beside its fresh read, whose lists hold the same rows and perhaps more. */
 export interface Growth {
@@ -41,25 +42,6 @@ function listGrew(a: Generation, b: Generation, last: boolean): boolean {
   const failedWithin = (g: Generation): string => JSON.stringify((g.failedAt ?? []).filter((k) => k <= n));
   if (failedWithin(a) !== failedWithin(b)) return false;
   for (const [i, inputs] of a.turnInputs ?? []) if (!sameValue(inputs, b.turnInputs?.get(i))) return false;
-  return true;
-}
-
-/** Deep equality of JSON-like values (strings compared whole, as the wire sends them). */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
-    if (!sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
   return true;
 }
 
