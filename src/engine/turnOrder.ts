@@ -24,6 +24,7 @@ export function placeResumed(replay: Replay, transcript: Transcript, resumed: Re
   if (replay.turns.every((t) => t.lineage === lineage)) return inSessionOrder();
   const times = replay.turns.map((t) => turnTime(replay, t));
   if (times.some((x) => x === null)) return inSessionOrder();
+  if (inPlace(replay, times as number[])) return resumed;
   const at = new Map<number, string>();
   for (let i = 0; i < times.length; i++) {
     const lineage = at.get(times[i] as number);
@@ -47,6 +48,26 @@ export function placeResumed(replay: Replay, transcript: Transcript, resumed: Re
   )
     firstRequest++;
   return { firstTurn, firstRequest };
+}
+
+/**
+ * Whether the merge by time leaves every turn and request where it is: with each turn's time no
+ * earlier than the one before it, every turn is the earliest of the lineages' next turns when its
+ * place comes (a tie goes to the earlier place), and with the requests turn by turn they keep their
+ * numbers. What a turn appended to the home's newest session does; then nothing is merged again.
+ * False too where two lineages' turns share a time, which placeResumed does not place.
+ */
+function inPlace(replay: Replay, times: readonly number[]): boolean {
+  for (let i = 1; i < times.length; i++) {
+    if (times[i] < times[i - 1] || (times[i] === times[i - 1] && replay.turns[i].lineage !== replay.turns[i - 1].lineage)) return false;
+  }
+  // And numbered so already: the renumbering would change nothing.
+  let next = 0;
+  for (const [i, t] of replay.turns.entries()) {
+    if (t.index !== i) return false;
+    for (const r of t.requests) if (r !== next++ || replay.requests[r].index !== r || replay.requests[r].turn !== i) return false;
+  }
+  return next === replay.requests.length;
 }
 
 /**
