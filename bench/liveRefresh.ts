@@ -220,12 +220,14 @@ async function agentHome(db: string, from: string, title: string) {
 async function grownHome(dir: string): Promise<string[]> {
   const { db, commit, engine, params, first, fullMs } = await agentHome(join(dir, 'home-c.db'), home(2000, 2, 124, 0).path, 'home C');
   const newest = '(SELECT id FROM sessions ORDER BY started_at DESC, id DESC LIMIT 1)';
+  // The turn is the home's latest, as an agent writing now writes it (the generated home's clock runs past today's).
+  const latest = '(SELECT max(timestamp) FROM messages)';
   try {
     const refreshes: number[] = [];
     for (let k = 1; k <= 3; k++) {
       commit(
-        `INSERT INTO messages (session_id, role, content, timestamp) VALUES (${newest}, 'user', 'one more question ${k}', strftime('%s', 'now'));`
-          + `INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES (${newest}, 'assistant', 'one more answer ${k}', strftime('%s', 'now'), 'stop');`,
+        `INSERT INTO messages (session_id, role, content, timestamp) VALUES (${newest}, 'user', 'one more question ${k}', ${latest} + 1);`
+          + `INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES (${newest}, 'assistant', 'one more answer ${k}', ${latest} + 1, 'stop');`,
       );
       const t1 = performance.now();
       const again = await engine.call('analyze', params);
