@@ -13,12 +13,13 @@ export function distinct(values: readonly (string | null)[]): string[] {
 
 /**
  * The overview with `rows` filled in, each in place of the listed top-level row of its id; the rest
- * as listed. The host keeps its overview so, and the view merges the rows it is sent the same way.
+ * as listed: the changes of rows alone. The host keeps its overview so, and the view merges the rows
+ * it is sent the same way.
  */
 export function withFilled(overview: SessionOverview, rows: readonly OverviewLineage[]): SessionOverview {
   if (!rows.length) return overview;
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return { ...overview, lineages: overview.lineages.map((l) => byId.get(l.id) ?? l) };
+  const { lineages: _, ...rest } = overview;
+  return withChanges(overview, { rows: [...rows], order: null, rest });
 }
 
 /** What `after` changes of `before` (withChanges makes `after` of them); null when its top-level ids repeat, and rows cannot be told apart by id. */
@@ -35,10 +36,11 @@ export function overviewChanges(before: SessionOverview, after: SessionOverview)
 
 /** The overview `changes` (overviewChanges) make of `before`: the host's and the view's the same. */
 export function withChanges(before: SessionOverview, { rows, order, rest }: OverviewChanges): SessionOverview {
-  const byId = new Map(before.lineages.map((l) => [l.id, l]));
-  for (const r of rows) byId.set(r.id, r);
-  const ids = order ?? before.lineages.map((l) => l.id);
-  return { ...rest, lineages: ids.map((id) => byId.get(id) as OverviewLineage) };
+  const changed = new Map(rows.map((r) => [r.id, r]));
+  // In the same order: each row in place of the one of its id; a row whose id none held is left out.
+  if (order === null) return { ...rest, lineages: before.lineages.map((l) => changed.get(l.id) ?? l) };
+  const held = new Map(before.lineages.map((l) => [l.id, l]));
+  return { ...rest, lineages: order.map((id) => (changed.get(id) ?? held.get(id)) as OverviewLineage) };
 }
 
 /** Every lineage of a tree of them (an overview's), forks included, depth first: the order `sessions` lists them in. */
