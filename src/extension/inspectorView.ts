@@ -260,17 +260,13 @@ export class InspectorView implements vscode.Disposable {
   private async init(): Promise<void> {
     const inspection = await this.load();
     if (!inspection) return;
-    if (inspection.recorded) {
-      this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
-      this.shown = null;
-      return;
-    }
+    if (this.postedRecorded(inspection)) return;
     // A restored lineage that is still a row of the overview opens again; one that is gone leaves the overview.
     const lineage = this.state?.lineage ?? null;
     const index = lineage === null ? null : await this.reopen(inspection, lineage);
     const state = this.state && !index ? { ...this.state, lineage: null, ui: lineage === null ? this.state.ui : null } : this.state;
     const { overview } = inspection;
-    this.post({ type: 'init', version: PROTOCOL_VERSION, index: index ?? (overview ? null : inspection.index), overview, state });
+    this.post({ type: 'init', version: PROTOCOL_VERSION, index: indexToPost(inspection, index), overview, state });
     this.shown = overview;
     this.initialised = true;
     if (this.pendingReveal) this.post(this.pendingReveal);
@@ -285,17 +281,21 @@ export class InspectorView implements vscode.Disposable {
     if (this.ready && !this.initialised) return this.init();
     const inspection = await this.load();
     if (!inspection) return;
-    if (inspection.recorded) {
-      this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
-      this.shown = null;
-      return;
-    }
+    if (this.postedRecorded(inspection)) return;
     const lineage = this.scope?.lineage;
     const index = lineage === undefined ? null : await this.reopen(inspection, lineage);
     const { overview } = inspection;
     const changes = this.shown && overview ? overviewChanges(this.shown, overview) : null;
-    this.post({ type: 'update', index: index ?? (overview ? null : inspection.index), overview: changes ? { changes } : { whole: overview } });
+    this.post({ type: 'update', index: indexToPost(inspection, index), overview: changes ? { changes } : { whole: overview } });
     this.shown = overview;
+  }
+
+  /** Another agent's transcript: its report posted, which the view shows alone (no overview held); false for a Hermes one. */
+  private postedRecorded(inspection: RemoteInspection): boolean {
+    if (!inspection.recorded) return false;
+    this.post({ type: 'recorded', version: PROTOCOL_VERSION, report: inspection.recorded });
+    this.shown = null;
+    return true;
   }
 
   /**
@@ -319,6 +319,14 @@ export class InspectorView implements vscode.Disposable {
     this.scope?.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/**
+ * The index init and update post: the lineage's opened (`opened`), else the whole file's, but none
+ * beside an overview, which the view draws from no index (a large home's whole file's is megabytes).
+ */
+function indexToPost(inspection: RemoteInspection, opened: InspectorIndex | null): InspectorIndex | null {
+  return opened ?? (inspection.overview ? null : inspection.index);
 }
 
 /** The overview row whose chain holds `session`; null for a file without an overview. */
