@@ -50,8 +50,9 @@ export interface SessionTableMemory {
 
 /**
  * What a read that remembers keeps of the sessions table and of session_model_usage, by leaf page
- * (pagedRows.ts), and takes from the read before it: upstream's agent writes a session's row and
- * its usage rows after every call, one page of each.
+ * (pagedRows.ts), and takes from the read before it: upstream's agent adds each call's tokens to its
+ * session's row and usage rows as it goes (a writer thread that merges adjacent calls'
+ * and flushes at a turn's end), one page of each table a write.
  */
 export interface SessionPagesMemory {
   earlier?: SessionPages;

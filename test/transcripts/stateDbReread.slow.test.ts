@@ -133,7 +133,7 @@ describe('a state.db read again', () => {
         append("(SELECT parent_session_id FROM sessions WHERE id = 'fork-of-newest')"),
         { rows: true, sessionRow: false },
       ],
-      // As upstream's agent does after every call: the session's counters and title in its row, its usage rows.
+      // As upstream's agent does as its calls' tokens are written: the session's counters and title in its row, its usage rows.
       [
         "the newest session's counters and title updated, and the last usage row's",
         `UPDATE sessions SET message_count = message_count + 1, input_tokens = input_tokens + 900, title = 'renamed' WHERE id = ${newest};`
