@@ -1114,8 +1114,10 @@ describe('Prompt Inspector in a real VS Code (code-server)', () => {
       const p = page as Page;
       // The workbench keeps webview and workspace state in storage it flushes once a minute (and,
       // in a browser, not reliably on a reload): the home's last change (back to its overview) was
-      // lost in about half the runs. Wait for a flush, as a user's window would have had one.
-      await p.waitForTimeout(65_000);
+      // lost in about half the runs. Wait for a flush, as a user's window would have had one; two
+      // minutes, since on a loaded machine one minute's wait still lost it (1 full run in 5 on
+      // 2026-12-07). The scenarios wait on the other tests at their end anyway.
+      await p.waitForTimeout(125_000);
       await reloadWithSettings(p, 'dark');
       // Panels opened from the palette come back through the serializer, at the selection they had
       // (a background tab's webview is created when the tab is shown).
